@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 // One project per test kind so each can be run alone (`vitest run --project unit`).
 export default defineConfig({
   test: {
+    // infra and e2e fill up with later issues; an empty project is not a failure.
+    passWithNoTests: true,
     projects: [
       {
         test: {
@@ -25,7 +27,6 @@ export default defineConfig({
           name: 'infra',
           include: ['test/infra/**/*.test.ts'],
           environment: 'node',
-          passWithNoTests: true,
         },
       },
       {
@@ -33,7 +34,6 @@ export default defineConfig({
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
           environment: 'node',
-          passWithNoTests: true,
         },
       },
     ],

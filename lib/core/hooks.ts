@@ -1,0 +1,52 @@
+import type { StreamEvent } from './events.js';
+import type { AgentReply, Request } from './requests.js';
+import type { RunOptions } from './run-options.js';
+
+/** What hooks see of the turn. */
+export interface TurnInfo {
+  readonly runId: string;
+  readonly sessionId: string;
+  readonly agent: string;
+  readonly principal?: string;
+  readonly requests: readonly Request[];
+  readonly runOptions: RunOptions;
+  /** The run's copy of the framework context. */
+  readonly context: Record<string, unknown>;
+}
+
+/**
+ * Returned by a pre-hook: nothing (go on), new requests (rewrite), or a reply that ends the turn
+ * without calling the runner (the session is not changed).
+ */
+export type PreHookResult =
+  | undefined
+  | { requests: Request[] }
+  | { halt: { text: string; output?: unknown } };
+
+export interface PreHook {
+  readonly name: string;
+  onRun(turn: TurnInfo): PreHookResult | Promise<PreHookResult>;
+}
+
+/**
+ * Returned by `onStreamEvent`: `undefined` keeps the event, `null` or `[]` drops it, an event
+ * replaces it, several events expand it. Every returned event must keep the original `type`.
+ */
+export type StreamEventHookResult = StreamEvent | readonly StreamEvent[] | null | undefined;
+
+export interface PostHook {
+  readonly name: string;
+  /** Runs after the runner succeeded, before the session is stored; may rewrite the reply. */
+  onRun?(
+    turn: TurnInfo,
+    reply: AgentReply,
+  ): AgentReply | undefined | Promise<AgentReply | undefined>;
+  /**
+   * Sees each event the runner streams (not the runtime's own run-started/-finished/-error).
+   * Throw `StreamHalt` to stop the run.
+   */
+  onStreamEvent?(
+    event: StreamEvent,
+    turn: TurnInfo,
+  ): StreamEventHookResult | Promise<StreamEventHookResult>;
+}

@@ -1,0 +1,51 @@
+export { Agent, type AgentCard, type AgentConfig, AgentNameSchema } from './agent.js';
+export { BoundaryTracker } from './boundaries.js';
+export * from './errors.js';
+export {
+  type EventOf,
+  isTerminalEvent,
+  type StreamEvent,
+  StreamEventSchema,
+  type StreamEventType,
+  TERMINAL_EVENT_TYPES,
+} from './events.js';
+export type { PostHook, PreHook, PreHookResult, StreamEventHookResult, TurnInfo } from './hooks.js';
+export { Module, type WrapOptions } from './module.js';
+export * from './requests.js';
+export {
+  assertNoReservedKeys,
+  type ReservedRunOptions,
+  type RunOptions,
+  type RunOptionsContext,
+  type RunOptionsFactory,
+} from './run-options.js';
+export type {
+  Decision,
+  Runner,
+  RunnerCompleted,
+  RunnerInput,
+  RunnerPaused,
+  RunnerResult,
+  RunnerResumeInput,
+  RunnerStream,
+} from './runner.js';
+export { type RunCallOptions, Runtime, type RuntimeOptions } from './runtime.js';
+export {
+  type JsonValue,
+  JsonValueSchema,
+  newSession,
+  SESSION_SCHEMA_VERSION,
+  type SessionData,
+  SessionDataSchema,
+  SessionIdSchema,
+  type SessionStore,
+  type StoredSession,
+} from './session.js';
+export { InProcessSessionLock, type Release, type SessionLock } from './session-lock.js';
+export {
+  currentToolContext,
+  runWithToolContext,
+  type ToolContext,
+  tryToolContext,
+} from './tool-context.js';
+export { noopTracer, type Span, type SpanAttributes, type Tracer } from './tracer.js';

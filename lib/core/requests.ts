@@ -1,0 +1,76 @@
+import * as z from 'zod';
+
+/** What a caller sends into a turn. Binary content travels base64-encoded so it stays JSON. */
+export const TextRequestSchema = z.strictObject({
+  type: z.literal('text'),
+  text: z.string().min(1, 'text must not be empty'),
+});
+
+const MIME = z.string().regex(/^[\w.+-]+\/[\w.+-]+$/, 'mimeType must look like "type/subtype"');
+const BASE64 = z.string().regex(/^[A-Za-z0-9+/]+={0,2}$/, 'data must be base64');
+
+export const ImageRequestSchema = z.union([
+  z.strictObject({ type: z.literal('image'), url: z.url() }),
+  z.strictObject({ type: z.literal('image'), data: BASE64, mimeType: MIME }),
+]);
+
+export const FileRequestSchema = z.union([
+  z.strictObject({ type: z.literal('file'), url: z.url(), name: z.string().optional() }),
+  z.strictObject({
+    type: z.literal('file'),
+    data: BASE64,
+    mimeType: MIME,
+    name: z.string().min(1).optional(),
+  }),
+]);
+
+export const RequestSchema = z.union([TextRequestSchema, ImageRequestSchema, FileRequestSchema]);
+export const RequestsSchema = z.array(RequestSchema).min(1, 'at least one request is needed');
+
+export type TextRequest = z.infer<typeof TextRequestSchema>;
+export type ImageRequest = z.infer<typeof ImageRequestSchema>;
+export type FileRequest = z.infer<typeof FileRequestSchema>;
+export type Request = z.infer<typeof RequestSchema>;
+
+/** What callers may pass: a plain string is one text request. */
+export type RunInput = string | Request | readonly Request[];
+
+export const UsageSchema = z.strictObject({
+  inputTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+});
+export type Usage = z.infer<typeof UsageSchema>;
+
+export const InterruptionSchema = z.strictObject({
+  id: z.string().min(1),
+  kind: z.enum(['tool-approval', 'input']),
+  toolName: z.string().optional(),
+  arguments: z.unknown().optional(),
+  message: z.string().optional(),
+});
+export type Interruption = z.infer<typeof InterruptionSchema>;
+
+export const AgentReplySchema = z.strictObject({
+  status: z.literal('completed'),
+  runId: z.string(),
+  sessionId: z.string(),
+  agent: z.string(),
+  /** The final assistant text ('' when the agent produced only structured output). */
+  text: z.string(),
+  /** Structured final output when the agent declares an output type. */
+  output: z.unknown().optional(),
+  usage: UsageSchema.optional(),
+});
+export type AgentReply = z.infer<typeof AgentReplySchema>;
+
+export const PausedReplySchema = z.strictObject({
+  status: z.literal('paused'),
+  runId: z.string(),
+  sessionId: z.string(),
+  agent: z.string(),
+  interruptions: z.array(InterruptionSchema).min(1),
+});
+export type PausedReply = z.infer<typeof PausedReplySchema>;
+
+export const ReplySchema = z.discriminatedUnion('status', [AgentReplySchema, PausedReplySchema]);
+export type Reply = AgentReply | PausedReply;

@@ -1,0 +1,51 @@
+import { ReservedRunOption } from './errors.js';
+import type { Request } from './requests.js';
+
+/** Options passed through to the framework's own run call (e.g. `maxTurns`). */
+export type RunOptions = Readonly<Record<string, unknown>>;
+
+export interface RunOptionsContext {
+  readonly runId: string;
+  readonly sessionId: string;
+  readonly agent: string;
+  readonly requests: readonly Request[];
+  readonly principal?: string;
+}
+
+/** Computes per-run options; its result is merged over the agent's static declaration. */
+export type RunOptionsFactory = (ctx: RunOptionsContext) => RunOptions | Promise<RunOptions>;
+
+/** Keys a runner sets itself, each with the one-line reason shown to whoever tries to set it. */
+export type ReservedRunOptions = Readonly<Record<string, string>>;
+
+export function assertNoReservedKeys(
+  runner: string,
+  reserved: ReservedRunOptions,
+  options: RunOptions | undefined,
+): void {
+  if (!options) return;
+  for (const key of Object.keys(options)) {
+    if (Object.hasOwn(reserved, key)) {
+      throw new ReservedRunOption(runner, key, reserved[key] as string);
+    }
+  }
+}
+
+/**
+ * Resolved once per run: static declaration, then the factory, then the caller's per-call options;
+ * later layers win key by key.
+ */
+export async function resolveRunOptions(
+  runner: string,
+  reserved: ReservedRunOptions,
+  declared: RunOptions | undefined,
+  factory: RunOptionsFactory | undefined,
+  perCall: RunOptions | undefined,
+  ctx: RunOptionsContext,
+): Promise<RunOptions> {
+  const fromFactory = factory ? await factory(ctx) : undefined;
+  assertNoReservedKeys(runner, reserved, fromFactory);
+  assertNoReservedKeys(runner, reserved, perCall);
+  if (!fromFactory && !perCall) return declared ?? {};
+  return { ...declared, ...fromFactory, ...perCall };
+}

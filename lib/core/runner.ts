@@ -1,0 +1,69 @@
+import type { Agent } from './agent.js';
+import type { StreamEvent } from './events.js';
+import type { Interruption, Request, Usage } from './requests.js';
+import type { ReservedRunOptions, RunOptions } from './run-options.js';
+import type { JsonValue } from './session.js';
+
+/** Everything a runner needs for one turn; the runtime owns loading and storing. */
+export interface RunnerInput<TNative = unknown> {
+  readonly runId: string;
+  readonly sessionId: string;
+  readonly agent: Agent<TNative>;
+  readonly requests: readonly Request[];
+  /** This runner's slot of the session (undefined on the first turn). */
+  readonly state: JsonValue | undefined;
+  /** A deep copy of the framework context, for the runner to hand to the framework. */
+  readonly context: Record<string, unknown>;
+  readonly options: RunOptions;
+  readonly signal: AbortSignal;
+}
+
+export interface RunnerCompleted {
+  readonly status: 'completed';
+  readonly text: string;
+  readonly output?: unknown;
+  readonly usage?: Usage;
+  /** The runner's new session slot, stored only because the turn succeeded. */
+  readonly state: JsonValue;
+  /** The framework context after the run; merged back shallowly. */
+  readonly context: Record<string, unknown>;
+}
+
+export interface RunnerPaused {
+  readonly status: 'paused';
+  readonly interruptions: readonly Interruption[];
+  /** The framework's own serialised run state (never code), resumed later. */
+  readonly pausedState: JsonValue;
+  readonly context: Record<string, unknown>;
+  readonly usage?: Usage;
+}
+
+export type RunnerResult = RunnerCompleted | RunnerPaused;
+
+/** A streamed turn: yields events, returns the result. */
+export type RunnerStream = AsyncGenerator<StreamEvent, RunnerResult, undefined>;
+
+export interface Decision {
+  readonly id: string;
+  readonly status: 'approved' | 'denied';
+  readonly message?: string;
+  readonly arguments?: unknown;
+}
+
+export interface RunnerResumeInput<TNative = unknown>
+  extends Omit<RunnerInput<TNative>, 'requests'> {
+  readonly pausedState: JsonValue;
+  readonly decisions: readonly Decision[];
+}
+
+/** Runs one framework's native agents. */
+export interface Runner<TNative = unknown> {
+  readonly name: string;
+  readonly supportsStreaming: boolean;
+  readonly supportsPause: boolean;
+  readonly reservedRunOptions: ReservedRunOptions;
+  run(input: RunnerInput<TNative>): Promise<RunnerResult>;
+  stream(input: RunnerInput<TNative>): RunnerStream;
+  resume?(input: RunnerResumeInput<TNative>): Promise<RunnerResult>;
+  resumeStream?(input: RunnerResumeInput<TNative>): RunnerStream;
+}

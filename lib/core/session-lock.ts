@@ -1,0 +1,45 @@
+/**
+ * Serialises the turns of one session. The in-process lock covers one Runtime instance; the
+ * DynamoDB lease (lib/stores/dynamodb) implements the same port across Lambda instances.
+ */
+export type Release = () => Promise<void>;
+
+export interface SessionLock {
+  acquire(sessionId: string, signal?: AbortSignal): Promise<Release>;
+}
+
+/** A FIFO mutex per session id; entries are dropped when no turn holds or waits for them. */
+export class InProcessSessionLock implements SessionLock {
+  readonly #tails = new Map<string, Promise<void>>();
+
+  async acquire(sessionId: string, signal?: AbortSignal): Promise<Release> {
+    const previous = this.#tails.get(sessionId) ?? Promise.resolve();
+    let unlock!: () => void;
+    const mine = new Promise<void>((resolve) => {
+      unlock = resolve;
+    });
+    const tail = previous.then(() => mine);
+    this.#tails.set(sessionId, tail);
+    const release: Release = async () => {
+      unlock();
+      // Only the last waiter may delete the entry, or a queued turn would lose its place.
+      if (this.#tails.get(sessionId) === tail) this.#tails.delete(sessionId);
+    };
+    if (signal) {
+      signal.throwIfAborted();
+      const aborted = new Promise<never>((_, reject) => {
+        signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+      });
+      try {
+        await Promise.race([previous, aborted]);
+      } catch (err) {
+        // Hand our place on once our turn comes, so the queue behind us is not stuck.
+        void previous.then(release);
+        throw err;
+      }
+    } else {
+      await previous;
+    }
+    return release;
+  }
+}

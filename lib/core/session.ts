@@ -1,0 +1,77 @@
+import * as z from 'zod';
+
+/** Any JSON value: what a runner may keep in a session. */
+export type JsonValue =
+  | string
+  | number
+  | boolean
+  | null
+  | JsonValue[]
+  | { [key: string]: JsonValue };
+
+export const JsonValueSchema: z.ZodType<JsonValue> = z.lazy(() =>
+  z.union([
+    z.string(),
+    z.number(),
+    z.boolean(),
+    z.null(),
+    z.array(JsonValueSchema),
+    z.record(z.string(), JsonValueSchema),
+  ]),
+);
+
+export const SESSION_SCHEMA_VERSION = 1;
+
+/** Ids travel in DynamoDB keys and URLs: keep them to a safe alphabet. */
+export const SessionIdSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9._:-]{1,128}$/, 'sessionId must be 1-128 characters of A-Z a-z 0-9 . _ : -');
+
+/**
+ * A session as stored: runner state keyed by runner name (each runner owns its slot), plus the
+ * framework context shared with the agent. Everything is JSON and checked on load.
+ */
+export const SessionDataSchema = z.strictObject({
+  schemaVersion: z.literal(SESSION_SCHEMA_VERSION),
+  id: SessionIdSchema,
+  /** Principal that created the session; later turns by someone else are refused by the edges. */
+  owner: z.string().optional(),
+  /** Agent of the latest turn. */
+  agent: z.string().optional(),
+  state: z.record(z.string(), JsonValueSchema),
+  context: z.record(z.string(), JsonValueSchema),
+  turns: z.number().int().nonnegative(),
+  createdAt: z.number().int(),
+  updatedAt: z.number().int(),
+});
+export type SessionData = z.infer<typeof SessionDataSchema>;
+
+export interface StoredSession {
+  data: SessionData;
+  /** Opaque to callers: pass it back to `save` (0 means "not stored yet"). */
+  version: number;
+}
+
+/**
+ * Port implemented by lib/stores. `save` is conditional on the version that `load` returned and
+ * throws `SessionConflict` when another writer got there first: never a silent overwrite.
+ */
+export interface SessionStore {
+  load(sessionId: string): Promise<StoredSession | undefined>;
+  /** Returns the new version. `expectedVersion` 0 creates the session and fails if it exists. */
+  save(data: SessionData, expectedVersion: number): Promise<number>;
+  delete(sessionId: string): Promise<void>;
+}
+
+export function newSession(id: string, now: number, owner?: string): SessionData {
+  return {
+    schemaVersion: SESSION_SCHEMA_VERSION,
+    id,
+    ...(owner === undefined ? {} : { owner }),
+    state: {},
+    context: {},
+    turns: 0,
+    createdAt: now,
+    updatedAt: now,
+  };
+}

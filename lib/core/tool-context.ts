@@ -1,0 +1,37 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { AgentKernelError } from './errors.js';
+
+/** What a tool can learn about the run that called it, wherever the framework calls it from. */
+export interface ToolContext {
+  readonly runId: string;
+  readonly sessionId: string;
+  readonly agent: string;
+  readonly principal?: string;
+  readonly signal: AbortSignal;
+  /** The run's framework context (a copy: changes reach the session only if the run succeeds). */
+  readonly context: Record<string, unknown>;
+  /** The framework's id of the current tool call, once an integration has bound it. */
+  readonly callId?: string;
+}
+
+const storage = new AsyncLocalStorage<ToolContext>();
+
+/** Runs `fn` with `ctx` visible to every async continuation it starts. */
+export function runWithToolContext<T>(ctx: ToolContext, fn: () => T): T {
+  return storage.run(ctx, fn);
+}
+
+export function tryToolContext(): ToolContext | undefined {
+  return storage.getStore();
+}
+
+export function currentToolContext(): ToolContext {
+  const ctx = storage.getStore();
+  if (!ctx) {
+    throw new AgentKernelError(
+      'no-tool-context',
+      'No tool context: currentToolContext() was called outside a run of the Runtime.',
+    );
+  }
+  return ctx;
+}

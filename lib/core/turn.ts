@@ -1,0 +1,241 @@
+import type { Agent } from './agent.js';
+import {
+  AgentKernelError,
+  HookError,
+  HookTypeChange,
+  InvalidContext,
+  InvalidRequest,
+  RunAborted,
+  RunnerError,
+  SessionForbidden,
+} from './errors.js';
+import type { StreamEvent } from './events.js';
+import type { PostHook, PreHook, TurnInfo } from './hooks.js';
+import { type AgentReply, type Request, RequestsSchema } from './requests.js';
+import { type RunOptions, resolveRunOptions } from './run-options.js';
+import type { RunnerCompleted, RunnerInput } from './runner.js';
+import {
+  type JsonValue,
+  JsonValueSchema,
+  newSession,
+  type SessionData,
+  type SessionStore,
+  type StoredSession,
+} from './session.js';
+import type { ToolContext } from './tool-context.js';
+
+/** What the runtime hands the turn helpers: shared by run, stream and (later) resume. */
+export interface TurnDeps {
+  readonly sessions: SessionStore;
+  readonly preHooks: readonly PreHook[];
+  readonly postHooks: readonly PostHook[];
+  readonly now: () => number;
+}
+
+export interface TurnSetup {
+  readonly agent: Agent<any>;
+  readonly runId: string;
+  readonly sessionId: string;
+  readonly requests: readonly Request[];
+  readonly principal?: string;
+  readonly runOptions?: RunOptions;
+  /** Aborts the runner when the turn fails, halts or its consumer goes away. */
+  readonly controller: AbortController;
+  readonly signal: AbortSignal;
+}
+
+export interface PreparedTurn {
+  readonly setup: TurnSetup;
+  readonly stored: StoredSession | undefined;
+  readonly info: TurnInfo;
+  readonly input: RunnerInput<any>;
+  readonly toolContext: ToolContext;
+  /** Set when a pre-hook ended the turn with its own reply. */
+  readonly halt?: { text: string; output?: unknown };
+}
+
+/** Load the session, resolve options, run pre-hooks (agent's, then the system's). */
+export async function prepareTurn(deps: TurnDeps, setup: TurnSetup): Promise<PreparedTurn> {
+  const { agent, runId, sessionId, principal, signal } = setup;
+  const stored = await deps.sessions.load(sessionId);
+  if (stored?.data.owner !== undefined && stored.data.owner !== principal) {
+    throw new SessionForbidden(sessionId);
+  }
+  const data = stored?.data ?? newSession(sessionId, deps.now(), principal);
+  // A deep copy: whatever the framework does to it reaches the session only after success.
+  const context = structuredClone(data.context) as Record<string, unknown>;
+  const runOptions = await resolveRunOptions(
+    agent.runner.name,
+    agent.runner.reservedRunOptions,
+    agent.runOptions,
+    agent.runOptionsFactory,
+    setup.runOptions,
+    { runId, sessionId, agent: agent.name, requests: setup.requests, principal },
+  );
+  let info: TurnInfo = {
+    runId,
+    sessionId,
+    agent: agent.name,
+    principal,
+    requests: setup.requests,
+    runOptions,
+    context,
+  };
+  for (const hook of [...agent.preHooks, ...deps.preHooks]) {
+    signal.throwIfAborted();
+    const result = await callHook(hook.name, () => hook.onRun(info));
+    if (!result) continue;
+    if ('halt' in result) {
+      return {
+        setup,
+        stored,
+        info,
+        input: runnerInput(setup, info, data),
+        toolContext: toolCtx(setup, info),
+        halt: result.halt,
+      };
+    }
+    const parsed = RequestsSchema.safeParse(result.requests);
+    if (!parsed.success) {
+      throw new HookError(
+        hook.name,
+        new InvalidRequest(parsed.error.issues[0]?.message ?? 'bad requests'),
+      );
+    }
+    info = { ...info, requests: parsed.data };
+  }
+  return {
+    setup,
+    stored,
+    info,
+    input: runnerInput(setup, info, data),
+    toolContext: toolCtx(setup, info),
+  };
+}
+
+function runnerInput(setup: TurnSetup, info: TurnInfo, data: SessionData): RunnerInput<any> {
+  return {
+    runId: setup.runId,
+    sessionId: setup.sessionId,
+    agent: setup.agent,
+    requests: info.requests,
+    state: data.state[setup.agent.runner.name],
+    context: info.context,
+    options: info.runOptions,
+    signal: setup.signal,
+  };
+}
+
+function toolCtx(setup: TurnSetup, info: TurnInfo): ToolContext {
+  return {
+    runId: setup.runId,
+    sessionId: setup.sessionId,
+    agent: setup.agent.name,
+    principal: setup.principal,
+    signal: setup.signal,
+    context: info.context,
+  };
+}
+
+/** Post-hooks (agent's, then the system's), then the conditional save; returns the reply. */
+export async function completeTurn(
+  deps: TurnDeps,
+  turn: PreparedTurn,
+  result: RunnerCompleted,
+): Promise<AgentReply> {
+  const { agent, runId, sessionId } = turn.setup;
+  let reply: AgentReply = {
+    status: 'completed',
+    runId,
+    sessionId,
+    agent: agent.name,
+    text: result.text,
+    ...(result.output === undefined ? {} : { output: result.output }),
+    ...(result.usage ? { usage: result.usage } : {}),
+  };
+  for (const hook of [...agent.postHooks, ...deps.postHooks]) {
+    if (!hook.onRun) continue;
+    const current = reply;
+    reply = (await callHook(hook.name, () => hook.onRun?.(turn.info, current))) ?? reply;
+  }
+  turn.setup.signal.throwIfAborted();
+  const base = turn.stored?.data ?? newSession(sessionId, deps.now(), turn.setup.principal);
+  const next: SessionData = {
+    ...base,
+    agent: agent.name,
+    state: { ...base.state, [agent.runner.name]: result.state },
+    context: { ...base.context, ...checkContext(result.context) },
+    turns: base.turns + 1,
+    updatedAt: deps.now(),
+  };
+  await deps.sessions.save(next, turn.stored?.version ?? 0);
+  return reply;
+}
+
+function checkContext(context: Record<string, unknown>): Record<string, JsonValue> {
+  const parsed = JsonValueSchema.safeParse(context);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new InvalidContext(`${issue?.path.join('.') || '(root)'}: ${issue?.message}`);
+  }
+  return parsed.data as Record<string, JsonValue>;
+}
+
+/** Applies every post-hook's onStreamEvent to one event; types may not change. */
+export async function applyStreamHooks(
+  hooks: readonly PostHook[],
+  event: StreamEvent,
+  info: TurnInfo,
+): Promise<readonly StreamEvent[]> {
+  let events: readonly StreamEvent[] = [event];
+  for (const hook of hooks) {
+    if (!hook.onStreamEvent) continue;
+    const next: StreamEvent[] = [];
+    for (const current of events) {
+      const out = await callHook(hook.name, () => hook.onStreamEvent?.(current, info));
+      if (out === undefined) {
+        next.push(current);
+        continue;
+      }
+      if (out === null) continue;
+      for (const produced of Array.isArray(out) ? out : [out as StreamEvent]) {
+        if (produced.type !== current.type)
+          throw new HookTypeChange(hook.name, current.type, produced.type);
+        next.push(produced);
+      }
+    }
+    events = next;
+  }
+  return events;
+}
+
+/** Our own errors (StreamHalt included) pass through; anything else names the hook. */
+async function callHook<T>(name: string, fn: () => T | Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof AgentKernelError || isAbort(err)) throw err;
+    throw new HookError(name, err);
+  }
+}
+
+export function isAbort(err: unknown): boolean {
+  return err instanceof Error && (err.name === 'AbortError' || err instanceof RunAborted);
+}
+
+/** A runner's foreign error becomes a RunnerError with a code; ours pass through. */
+export function normaliseRunError(
+  err: unknown,
+  agent: string,
+  signal: AbortSignal,
+): AgentKernelError {
+  if (err instanceof AgentKernelError) return err;
+  if (signal.aborted || isAbort(err)) {
+    const reason = signal.reason instanceof AgentKernelError ? signal.reason : undefined;
+    return (
+      reason ?? new RunAborted(signal.reason instanceof Error ? signal.reason.message : undefined)
+    );
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return new RunnerError(`Agent "${agent}" failed: ${message}`, { cause: err });
+}

@@ -1,0 +1,1 @@
+export { InMemorySessionStore } from './memory/session-store.js';
