@@ -1,0 +1,9 @@
+export { mapOpenAIError } from './errors.js';
+export { OpenAIEventMapper } from './events.js';
+export { OpenAIModule, openaiAgent } from './module.js';
+export {
+  type NativeOpenAIAgent,
+  OPENAI_RESERVED_RUN_OPTIONS,
+  OpenAIRunner,
+  type OpenAIRunnerOptions,
+} from './runner.js';

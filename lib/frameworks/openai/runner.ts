@@ -1,0 +1,143 @@
+import {
+  type AgentInputItem,
+  type Agent as OpenAIAgent,
+  type RunConfig,
+  type RunResult,
+  Runner as SdkRunner,
+  type StreamedRunResult,
+} from '@openai/agents';
+import type { Interruption, Usage } from '../../core/requests.js';
+import type { ReservedRunOptions } from '../../core/run-options.js';
+import type { Runner, RunnerInput, RunnerResult, RunnerStream } from '../../core/runner.js';
+import { mapOpenAIError } from './errors.js';
+import { OpenAIEventMapper } from './events.js';
+import { loadState, toState, toUserItem } from './input.js';
+
+export type NativeOpenAIAgent = OpenAIAgent<any, any>;
+
+export interface OpenAIRunnerOptions {
+  /** Passed to the SDK's `Runner` (model provider, model settings, guardrails, tracing). */
+  runConfig?: Partial<RunConfig>;
+  /** An SDK runner to use as it is; wins over `runConfig`. */
+  sdkRunner?: SdkRunner;
+}
+
+/** Keys this runner sets itself; users cannot pass them as run options. */
+export const OPENAI_RESERVED_RUN_OPTIONS: ReservedRunOptions = {
+  stream: 'the runtime chooses streaming (use Runtime.stream or Runtime.run)',
+  context: 'the framework context comes from the session (pass it through the Runtime)',
+  signal: 'the runtime owns cancellation (pass an AbortSignal to the Runtime call)',
+  session: 'history is kept in the runtime session store',
+  previousResponseId: 'history is kept in the runtime session store, not on the server',
+  conversationId: 'history is kept in the runtime session store, not on the server',
+};
+
+/** Runs `@openai/agents` agents; history lives in our session as the SDK's own items. */
+export class OpenAIRunner implements Runner<NativeOpenAIAgent> {
+  readonly name = 'openai';
+  readonly supportsStreaming = true;
+  readonly supportsPause = true;
+  readonly reservedRunOptions = OPENAI_RESERVED_RUN_OPTIONS;
+  readonly #sdk: SdkRunner;
+
+  constructor(options: OpenAIRunnerOptions = {}) {
+    // Our tracer is the tracing backend; the SDK's exporter would call OpenAI's servers.
+    this.#sdk = options.sdkRunner ?? new SdkRunner({ tracingDisabled: true, ...options.runConfig });
+  }
+
+  async run(input: RunnerInput<NativeOpenAIAgent>): Promise<RunnerResult> {
+    const items = this.#input(input);
+    try {
+      const result = await this.#sdk.run(input.agent.native, items, {
+        ...input.options,
+        context: input.context,
+        signal: input.signal,
+      });
+      return toResult(result, input.context);
+    } catch (err) {
+      throw mapOpenAIError(err, input.agent.name);
+    }
+  }
+
+  async *stream(input: RunnerInput<NativeOpenAIAgent>): RunnerStream {
+    const items = this.#input(input);
+    const mapper = new OpenAIEventMapper(input.runId);
+    let result: StreamedRunResult<any, any>;
+    try {
+      result = await this.#sdk.run(input.agent.native, items, {
+        ...input.options,
+        stream: true,
+        context: input.context,
+        signal: input.signal,
+      });
+    } catch (err) {
+      throw mapOpenAIError(err, input.agent.name);
+    }
+    try {
+      for await (const event of result) {
+        for (const mapped of mapper.map(event)) yield mapped;
+      }
+      await result.completed;
+    } catch (err) {
+      throw mapOpenAIError(err, input.agent.name);
+    }
+    if (result.error) throw mapOpenAIError(result.error, input.agent.name);
+    yield* mapper.finish();
+    return toResult(result, input.context);
+  }
+
+  #input(input: RunnerInput<NativeOpenAIAgent>): AgentInputItem[] {
+    return [...loadState(input.sessionId, input.state), toUserItem(input.requests)];
+  }
+}
+
+function toResult(
+  result: RunResult<any, any> | StreamedRunResult<any, any>,
+  context: Record<string, unknown>,
+): RunnerResult {
+  const usage = toUsage(result);
+  // The SDK hands tools the very object we passed; what they changed is the new context.
+  const after = (result.runContext.context ?? context) as Record<string, unknown>;
+  if (result.interruptions.length > 0) {
+    return {
+      status: 'paused',
+      interruptions: result.interruptions.map(toInterruption),
+      pausedState: JSON.parse(result.state.toString()),
+      context: after,
+      ...(usage ? { usage } : {}),
+    };
+  }
+  const final = result.finalOutput as unknown;
+  return {
+    status: 'completed',
+    text: typeof final === 'string' ? final : '',
+    ...(final === undefined || typeof final === 'string' ? {} : { output: final }),
+    ...(usage ? { usage } : {}),
+    state: toState(result.history),
+    context: after,
+  };
+}
+
+function toUsage(result: RunResult<any, any> | StreamedRunResult<any, any>): Usage | undefined {
+  const usage = result.runContext.usage;
+  if (!usage || (usage.inputTokens === 0 && usage.outputTokens === 0)) return undefined;
+  return { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens };
+}
+
+function toInterruption(item: RunResult<any, any>['interruptions'][number]): Interruption {
+  const raw = item.rawItem as Record<string, any>;
+  let args: unknown = raw.arguments;
+  if (typeof args === 'string') {
+    try {
+      args = JSON.parse(args);
+    } catch {
+      // Keep the model's text as it is: the approver should see what the model sent.
+    }
+  }
+  return {
+    id: String(raw.callId ?? raw.id),
+    kind: 'tool-approval',
+    toolName: item.toolName ?? raw.name,
+    ...(args === undefined ? {} : { arguments: args }),
+  };
+}
