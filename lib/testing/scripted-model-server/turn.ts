@@ -1,0 +1,88 @@
+import { randomBytes } from 'node:crypto';
+import type { ScriptedAnswer } from './script.js';
+
+/** A scripted answer with ids assigned, arguments serialised and usage settled. */
+export interface ResolvedTurn {
+  /** Undefined when the turn only calls tools (no message item, `content: null`). */
+  text: string | undefined;
+  reasoning: string | undefined;
+  toolCalls: { callId: string; name: string; arguments: string }[];
+  usage: { inputTokens: number; outputTokens: number; reasoningTokens: number };
+}
+
+const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** Hex ids like the Responses API's (`resp_68a1...`). */
+export function hexId(prefix: string, bytes = 24): string {
+  return `${prefix}${randomBytes(bytes).toString('hex')}`;
+}
+
+/** Alphanumeric ids like Chat Completions' (`chatcmpl-...`, `call_...`). */
+export function alnumId(prefix: string, length = 24): string {
+  const bytes = randomBytes(length);
+  let id = prefix;
+  for (const byte of bytes) {
+    id += ALPHANUMERIC[byte % ALPHANUMERIC.length];
+  }
+  return id;
+}
+
+/** Splits by code points so a delta never ends inside a surrogate pair. */
+export function chunkText(text: string, size: number): string[] {
+  const chars = Array.from(text);
+  const chunks: string[] = [];
+  for (let i = 0; i < chars.length; i += size) {
+    chunks.push(chars.slice(i, i + size).join(''));
+  }
+  return chunks;
+}
+
+// Roughly four characters a token: deterministic, and close enough for budget tests.
+function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+function promptText(body: any, api: 'responses' | 'chat'): string {
+  const parts = api === 'chat' ? [body?.messages] : [body?.instructions, body?.input];
+  return parts
+    .filter((part) => part !== undefined && part !== null)
+    .map((part) => (typeof part === 'string' ? part : JSON.stringify(part)))
+    .join('\n');
+}
+
+export function resolveTurn(
+  turn: ScriptedAnswer,
+  body: any,
+  api: 'responses' | 'chat',
+): ResolvedTurn {
+  const toolCalls = (turn.toolCalls ?? []).map((call) => ({
+    callId: call.id ?? alnumId('call_'),
+    name: call.name,
+    // Strings pass through untouched so tests can script malformed arguments.
+    arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments),
+  }));
+  // A turn with nothing to say still answers with an (empty) message, as a model would.
+  const text = turn.text ?? (toolCalls.length === 0 ? '' : undefined);
+  const estimatedReasoning = turn.reasoning ? estimateTokens(turn.reasoning) : 0;
+  const estimatedOutput =
+    estimatedReasoning +
+    estimateTokens(text ?? '') +
+    toolCalls.reduce((sum, call) => sum + estimateTokens(call.name + call.arguments), 0);
+  const outputTokens = turn.usage?.outputTokens ?? Math.max(1, estimatedOutput);
+  return {
+    text,
+    reasoning: turn.reasoning,
+    toolCalls,
+    usage: {
+      inputTokens: turn.usage?.inputTokens ?? Math.max(1, estimateTokens(promptText(body, api))),
+      outputTokens,
+      // Reasoning tokens are part of output tokens, so never more than them.
+      reasoningTokens: Math.min(estimatedReasoning, outputTokens),
+    },
+  };
+}
+
+/** The model name echoed back, as the real API echoes the requested one. */
+export function modelName(body: any): string {
+  return typeof body?.model === 'string' && body.model !== '' ? body.model : 'scripted-model';
+}
