@@ -22,6 +22,13 @@ export const JsonValueSchema: z.ZodType<JsonValue> = z.lazy(() =>
 
 export const SESSION_SCHEMA_VERSION = 1;
 
+/**
+ * Stored state came out of JSON.parse, so it is JSON already; walking every history item again
+ * with the recursive schema cost more than the rest of a turn. Runners check their own slot.
+ */
+const StoredJson = z.custom<JsonValue>((value) => value !== undefined);
+const StoredJsonRecord = z.record(z.string(), StoredJson);
+
 /** Ids travel in DynamoDB keys and URLs: keep them to a safe alphabet. */
 export const SessionIdSchema = z
   .string()
@@ -38,8 +45,8 @@ export const SessionDataSchema = z.strictObject({
   owner: z.string().optional(),
   /** Agent of the latest turn. */
   agent: z.string().optional(),
-  state: z.record(z.string(), JsonValueSchema),
-  context: z.record(z.string(), JsonValueSchema),
+  state: StoredJsonRecord,
+  context: StoredJsonRecord,
   turns: z.number().int().nonnegative(),
   createdAt: z.number().int(),
   updatedAt: z.number().int(),

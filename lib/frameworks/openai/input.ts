@@ -7,7 +7,12 @@ import type { JsonValue } from '../../core/session.js';
 /** This runner's slot of the session: the SDK's own history items, as JSON. */
 const OpenAIStateSchema = z.object({
   schemaVersion: z.literal(1),
-  history: z.array(z.record(z.string(), z.unknown())),
+  // Items are the SDK's own; it validates them itself, so only their outer shape is checked.
+  history: z.array(
+    z.custom<Record<string, unknown>>(
+      (item) => typeof item === 'object' && item !== null && !Array.isArray(item),
+    ),
+  ),
 });
 
 export interface OpenAIState {
@@ -25,8 +30,8 @@ export function loadState(sessionId: string, state: JsonValue | undefined): Agen
 }
 
 export function toState(history: AgentInputItem[]): JsonValue {
-  // A JSON round trip drops `undefined` and class instances, so what is stored is what loads.
-  return JSON.parse(JSON.stringify({ schemaVersion: 1, history })) as JsonValue;
+  // The store serialises to JSON; the SDK's history items are plain JSON data already.
+  return { schemaVersion: 1, history } as unknown as JsonValue;
 }
 
 /** All requests of a turn become one user message; text alone stays a plain string. */
