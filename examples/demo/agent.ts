@@ -1,0 +1,104 @@
+import { OpenAIProvider, Agent as SdkAgent, tool } from '@openai/agents';
+import * as z from 'zod';
+import { Runtime, type SessionStore } from '../../lib/core/index.js';
+import { OpenAIModule } from '../../lib/frameworks/openai/index.js';
+import { InMemorySessionStore } from '../../lib/stores/index.js';
+
+export interface DemoOptions {
+  /** Defaults to the SDK's own (`OPENAI_API_KEY`). */
+  apiKey?: string;
+  /** Another OpenAI-compatible endpoint, such as the offline scripted model server. */
+  baseURL?: string;
+  /** Defaults to `OPENAI_MODEL`, then `gpt-4.1-mini`. */
+  model?: string;
+  sessions?: SessionStore;
+}
+
+const CONDITIONS = ['sunny', 'cloudy', 'rainy', 'windy', 'foggy', 'snowy', 'partly cloudy'];
+
+/** A small stable hash, so a city always gets the same made-up weather. */
+function hash(text: string): number {
+  let h = 0;
+  for (const char of text.toLowerCase()) h = (h * 31 + (char.codePointAt(0) ?? 0)) >>> 0;
+  return h;
+}
+
+/**
+ * The SDK's default tells the model only that "an error occurred"; these tools' errors are
+ * written for the model to read, so it can correct itself (e.g. pick a valid time zone).
+ */
+function modelVisibleError(_context: unknown, error: unknown): string {
+  return `Error: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+export const getWeather = tool({
+  name: 'get_weather',
+  description: 'Current weather for a city. Demo data: made up, but stable for each city.',
+  parameters: z.object({ city: z.string().min(1).describe('City name, e.g. "Paris"') }),
+  execute: async ({ city }) => {
+    const h = hash(city.trim());
+    return {
+      city: city.trim(),
+      conditions: CONDITIONS[h % CONDITIONS.length],
+      celsius: (h % 36) - 5,
+      source: 'demo data (made up, not a real forecast)',
+    };
+  },
+  errorFunction: modelVisibleError,
+});
+
+export const getTime = tool({
+  name: 'get_time',
+  description: 'The current date and time in an IANA time zone such as "Europe/Paris" or "UTC".',
+  parameters: z.object({
+    timeZone: z.string().min(1).describe('IANA time zone, e.g. "Asia/Tokyo"'),
+  }),
+  execute: async ({ timeZone }) => {
+    let format: Intl.DateTimeFormat;
+    try {
+      format = new Intl.DateTimeFormat('en-GB', {
+        timeZone,
+        dateStyle: 'full',
+        timeStyle: 'short',
+      });
+    } catch {
+      throw new Error(
+        `Unknown time zone "${timeZone}". Use an IANA time zone such as "Europe/Paris" or "UTC".`,
+      );
+    }
+    const now = new Date();
+    return {
+      timeZone: format.resolvedOptions().timeZone,
+      now: format.format(now),
+      iso: now.toISOString(),
+    };
+  },
+  errorFunction: modelVisibleError,
+});
+
+/** The demo: one `@openai/agents` agent with two tools, behind a Runtime. */
+export function createDemo(options: DemoOptions = {}) {
+  const agent = new SdkAgent({
+    name: 'demo',
+    instructions:
+      'You are a friendly assistant in the demo of a serverless agent runtime. Answer briefly. ' +
+      'Use get_weather for weather questions (its data is made up: say so) and get_time for ' +
+      'the current time (pass an IANA time zone; use UTC when the user names none).',
+    model: options.model ?? process.env.OPENAI_MODEL ?? 'gpt-4.1-mini',
+    tools: [getWeather, getTime],
+  });
+  const module = new OpenAIModule([agent], {
+    runConfig: {
+      modelProvider: new OpenAIProvider({
+        apiKey: options.apiKey,
+        baseURL: options.baseURL,
+        useResponses: true,
+      }),
+    },
+  });
+  const runtime = new Runtime({
+    sessions: options.sessions ?? new InMemorySessionStore(),
+    modules: [module],
+  });
+  return { runtime, module, agent };
+}

@@ -1,0 +1,76 @@
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+// tsx 4 registers itself for both ESM and CJS through `node --import tsx`.
+const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+
+interface Exit {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the chat with `input` piped to stdin (then EOF), offline: no API key in its env. */
+function chat(input: string, timeoutMs = 20_000): Promise<Exit> {
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
+  delete env.OPENAI_API_KEY;
+  const child = spawn(process.execPath, ['--import', tsx, 'examples/demo/chat.ts'], {
+    cwd: root,
+    env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  child.stdin.end(input);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(
+        new Error(`chat did not exit in ${timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`),
+      );
+    }, timeoutMs);
+    child.once('error', reject);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+describe('demo chat (npm run chat)', () => {
+  it('answers piped questions offline with tool calls, then exits 0 at EOF', async () => {
+    // Act
+    const { code, stdout, stderr } = await chat("What's the weather in Paris?\nwhat time is it?\n");
+
+    // Assess
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    const lines = stdout.split('\n');
+    expect(lines[0]).toMatch(/offline scripted model/);
+    expect(stdout).toContain("> What's the weather in Paris?");
+    expect(stdout).toMatch(/ {2}↳ get_weather \{"city":"Paris"\} → \{.*"city":"Paris".*\}/);
+    expect(stdout).toMatch(/^Demo data: in Paris it is -?\d+°C and [a-z ]+\.$/m);
+    expect(stdout).toMatch(/ {2}↳ get_time \{"timeZone":"UTC"\} → \{.*"timeZone":"UTC".*\}/);
+    expect(stdout).toMatch(/^In UTC it is now .+\.$/m);
+    // The weather reply comes before the second question is shown.
+    expect(stdout.indexOf('Demo data: in Paris')).toBeLessThan(stdout.indexOf('> what time'));
+  });
+
+  it('quits on /exit without answering what follows', async () => {
+    // Act
+    const { code, stdout } = await chat('/exit\nweather in Oslo?\n');
+
+    // Assess
+    expect(code).toBe(0);
+    expect(stdout).not.toContain('get_weather');
+  });
+});

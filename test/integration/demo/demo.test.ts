@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createDemo } from '../../../examples/demo/agent.js';
+import { demoResponder, startOfflineModel } from '../../../examples/demo/offline-model.js';
+import type { RecordedRequest, ScriptedModelServer } from '../../../lib/testing/index.js';
+
+let server: ScriptedModelServer;
+
+beforeAll(async () => {
+  server = await startOfflineModel();
+});
+afterAll(async () => {
+  await server.close();
+});
+beforeEach(() => {
+  server.reset();
+});
+
+const sent = (request: RecordedRequest | undefined) => JSON.stringify(request?.body);
+
+describe('demo agent against the offline model', () => {
+  it('gives the second turn of a session the first turn’s history', async () => {
+    // Prepare
+    const { runtime } = createDemo({ baseURL: server.url, apiKey: 'x' });
+
+    // Act
+    const first = await runtime.run('demo', 's-demo-history', 'What is the weather in Paris?');
+    const second = await runtime.run('demo', 's-demo-history', 'what time is it?');
+
+    // Assess
+    expect(first).toMatchObject({ status: 'completed', text: expect.stringContaining('Paris') });
+    expect(second).toMatchObject({ status: 'completed', text: expect.stringContaining('UTC') });
+    // Each turn is a tool call and an answer: two model requests.
+    expect(server.requests).toHaveLength(4);
+    const secondTurn = sent(server.requests[2]);
+    expect(secondTurn).toContain('What is the weather in Paris?');
+    expect(secondTurn).toContain('get_weather');
+    expect(secondTurn).toContain('Demo data: in Paris');
+    expect(secondTurn).toContain('what time is it?');
+    expect(sent(server.requests[1])).not.toContain('what time is it?');
+  });
+
+  it('shows the model a bad time zone as a tool error, and the run completes', async () => {
+    // Prepare
+    const { runtime } = createDemo({ baseURL: server.url, apiKey: 'x' });
+
+    // Act
+    const reply = await runtime.run('demo', 's-demo-zone', 'What time is it in Mars/Olympus?');
+
+    // Assess
+    expect(reply).toMatchObject({
+      status: 'completed',
+      text: expect.stringContaining('Unknown time zone "Mars/Olympus"'),
+    });
+    const output = server.requests[1]?.body.input.at(-1);
+    expect(output).toMatchObject({ type: 'function_call_output' });
+    expect(JSON.stringify(output)).toContain('Unknown time zone \\"Mars/Olympus\\"');
+  });
+
+  it('streams the tool call and its result', async () => {
+    // Prepare
+    const { runtime } = createDemo({ baseURL: server.url, apiKey: 'x' });
+
+    // Act
+    const events = [];
+    for await (const event of runtime.stream('demo', 's-demo-stream', 'weather in Oslo?')) {
+      events.push(event);
+    }
+
+    // Assess
+    const result = events.find((event) => event.type === 'tool-call-result');
+    expect(result).toMatchObject({ toolName: 'get_weather', result: { city: 'Oslo' } });
+    expect(events.at(-1)).toMatchObject({ type: 'run-finished' });
+  });
+});
+
+describe('demoResponder', () => {
+  const ask = (content: unknown) =>
+    (demoResponder as (request: RecordedRequest) => unknown)({
+      path: '/v1/responses',
+      api: 'responses',
+      stream: true,
+      body: { input: [{ role: 'user', content }] },
+      headers: {},
+      receivedAt: 0,
+    });
+
+  it.each([
+    ['What is the weather in New York today?', { city: 'New York' }],
+    ['weather in oslo', { city: 'Oslo' }],
+    ['Paris weather forecast for Paris', { city: 'Paris' }],
+  ])('calls get_weather for %j', (question, args) => {
+    expect(ask(question)).toEqual({ toolCalls: [{ name: 'get_weather', arguments: args }] });
+  });
+
+  it.each([
+    ['what time is it?', 'UTC'],
+    ['What time is it in Tokyo?', 'Asia/Tokyo'],
+    ['time in new york please', 'America/New_York'],
+    ['the time in Europe/Berlin', 'Europe/Berlin'],
+    ['what time is it in Atlantis?', 'UTC'],
+  ])('calls get_time for %j with %s', (question, timeZone) => {
+    expect(ask(question)).toEqual({ toolCalls: [{ name: 'get_time', arguments: { timeZone } }] });
+  });
+
+  it('answers anything else as the offline model, quoting the user', () => {
+    const turn = ask([{ type: 'input_text', text: 'Tell me a joke' }]) as { text: string };
+    expect(turn.text).toContain('"Tell me a joke"');
+    expect(turn.text).toContain('offline scripted model');
+  });
+});
