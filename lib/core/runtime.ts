@@ -89,6 +89,9 @@ export class Runtime {
   }
 
   use(module: Module<any>): this {
+    // All or nothing: a clash must not leave half a module registered.
+    const clash = module.agents.find((agent) => this.#agents.has(agent.name));
+    if (clash) throw new DuplicateAgent(clash.name);
     for (const agent of module.agents) this.register(agent);
     return this;
   }
@@ -242,13 +245,14 @@ export class Runtime {
         `Invalid input at ${issue?.path.join('.') || '(root)'}: ${issue?.message}`,
       );
     }
-    const controller = new AbortController();
-    if (options.signal) {
-      options.signal.throwIfAborted();
-      options.signal.addEventListener('abort', () => controller.abort(options.signal?.reason), {
-        once: true,
-      });
+    if (options.signal?.aborted) {
+      throw normaliseRunError(options.signal.reason, agent.name, options.signal);
     }
+    const controller = new AbortController();
+    // AbortSignal.any adds no listener to the caller's signal, which may outlive many runs.
+    const signal = options.signal
+      ? AbortSignal.any([controller.signal, options.signal])
+      : controller.signal;
     return {
       agent,
       runId: options.runId ?? this.#newId(),
@@ -257,7 +261,7 @@ export class Runtime {
       principal: options.principal,
       runOptions: options.runOptions,
       controller,
-      signal: controller.signal,
+      signal,
     };
   }
 }

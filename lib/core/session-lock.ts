@@ -13,6 +13,8 @@ export class InProcessSessionLock implements SessionLock {
   readonly #tails = new Map<string, Promise<void>>();
 
   async acquire(sessionId: string, signal?: AbortSignal): Promise<Release> {
+    // Before taking a place in the queue: a place that is never released blocks the session.
+    signal?.throwIfAborted();
     const previous = this.#tails.get(sessionId) ?? Promise.resolve();
     let unlock!: () => void;
     const mine = new Promise<void>((resolve) => {
@@ -26,9 +28,10 @@ export class InProcessSessionLock implements SessionLock {
       if (this.#tails.get(sessionId) === tail) this.#tails.delete(sessionId);
     };
     if (signal) {
-      signal.throwIfAborted();
+      let onAbort!: () => void;
       const aborted = new Promise<never>((_, reject) => {
-        signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+        onAbort = () => reject(signal.reason);
+        signal.addEventListener('abort', onAbort, { once: true });
       });
       try {
         await Promise.race([previous, aborted]);
@@ -36,6 +39,9 @@ export class InProcessSessionLock implements SessionLock {
         // Hand our place on once our turn comes, so the queue behind us is not stuck.
         void previous.then(release);
         throw err;
+      } finally {
+        // A caller may reuse one signal for many turns: leave no listener behind.
+        signal.removeEventListener('abort', onAbort);
       }
     } else {
       await previous;

@@ -175,10 +175,26 @@ export async function completeTurn(
 function checkContext(context: Record<string, unknown>): Record<string, JsonValue> {
   const parsed = JsonValueSchema.safeParse(context);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new InvalidContext(`${issue?.path.join('.') || '(root)'}: ${issue?.message}`);
+    throw new InvalidContext(`the value at "${nonJsonPath(context)}" is not JSON.`);
   }
   return parsed.data as Record<string, JsonValue>;
+}
+
+/** The path of the first value that is not JSON: zod's union issue only points at the root. */
+function nonJsonPath(value: unknown): string {
+  const path: string[] = [];
+  let current = value;
+  descend: while (current !== null && typeof current === 'object') {
+    for (const [key, child] of Object.entries(current)) {
+      if (!JsonValueSchema.safeParse(child).success) {
+        path.push(key);
+        current = child;
+        continue descend;
+      }
+    }
+    break;
+  }
+  return path.join('.') || '(root)';
 }
 
 /** Applies every post-hook's onStreamEvent to one event; types may not change. */
