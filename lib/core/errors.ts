@@ -78,6 +78,34 @@ export class InvalidContext extends AgentKernelError {
   }
 }
 
+/** A new turn on a session whose earlier run waits for decisions. */
+export class SessionPaused extends AgentKernelError {
+  readonly runIds: readonly string[];
+
+  constructor(sessionId: string, runIds: readonly string[]) {
+    super(
+      'session-paused',
+      `Session "${sessionId}" has a run waiting for decisions (${runIds.join(', ')}): ` +
+        'resume it before starting a new turn.',
+    );
+    this.runIds = runIds;
+  }
+}
+
+/** Decisions that do not fit the paused run (unknown id, missing or duplicate decision). */
+export class InvalidDecisions extends AgentKernelError {
+  constructor(message: string) {
+    super('invalid-decisions', message);
+  }
+}
+
+/** The agent's runner cannot pause (or resume), or the runtime has no paused-run store. */
+export class PauseUnsupported extends AgentKernelError {
+  constructor(message: string) {
+    super('pause-unsupported', message);
+  }
+}
+
 /** The model provider failed (HTTP error, rate limit, malformed answer). */
 export class ModelError extends AgentKernelError {
   readonly status: number | undefined;

@@ -25,7 +25,8 @@ export type PreHookResult =
 
 export interface PreHook {
   readonly name: string;
-  onRun(turn: TurnInfo): PreHookResult | Promise<PreHookResult>;
+  // biome-ignore lint/suspicious/noConfusingVoidType: a hook that returns nothing goes on.
+  onRun(turn: TurnInfo): PreHookResult | void | Promise<PreHookResult | void>;
 }
 
 /**

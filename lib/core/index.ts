@@ -12,7 +12,17 @@ export {
 export type { PostHook, PreHook, PreHookResult, StreamEventHookResult, TurnInfo } from './hooks.js';
 export { type LedgerEntry, LedgerEntrySchema, type ToolLedger } from './ledger.js';
 export { Module, type WrapOptions } from './module.js';
+export {
+  FORBIDDEN_KEYS,
+  findForbiddenKey,
+  PAUSED_RUN_SCHEMA_VERSION,
+  type PausedRun,
+  PausedRunSchema,
+  SafeJsonSchema,
+} from './paused-run.js';
+export { parsePausedRun } from './paused-run-migrations.js';
 export * from './requests.js';
+export { checkDecisions, DecisionSchema, DecisionsSchema } from './resume.js';
 export {
   assertNoReservedKeys,
   type ReservedRunOptions,
@@ -30,6 +40,7 @@ export type {
   RunnerResumeInput,
   RunnerStream,
 } from './runner.js';
+export type { ResumeCallOptions } from './runtime.js';
 export { type RunCallOptions, Runtime, type RuntimeOptions } from './runtime.js';
 export {
   type JsonValue,
@@ -43,9 +54,11 @@ export {
   type StoredSession,
 } from './session.js';
 export { InProcessSessionLock, type Release, type SessionLock } from './session-lock.js';
+export * from './stores.js';
 export {
   currentToolContext,
   runWithToolContext,
+  type ToolApproval,
   type ToolContext,
   tryToolContext,
 } from './tool-context.js';

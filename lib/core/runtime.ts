@@ -1,42 +1,33 @@
 import { randomUUID } from 'node:crypto';
 import type { Agent } from './agent.js';
-import { BoundaryTracker } from './boundaries.js';
 import {
   AgentNotFound,
   DuplicateAgent,
   InvalidRequest,
-  RunnerError,
+  PauseUnsupported,
   toErrorInfo,
 } from './errors.js';
 import type { StreamEvent } from './events.js';
 import type { PostHook, PreHook } from './hooks.js';
 import type { Module } from './module.js';
-import {
-  type AgentReply,
-  type Reply,
-  type Request,
-  RequestsSchema,
-  type RunInput,
-} from './requests.js';
+import { type Reply, type Request, RequestsSchema, type RunInput } from './requests.js';
+import { DecisionsSchema, prepareResume } from './resume.js';
 import type { RunOptions } from './run-options.js';
-import type { RunnerResult, RunnerStream } from './runner.js';
+import type { Decision } from './runner.js';
 import { SessionIdSchema, type SessionStore } from './session.js';
-import { InProcessSessionLock, type Release, type SessionLock } from './session-lock.js';
-import { runWithToolContext } from './tool-context.js';
+import { InProcessSessionLock, type SessionLock } from './session-lock.js';
+import { PausedRunNotFound, type PausedRunStore } from './stores.js';
 import { noopTracer, type Tracer } from './tracer.js';
-import {
-  applyStreamHooks,
-  completeTurn,
-  normaliseRunError,
-  type PreparedTurn,
-  prepareTurn,
-  type TurnDeps,
-  type TurnSetup,
-} from './turn.js';
+import { normaliseRunError, type PreparedTurn, prepareTurn, type TurnSetup } from './turn.js';
+import { executeTurn, streamTurn, type TurnEngine } from './turn-engine.js';
 
 export interface RuntimeOptions {
   /** Where sessions live (lib/stores: in-memory or DynamoDB). */
   sessions: SessionStore;
+  /** Where paused runs wait for decisions; without it a run that pauses fails. */
+  pausedRuns?: PausedRunStore;
+  /** How long a paused run waits for decisions (default 24 hours). */
+  pausedRunTtlMs?: number;
   /** Serialises turns of one session; in-process by default. */
   lock?: SessionLock;
   tracer?: Tracer;
@@ -57,26 +48,44 @@ export interface RunCallOptions {
   signal?: AbortSignal;
 }
 
+export type ResumeCallOptions = Omit<RunCallOptions, 'runId'>;
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+interface ResumeSetup {
+  setup: TurnSetup;
+  prepare: () => Promise<PreparedTurn>;
+}
+
 /**
  * Runs registered agents turn by turn: load session → pre-hooks → runner → post-hooks → store
  * session (only on success, version-checked) → reply. Turns of one session run one at a time.
+ * A run that needs decisions pauses; `resume` continues it exactly once.
  */
 export class Runtime {
   readonly #agents = new Map<string, Agent<any>>();
-  readonly #lock: SessionLock;
-  readonly #tracer: Tracer;
-  readonly #deps: TurnDeps;
+  readonly #engine: TurnEngine;
   readonly #newId: () => string;
 
   constructor(options: RuntimeOptions) {
-    this.#lock = options.lock ?? new InProcessSessionLock();
-    this.#tracer = options.tracer ?? noopTracer;
     this.#newId = options.newId ?? randomUUID;
-    this.#deps = {
+    const deps = {
       sessions: options.sessions,
       preHooks: options.preHooks ?? [],
       postHooks: options.postHooks ?? [],
       now: options.now ?? Date.now,
+    };
+    this.#engine = {
+      deps,
+      pause: options.pausedRuns
+        ? {
+            ...deps,
+            pausedRuns: options.pausedRuns,
+            pausedRunTtlMs: options.pausedRunTtlMs ?? DAY_MS,
+          }
+        : undefined,
+      lock: options.lock ?? new InProcessSessionLock(),
+      tracer: options.tracer ?? noopTracer,
     };
     for (const agent of options.agents ?? []) this.register(agent);
     for (const module of options.modules ?? []) this.use(module);
@@ -107,7 +116,11 @@ export class Runtime {
   }
 
   get sessions(): SessionStore {
-    return this.#deps.sessions;
+    return this.#engine.deps.sessions;
+  }
+
+  get pausedRuns(): PausedRunStore | undefined {
+    return this.#engine.pause?.pausedRuns;
   }
 
   /** One turn, answered with the reply. Errors are thrown as AgentKernelError subclasses. */
@@ -117,29 +130,13 @@ export class Runtime {
     input: RunInput,
     options: RunCallOptions = {},
   ): Promise<Reply> {
-    const setup = this.#setup(agentName, sessionId, input, options);
-    const span = this.#tracer.startSpan('run', { agent: agentName, sessionId, runId: setup.runId });
-    let release: Release | undefined;
-    try {
-      release = await this.#lock.acquire(sessionId, options.signal);
-      const turn = await prepareTurn(this.#deps, setup);
-      if (turn.halt) return haltReply(turn);
-      const { runner } = setup.agent;
-      const result = await runWithToolContext(turn.toolContext, () => runner.run(turn.input));
-      return await this.#finish(turn, result);
-    } catch (err) {
-      const error = normaliseRunError(err, agentName, setup.signal);
-      span.recordError(error);
-      throw error;
-    } finally {
-      span.end();
-      await release?.();
-    }
+    const setup = this.#setup(agentName, sessionId, options, input);
+    return executeTurn(this.#engine, setup, () => prepareTurn(this.#engine.deps, setup));
   }
 
   /**
    * One turn as a stream of events. Never throws for a failed turn: it ends with `run-error`
-   * (after closing any open boundary) instead of `run-finished`.
+   * (after closing any open boundary) instead of `run-finished` or `run-paused`.
    */
   async *stream(
     agentName: string,
@@ -150,100 +147,88 @@ export class Runtime {
     const runId = options.runId ?? this.#newId();
     let setup: TurnSetup;
     try {
-      setup = this.#setup(agentName, sessionId, input, { ...options, runId });
+      setup = this.#setup(agentName, sessionId, { ...options, runId }, input);
     } catch (err) {
       yield { type: 'run-error', runId, ...toErrorInfo(err) };
       return;
     }
-    const span = this.#tracer.startSpan('run', { agent: agentName, sessionId, runId });
-    const boundaries = new BoundaryTracker();
-    let release: Release | undefined;
-    let runnerStream: RunnerStream | undefined;
-    let ended = false;
-    try {
-      release = await this.#lock.acquire(sessionId, options.signal);
-      yield { type: 'run-started', runId, sessionId, agent: agentName };
-      const turn = await prepareTurn(this.#deps, setup);
-      if (turn.halt) {
-        yield* haltEvents(runId, turn.halt.text);
-        yield { type: 'run-finished', runId, reply: haltReply(turn) };
-        ended = true;
-        return;
-      }
-      const hooks = [...setup.agent.postHooks, ...this.#deps.postHooks];
-      const stream = runWithToolContext(turn.toolContext, () =>
-        setup.agent.runner.stream(turn.input),
-      );
-      runnerStream = stream;
-      let result: RunnerResult;
-      for (;;) {
-        // Each step runs inside the tool context so tools the framework calls can see it.
-        const step = await runWithToolContext(turn.toolContext, () => stream.next());
-        if (step.done) {
-          result = step.value;
-          break;
-        }
-        const events =
-          hooks.length === 0 ? [step.value] : await applyStreamHooks(hooks, step.value, turn.info);
-        for (const event of events) {
-          boundaries.observe(event);
-          yield event;
-        }
-      }
-      runnerStream = undefined;
-      const reply = await this.#finish(turn, result);
-      // A runner that forgot to close something still gives clients a well-formed stream.
-      yield* boundaries.closeAll();
-      ended = true;
-      yield { type: 'run-finished', runId, reply };
-    } catch (err) {
-      const error = normaliseRunError(err, agentName, setup.signal);
-      span.recordError(error);
-      setup.controller.abort(error);
-      await closeQuietly(runnerStream);
-      runnerStream = undefined;
-      yield* boundaries.closeAll();
-      ended = true;
-      yield { type: 'run-error', runId, code: error.code, message: error.message };
-    } finally {
-      if (!ended) {
-        // The consumer stopped early: stop the runner, store nothing.
-        setup.controller.abort(
-          new RunnerError('The stream consumer stopped.', { code: 'run-aborted' }),
-        );
-        await closeQuietly(runnerStream);
-      }
-      span.end();
-      await release?.();
-    }
+    yield* streamTurn(this.#engine, setup, () => prepareTurn(this.#engine.deps, setup));
   }
 
-  async #finish(turn: PreparedTurn, result: RunnerResult): Promise<AgentReply> {
-    if (result.status === 'paused') {
-      // Pause and resume arrive with the paused-run store; until then a pause is an error.
-      throw new RunnerError(
-        `Agent "${turn.setup.agent.name}" paused for approval, but this runtime has no paused-run store.`,
-        { code: 'pause-unsupported' },
+  /** Continues a paused run with a decision for each interruption; answered like `run`. */
+  async resume(
+    sessionId: string,
+    runId: string,
+    decisions: readonly Decision[],
+    options: ResumeCallOptions = {},
+  ): Promise<Reply> {
+    const { setup, prepare } = await this.#resumeSetup(sessionId, runId, decisions, options);
+    return executeTurn(this.#engine, setup, prepare);
+  }
+
+  /** `resume` as a stream of events, shaped like the stream of an ordinary turn. */
+  async *resumeStream(
+    sessionId: string,
+    runId: string,
+    decisions: readonly Decision[],
+    options: ResumeCallOptions = {},
+  ): AsyncGenerator<StreamEvent, void, undefined> {
+    let resumed: ResumeSetup;
+    try {
+      resumed = await this.#resumeSetup(sessionId, runId, decisions, options);
+    } catch (err) {
+      yield { type: 'run-error', runId: String(runId), ...toErrorInfo(err) };
+      return;
+    }
+    yield* streamTurn(this.#engine, resumed.setup, resumed.prepare);
+  }
+
+  async #resumeSetup(
+    sessionId: string,
+    runId: string,
+    decisions: readonly Decision[],
+    options: ResumeCallOptions,
+  ): Promise<ResumeSetup> {
+    const pause = this.#engine.pause;
+    if (!pause) throw new PauseUnsupported('This runtime has no paused-run store.');
+    const parsed = DecisionsSchema.safeParse(decisions);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new InvalidRequest(
+        `Invalid decisions at ${issue?.path.join('.') || '(root)'}: ${issue?.message}`,
       );
     }
-    return completeTurn(this.#deps, turn, result);
+    const id = SessionIdSchema.safeParse(sessionId);
+    if (!id.success) throw new InvalidRequest(id.error.issues[0]?.message ?? 'invalid sessionId');
+    const run = await pause.pausedRuns.get(sessionId, runId);
+    if (!run) throw new PausedRunNotFound(sessionId, runId);
+    const setup = this.#setup(run.agent, sessionId, { ...options, runId });
+    const { runner } = setup.agent;
+    if (!runner.supportsPause || !runner.resume || !runner.resumeStream) {
+      throw new PauseUnsupported(`The ${runner.name} runner cannot resume paused runs.`);
+    }
+    return { setup, prepare: () => prepareResume(pause, setup, run, parsed.data) };
   }
 
   #setup(
     agentName: string,
     sessionId: string,
-    input: RunInput,
     options: RunCallOptions,
+    input?: RunInput,
   ): TurnSetup {
     const agent = this.agent(agentName);
     const id = SessionIdSchema.safeParse(sessionId);
     if (!id.success) throw new InvalidRequest(id.error.issues[0]?.message ?? 'invalid sessionId');
-    const requests = RequestsSchema.safeParse(toRequests(input));
-    if (!requests.success) {
-      const issue = requests.error.issues[0];
-      throw new InvalidRequest(
-        `Invalid input at ${issue?.path.join('.') || '(root)'}: ${issue?.message}`,
-      );
+    let requests: Request[] = [];
+    if (input !== undefined) {
+      const parsed = RequestsSchema.safeParse(toRequests(input));
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        throw new InvalidRequest(
+          `Invalid input at ${issue?.path.join('.') || '(root)'}: ${issue?.message}`,
+        );
+      }
+      requests = parsed.data;
     }
     if (options.signal?.aborted) {
       throw normaliseRunError(options.signal.reason, agent.name, options.signal);
@@ -257,7 +242,7 @@ export class Runtime {
       agent,
       runId: options.runId ?? this.#newId(),
       sessionId,
-      requests: requests.data,
+      requests,
       principal: options.principal,
       runOptions: options.runOptions,
       controller,
@@ -270,34 +255,4 @@ function toRequests(input: RunInput): unknown {
   if (typeof input === 'string') return [{ type: 'text', text: input }];
   if (Array.isArray(input)) return input;
   return [input as Request];
-}
-
-async function closeQuietly(stream: RunnerStream | undefined): Promise<void> {
-  if (!stream) return;
-  try {
-    await stream.return(undefined as never);
-  } catch {
-    // The runner failed while stopping; the run's own error is what matters.
-  }
-}
-
-function haltReply(turn: PreparedTurn): AgentReply {
-  const { runId, sessionId, agent } = turn.setup;
-  const halt = turn.halt ?? { text: '' };
-  return {
-    status: 'completed',
-    runId,
-    sessionId,
-    agent: agent.name,
-    text: halt.text,
-    ...(halt.output === undefined ? {} : { output: halt.output }),
-  };
-}
-
-function* haltEvents(runId: string, text: string): Generator<StreamEvent> {
-  if (!text) return;
-  const messageId = `halt-${runId}`;
-  yield { type: 'message-start', runId, messageId };
-  yield { type: 'text-delta', runId, messageId, delta: text };
-  yield { type: 'message-end', runId, messageId };
 }

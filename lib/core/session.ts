@@ -48,6 +48,8 @@ export const SessionDataSchema = z.strictObject({
   state: StoredJsonRecord,
   context: StoredJsonRecord,
   turns: z.number().int().nonnegative(),
+  /** Runs paused for decisions: a new turn waits until they are resumed (or expire). */
+  pausedRunIds: z.array(z.string()).optional(),
   createdAt: z.number().int(),
   updatedAt: z.number().int(),
 });

@@ -12,6 +12,15 @@ export interface ToolContext {
   readonly context: Record<string, unknown>;
   /** The framework's id of the current tool call, once an integration has bound it. */
   readonly callId?: string;
+  /** Set when the framework's own approval gate already decided this call (lib/tools skips its port). */
+  readonly approval?: ToolApproval;
+}
+
+/** A human's (or policy's) decision on one tool call; edited arguments replace the model's. */
+export interface ToolApproval {
+  readonly status: 'approved' | 'denied';
+  readonly arguments?: unknown;
+  readonly message?: string;
 }
 
 const storage = new AsyncLocalStorage<ToolContext>();

@@ -8,12 +8,13 @@ import {
   RunAborted,
   RunnerError,
   SessionForbidden,
+  SessionPaused,
 } from './errors.js';
 import type { StreamEvent } from './events.js';
 import type { PostHook, PreHook, TurnInfo } from './hooks.js';
 import { type AgentReply, type Request, RequestsSchema } from './requests.js';
 import { type RunOptions, resolveRunOptions } from './run-options.js';
-import type { RunnerCompleted, RunnerInput } from './runner.js';
+import type { Decision, RunnerCompleted, RunnerInput } from './runner.js';
 import {
   type JsonValue,
   JsonValueSchema,
@@ -52,6 +53,8 @@ export interface PreparedTurn {
   readonly toolContext: ToolContext;
   /** Set when a pre-hook ended the turn with its own reply. */
   readonly halt?: { text: string; output?: unknown };
+  /** Set when the turn resumes a paused run instead of starting from requests. */
+  readonly resume?: { pausedState: JsonValue; decisions: readonly Decision[] };
 }
 
 /** Load the session, resolve options, run pre-hooks (agent's, then the system's). */
@@ -62,6 +65,7 @@ export async function prepareTurn(deps: TurnDeps, setup: TurnSetup): Promise<Pre
     throw new SessionForbidden(sessionId);
   }
   const data = stored?.data ?? newSession(sessionId, deps.now(), principal);
+  if (data.pausedRunIds?.length) throw new SessionPaused(sessionId, data.pausedRunIds);
   // A deep copy: whatever the framework does to it reaches the session only after success.
   const context = structuredClone(data.context) as Record<string, unknown>;
   const runOptions = await resolveRunOptions(
@@ -162,6 +166,7 @@ export async function completeTurn(
   const base = turn.stored?.data ?? newSession(sessionId, deps.now(), turn.setup.principal);
   const next: SessionData = {
     ...base,
+    ...pausedAfter(base, turn.resume ? runId : undefined),
     agent: agent.name,
     state: { ...base.state, [agent.runner.name]: result.state },
     context: { ...base.context, ...checkContext(result.context) },
@@ -170,6 +175,13 @@ export async function completeTurn(
   };
   await deps.sessions.save(next, turn.stored?.version ?? 0);
   return reply;
+}
+
+/** The session's paused runs once `resumed` (if any) has finished. */
+function pausedAfter(base: SessionData, resumed: string | undefined): Partial<SessionData> {
+  if (!resumed || !base.pausedRunIds) return {};
+  const rest = base.pausedRunIds.filter((id) => id !== resumed);
+  return { pausedRunIds: rest.length > 0 ? rest : undefined };
 }
 
 function checkContext(context: Record<string, unknown>): Record<string, JsonValue> {

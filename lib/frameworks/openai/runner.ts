@@ -2,16 +2,26 @@ import {
   type AgentInputItem,
   type Agent as OpenAIAgent,
   type RunConfig,
+  RunContext,
   type RunResult,
+  RunState,
   Runner as SdkRunner,
   type StreamedRunResult,
 } from '@openai/agents';
+import { InvalidDecisions } from '../../core/errors.js';
 import type { Interruption, Usage } from '../../core/requests.js';
 import type { ReservedRunOptions } from '../../core/run-options.js';
-import type { Runner, RunnerInput, RunnerResult, RunnerStream } from '../../core/runner.js';
+import type {
+  Runner,
+  RunnerInput,
+  RunnerResult,
+  RunnerResumeInput,
+  RunnerStream,
+} from '../../core/runner.js';
 import { mapOpenAIError } from './errors.js';
 import { OpenAIEventMapper } from './events.js';
 import { loadState, toState, toUserItem } from './input.js';
+import { withEditedArguments } from './state.js';
 
 export type NativeOpenAIAgent = OpenAIAgent<any, any>;
 
@@ -59,17 +69,76 @@ export class OpenAIRunner implements Runner<NativeOpenAIAgent> {
     }
   }
 
-  async *stream(input: RunnerInput<NativeOpenAIAgent>): RunnerStream {
-    const items = this.#input(input);
-    const mapper = new OpenAIEventMapper(input.runId);
-    let result: StreamedRunResult<any, any>;
-    try {
-      result = await this.#sdk.run(input.agent.native, items, {
+  stream(input: RunnerInput<NativeOpenAIAgent>): RunnerStream {
+    return this.#stream(input, () =>
+      this.#sdk.run(input.agent.native, this.#input(input), {
         ...input.options,
         stream: true,
         context: input.context,
         signal: input.signal,
+      }),
+    );
+  }
+
+  /** Restores the SDK's RunState, applies the decisions and runs the pending tool calls. */
+  async resume(input: RunnerResumeInput<NativeOpenAIAgent>): Promise<RunnerResult> {
+    const state = await this.#restore(input);
+    try {
+      const result = await this.#sdk.run(input.agent.native, state, {
+        ...input.options,
+        signal: input.signal,
       });
+      return toResult(result, input.context);
+    } catch (err) {
+      throw mapOpenAIError(err, input.agent.name);
+    }
+  }
+
+  resumeStream(input: RunnerResumeInput<NativeOpenAIAgent>): RunnerStream {
+    return this.#stream(input, async () =>
+      this.#sdk.run(input.agent.native, await this.#restore(input), {
+        ...input.options,
+        stream: true,
+        signal: input.signal,
+      }),
+    );
+  }
+
+  async #restore(input: RunnerResumeInput<NativeOpenAIAgent>): Promise<RunState<any, any>> {
+    const json = withEditedArguments(input.pausedState, input.decisions);
+    let state: RunState<any, any>;
+    try {
+      // Our context replaces the one frozen in the state: the session's is the one of record.
+      state = await RunState.fromStringWithContext(
+        input.agent.native,
+        JSON.stringify(json),
+        new RunContext(input.context),
+        { contextStrategy: 'replace' },
+      );
+    } catch (err) {
+      throw mapOpenAIError(err, input.agent.name);
+    }
+    const byId = new Map(input.decisions.map((d) => [d.id, d]));
+    for (const item of state.getInterruptions()) {
+      const raw = item.rawItem as Record<string, unknown>;
+      const decision = byId.get(String(raw.callId ?? raw.id));
+      if (!decision) {
+        throw new InvalidDecisions(`No decision for tool call "${String(raw.callId ?? raw.id)}".`);
+      }
+      if (decision.status === 'approved') state.approve(item);
+      else state.reject(item, decision.message ? { message: decision.message } : undefined);
+    }
+    return state;
+  }
+
+  async *#stream(
+    input: RunnerInput<NativeOpenAIAgent> | RunnerResumeInput<NativeOpenAIAgent>,
+    start: () => Promise<StreamedRunResult<any, any>>,
+  ): RunnerStream {
+    const mapper = new OpenAIEventMapper(input.runId);
+    let result: StreamedRunResult<any, any>;
+    try {
+      result = await start();
     } catch (err) {
       throw mapOpenAIError(err, input.agent.name);
     }

@@ -1,0 +1,145 @@
+import * as z from 'zod';
+import { InvalidDecisions, PauseUnsupported, SessionForbidden } from './errors.js';
+import { PAUSED_RUN_SCHEMA_VERSION, type PausedRun } from './paused-run.js';
+import type { PausedReply } from './requests.js';
+import { resolveRunOptions } from './run-options.js';
+import type { Decision, RunnerPaused } from './runner.js';
+import { newSession, type SessionData } from './session.js';
+import type { PausedRunStore } from './stores.js';
+import type { PreparedTurn, TurnDeps, TurnSetup } from './turn.js';
+
+export const DecisionSchema = z.strictObject({
+  id: z.string().min(1),
+  status: z.enum(['approved', 'denied']),
+  /** Shown to the model with a denial, or recorded with an approval. */
+  message: z.string().max(4_000).optional(),
+  /** Edited arguments for an approved tool call, where the framework allows edits. */
+  arguments: z.unknown().optional(),
+});
+export const DecisionsSchema = z.array(DecisionSchema).min(1, 'at least one decision is needed');
+
+export interface PauseDeps extends TurnDeps {
+  readonly pausedRuns: PausedRunStore;
+  /** How long a paused run waits for its decisions. */
+  readonly pausedRunTtlMs: number;
+}
+
+/** Every interruption decided exactly once, and nothing else. */
+export function checkDecisions(run: PausedRun, decisions: readonly Decision[]): void {
+  const known = new Set(run.interruptions.map((i) => i.id));
+  const seen = new Set<string>();
+  for (const decision of decisions) {
+    if (!known.has(decision.id)) {
+      throw new InvalidDecisions(`Run "${run.runId}" has no interruption "${decision.id}".`);
+    }
+    if (seen.has(decision.id)) {
+      throw new InvalidDecisions(`Interruption "${decision.id}" was decided twice.`);
+    }
+    seen.add(decision.id);
+  }
+  const missing = [...known].filter((id) => !seen.has(id));
+  if (missing.length > 0) {
+    throw new InvalidDecisions(
+      `Every interruption needs a decision; missing: ${missing.join(', ')}.`,
+    );
+  }
+}
+
+/**
+ * Stores the paused run, then marks the session so no new turn starts before it is resumed.
+ * The session's runner state and context stay as they were: they change only on success.
+ */
+export async function pauseTurn(
+  deps: PauseDeps,
+  turn: PreparedTurn,
+  result: RunnerPaused,
+): Promise<PausedReply> {
+  const { agent, runId, sessionId, principal } = turn.setup;
+  const now = deps.now();
+  await deps.pausedRuns.put({
+    schemaVersion: PAUSED_RUN_SCHEMA_VERSION,
+    runId,
+    sessionId,
+    agent: agent.name,
+    runner: agent.runner.name,
+    createdAt: now,
+    expiresAt: now + deps.pausedRunTtlMs,
+    status: 'pending',
+    interruptions: result.interruptions as PausedRun['interruptions'],
+    state: result.pausedState,
+  });
+  const base = turn.stored?.data ?? newSession(sessionId, now, principal);
+  const ids = new Set(base.pausedRunIds ?? []);
+  ids.add(runId);
+  const next: SessionData = { ...base, agent: agent.name, pausedRunIds: [...ids], updatedAt: now };
+  await deps.sessions.save(next, turn.stored?.version ?? 0);
+  return {
+    status: 'paused',
+    runId,
+    sessionId,
+    agent: agent.name,
+    interruptions: [...result.interruptions],
+  };
+}
+
+/**
+ * Loads and checks what a resume needs, then claims the paused run (pending → resuming): of two
+ * concurrent resumes exactly one gets past the claim.
+ */
+export async function prepareResume(
+  deps: PauseDeps,
+  setup: TurnSetup,
+  run: PausedRun,
+  decisions: readonly Decision[],
+): Promise<PreparedTurn> {
+  const { agent, runId, sessionId, principal, signal } = setup;
+  const stored = await deps.sessions.load(sessionId);
+  if (stored?.data.owner !== undefined && stored.data.owner !== principal) {
+    throw new SessionForbidden(sessionId);
+  }
+  if (run.runner !== agent.runner.name) {
+    throw new PauseUnsupported(
+      `Run "${runId}" was paused by the ${run.runner} runner; agent "${agent.name}" now uses ${agent.runner.name}.`,
+    );
+  }
+  checkDecisions(run, decisions);
+  const data = stored?.data ?? newSession(sessionId, deps.now(), principal);
+  const context = structuredClone(data.context) as Record<string, unknown>;
+  const runOptions = await resolveRunOptions(
+    agent.runner.name,
+    agent.runner.reservedRunOptions,
+    agent.runOptions,
+    agent.runOptionsFactory,
+    setup.runOptions,
+    { runId, sessionId, agent: agent.name, requests: [], principal },
+  );
+  const info = {
+    runId,
+    sessionId,
+    agent: agent.name,
+    principal,
+    requests: [],
+    runOptions,
+    context,
+  };
+  // Last, so nothing after it can fail and strand the claim. It also answers "not found" and
+  // "already resuming" with typed errors.
+  const claimed = await deps.pausedRuns.claim(sessionId, runId);
+  return {
+    setup,
+    stored,
+    info,
+    input: {
+      runId,
+      sessionId,
+      agent,
+      requests: [],
+      state: data.state[agent.runner.name],
+      context,
+      options: runOptions,
+      signal,
+    },
+    toolContext: { runId, sessionId, agent: agent.name, principal, signal, context },
+    resume: { pausedState: claimed.state, decisions },
+  };
+}

@@ -1,0 +1,171 @@
+import * as z from 'zod';
+import { AgentKernelError } from './errors.js';
+import { type PausedRun, SafeJsonSchema } from './paused-run.js';
+import { SessionIdSchema } from './session.js';
+
+/**
+ * Store ports beyond sessions (SessionStore and SessionLock live in session.ts and
+ * session-lock.ts, ToolLedger in ledger.ts). lib/stores implements them in memory and in DynamoDB.
+ * Times are epoch milliseconds; every store treats an expired record as absent.
+ */
+
+// ---------------------------------------------------------------- paused runs
+
+export interface PausedRunStore {
+  /** Stores a new paused run (status `pending`); an existing record of that run is replaced. */
+  put(run: PausedRun): Promise<void>;
+  get(sessionId: string, runId: string): Promise<PausedRun | undefined>;
+  /** Paused runs of a session, oldest first. */
+  list(sessionId: string): Promise<PausedRun[]>;
+  /**
+   * `pending` → `resuming`, atomically: of two concurrent claims exactly one wins, the other
+   * gets `RunAlreadyResumed`. A missing or expired run gives `PausedRunNotFound`.
+   */
+  claim(sessionId: string, runId: string): Promise<PausedRun>;
+  /** `resuming` → `pending` after a failed resume, so it can be tried again. */
+  release(sessionId: string, runId: string): Promise<void>;
+  delete(sessionId: string, runId: string): Promise<void>;
+}
+
+// ---------------------------------------------------------------- run records
+
+export const RUN_RECORD_SCHEMA_VERSION = 1;
+
+/** Status of an asynchronous run (queued on SQS, polled over HTTP). */
+export const RunRecordSchema = z.strictObject({
+  schemaVersion: z.literal(RUN_RECORD_SCHEMA_VERSION),
+  runId: z.string().min(1).max(256),
+  sessionId: SessionIdSchema,
+  agent: z.string().min(1),
+  status: z.enum(['queued', 'running', 'completed', 'paused', 'failed']),
+  /** The reply (completed or paused), as JSON. */
+  reply: SafeJsonSchema.optional(),
+  error: z.strictObject({ code: z.string(), message: z.string() }).optional(),
+  createdAt: z.number().int(),
+  updatedAt: z.number().int(),
+});
+export type RunRecord = z.infer<typeof RunRecordSchema>;
+
+export interface RunRecordStore {
+  /** Creates or replaces the record of a run. */
+  put(record: RunRecord): Promise<void>;
+  get(sessionId: string, runId: string): Promise<RunRecord | undefined>;
+}
+
+// ---------------------------------------------------------------- connections
+
+export const ConnectionSchema = z.strictObject({
+  connectionId: z.string().min(1).max(256),
+  /** The authenticated principal, when the connection has one. */
+  principal: z.string().optional(),
+  /** Where to post messages (the API Gateway @connections endpoint). */
+  endpoint: z.string().min(1),
+  connectedAt: z.number().int(),
+});
+export type Connection = z.infer<typeof ConnectionSchema>;
+
+export const SubscriptionFormatSchema = z.enum(['native', 'ag-ui']);
+
+export interface Subscription extends Connection {
+  sessionId: string;
+  format: z.infer<typeof SubscriptionFormatSchema>;
+}
+
+export interface ConnectionStore {
+  connect(connection: Connection): Promise<void>;
+  get(connectionId: string): Promise<(Connection & { sessions: string[] }) | undefined>;
+  /** Throws `ConnectionNotFound` when the connection is gone. Subscribing again updates format. */
+  subscribe(
+    connectionId: string,
+    sessionId: string,
+    format?: Subscription['format'],
+  ): Promise<void>;
+  unsubscribe(connectionId: string, sessionId: string): Promise<void>;
+  /** Everything fan-out needs to post to each subscriber, without another read. */
+  subscribers(sessionId: string): Promise<Subscription[]>;
+  /** Removes the connection and all of its subscriptions. */
+  disconnect(connectionId: string): Promise<void>;
+}
+
+// ---------------------------------------------------------------- idempotency
+
+export interface IdempotencyClaimOptions {
+  /** How long the record (and so the stored result) is kept; default the store's TTL. */
+  ttlSeconds?: number;
+  /** A claim not completed within this time lapses, so a crashed holder does not block. */
+  inProgressMs?: number;
+  /** Hash of the payload: a key reused with another payload is refused. */
+  fingerprint?: string;
+}
+
+export type IdempotencyClaim =
+  | { outcome: 'claimed'; token: string }
+  | { outcome: 'in-progress' }
+  | { outcome: 'completed'; result: unknown };
+
+export interface IdempotencyStore {
+  claim(key: string, options?: IdempotencyClaimOptions): Promise<IdempotencyClaim>;
+  /** Stores the result under a claim; a lapsed claim taken over by another is refused. */
+  complete(key: string, token: string, result: unknown): Promise<void>;
+  /** Gives the key up after a failure, so a retry may claim it. */
+  release(key: string, token: string): Promise<void>;
+}
+
+// ---------------------------------------------------------------- errors
+
+/** A stored record (paused run, run record, connection, ...) that fails its schema. */
+export class RecordCorrupt extends AgentKernelError {
+  readonly kind: string;
+
+  constructor(kind: string, key: string, detail: string) {
+    super('record-corrupt', `Stored ${kind} "${key}" is not valid: ${detail}`);
+    this.kind = kind;
+  }
+}
+
+/** A record a caller asked a store to keep that fails its schema (or is too large). */
+export class InvalidRecord extends AgentKernelError {
+  constructor(kind: string, detail: string) {
+    super('invalid-record', `Refusing to store the ${kind}: ${detail}`);
+  }
+}
+
+export class PausedRunNotFound extends AgentKernelError {
+  constructor(sessionId: string, runId: string) {
+    super('paused-run-not-found', `No paused run "${runId}" in session "${sessionId}".`);
+  }
+}
+
+/** A second resume of one paused run: never a second execution. */
+export class RunAlreadyResumed extends AgentKernelError {
+  constructor(sessionId: string, runId: string) {
+    super('run-already-resumed', `Run "${runId}" of session "${sessionId}" is already resuming.`);
+  }
+}
+
+export class ConnectionNotFound extends AgentKernelError {
+  constructor(connectionId: string) {
+    super('connection-not-found', `No connection "${connectionId}".`);
+  }
+}
+
+/** An idempotency key claimed again with a different payload. */
+export class IdempotencyKeyReused extends AgentKernelError {
+  constructor(key: string) {
+    super('idempotency-key-reused', `Idempotency key "${key}" was used with another payload.`);
+  }
+}
+
+/** The claim token no longer holds the key (it lapsed and someone else took it). */
+export class IdempotencyClaimLost extends AgentKernelError {
+  constructor(key: string) {
+    super('idempotency-claim-lost', `The claim on idempotency key "${key}" was lost.`);
+  }
+}
+
+/** The session lease could not be taken in time (another turn holds it). */
+export class SessionBusy extends AgentKernelError {
+  constructor(sessionId: string, waitedMs: number) {
+    super('session-busy', `Session "${sessionId}" is busy: waited ${waitedMs} ms for its lease.`);
+  }
+}

@@ -1,0 +1,215 @@
+import { BoundaryTracker } from './boundaries.js';
+import { RunnerError } from './errors.js';
+import type { StreamEvent } from './events.js';
+import type { AgentReply, PausedReply, Reply } from './requests.js';
+import { type PauseDeps, pauseTurn } from './resume.js';
+import type { RunnerResult, RunnerStream } from './runner.js';
+import type { SessionLock } from './session-lock.js';
+import { runWithToolContext } from './tool-context.js';
+import type { Tracer } from './tracer.js';
+import {
+  applyStreamHooks,
+  completeTurn,
+  normaliseRunError,
+  type PreparedTurn,
+  type TurnDeps,
+  type TurnSetup,
+} from './turn.js';
+
+/** What every turn needs from the Runtime: one engine for run, stream, resume and resumeStream. */
+export interface TurnEngine {
+  readonly deps: TurnDeps;
+  readonly pause: PauseDeps | undefined;
+  readonly lock: SessionLock;
+  readonly tracer: Tracer;
+}
+
+type Prepare = () => Promise<PreparedTurn>;
+
+/** A turn answered with its reply; failures are thrown as AgentKernelError subclasses. */
+export async function executeTurn(
+  engine: TurnEngine,
+  setup: TurnSetup,
+  prepare: Prepare,
+): Promise<Reply> {
+  const { agent, runId, sessionId } = setup;
+  const span = engine.tracer.startSpan('run', { agent: agent.name, sessionId, runId });
+  let release: (() => Promise<void>) | undefined;
+  let turn: PreparedTurn | undefined;
+  try {
+    release = await acquire(engine, setup);
+    turn = await prepare();
+    if (turn.halt) return haltReply(turn);
+    const prepared = turn;
+    const result = await runWithToolContext(prepared.toolContext, () =>
+      prepared.resume
+        ? agent.runner.resume!({ ...prepared.input, ...prepared.resume })
+        : agent.runner.run(prepared.input),
+    );
+    return await finish(engine, prepared, result);
+  } catch (err) {
+    const error = normaliseRunError(err, agent.name, setup.signal);
+    span.recordError(error);
+    await releaseClaim(engine, turn);
+    throw error;
+  } finally {
+    span.end();
+    await release?.();
+  }
+}
+
+/**
+ * A turn as events, ending with exactly one of run-finished, run-paused or run-error. Open
+ * boundaries are closed before a run-error; a consumer that stops early aborts the runner.
+ */
+export async function* streamTurn(
+  engine: TurnEngine,
+  setup: TurnSetup,
+  prepare: Prepare,
+): AsyncGenerator<StreamEvent, void, undefined> {
+  const { agent, runId, sessionId } = setup;
+  const span = engine.tracer.startSpan('run', { agent: agent.name, sessionId, runId });
+  const boundaries = new BoundaryTracker();
+  let release: (() => Promise<void>) | undefined;
+  let runnerStream: RunnerStream | undefined;
+  let turn: PreparedTurn | undefined;
+  let ended = false;
+  try {
+    release = await acquire(engine, setup);
+    yield { type: 'run-started', runId, sessionId, agent: agent.name };
+    turn = await prepare();
+    if (turn.halt) {
+      yield* haltEvents(runId, turn.halt.text);
+      ended = true;
+      yield { type: 'run-finished', runId, reply: haltReply(turn) };
+      return;
+    }
+    const prepared = turn;
+    const hooks = [...agent.postHooks, ...engine.deps.postHooks];
+    const stream = runWithToolContext(prepared.toolContext, () =>
+      prepared.resume
+        ? agent.runner.resumeStream!({ ...prepared.input, ...prepared.resume })
+        : agent.runner.stream(prepared.input),
+    );
+    runnerStream = stream;
+    let result: RunnerResult;
+    for (;;) {
+      // Each step runs inside the tool context so tools the framework calls can see it.
+      const step = await runWithToolContext(prepared.toolContext, () => stream.next());
+      if (step.done) {
+        result = step.value;
+        break;
+      }
+      const events =
+        hooks.length === 0
+          ? [step.value]
+          : await applyStreamHooks(hooks, step.value, prepared.info);
+      for (const event of events) {
+        boundaries.observe(event);
+        yield event;
+      }
+    }
+    runnerStream = undefined;
+    const reply = await finish(engine, prepared, result);
+    // A runner that forgot to close something still gives clients a well-formed stream.
+    yield* boundaries.closeAll();
+    ended = true;
+    if (reply.status === 'paused') {
+      yield { type: 'run-paused', runId, sessionId, interruptions: reply.interruptions };
+    } else {
+      yield { type: 'run-finished', runId, reply };
+    }
+  } catch (err) {
+    const error = normaliseRunError(err, agent.name, setup.signal);
+    span.recordError(error);
+    setup.controller.abort(error);
+    await closeQuietly(runnerStream);
+    runnerStream = undefined;
+    await releaseClaim(engine, turn);
+    yield* boundaries.closeAll();
+    ended = true;
+    yield { type: 'run-error', runId, code: error.code, message: error.message };
+  } finally {
+    if (!ended) {
+      // The consumer stopped early: stop the runner, store nothing.
+      setup.controller.abort(
+        new RunnerError('The stream consumer stopped.', { code: 'run-aborted' }),
+      );
+      await closeQuietly(runnerStream);
+      await releaseClaim(engine, turn);
+    }
+    span.end();
+    await release?.();
+  }
+}
+
+async function acquire(engine: TurnEngine, setup: TurnSetup): Promise<() => Promise<void>> {
+  try {
+    return await engine.lock.acquire(setup.sessionId, setup.signal);
+  } catch (err) {
+    throw normaliseRunError(err, setup.agent.name, setup.signal);
+  }
+}
+
+/** Success: store the session (and drop a resumed run); pause: store the paused run. */
+async function finish(
+  engine: TurnEngine,
+  turn: PreparedTurn,
+  result: RunnerResult,
+): Promise<AgentReply | PausedReply> {
+  if (result.status === 'paused') {
+    if (!engine.pause) {
+      throw new RunnerError(
+        `Agent "${turn.setup.agent.name}" paused for a decision, but this runtime has no paused-run store.`,
+        { code: 'pause-unsupported' },
+      );
+    }
+    return pauseTurn(engine.pause, turn, result);
+  }
+  const reply = await completeTurn(engine.deps, turn, result);
+  if (turn.resume) {
+    // After the session is stored: a crash in between leaves a run that resumes to a conflict.
+    await engine.pause?.pausedRuns.delete(turn.setup.sessionId, turn.setup.runId);
+  }
+  return reply;
+}
+
+/** A failed resume gives its claim back, so the same decisions can be sent again. */
+async function releaseClaim(engine: TurnEngine, turn: PreparedTurn | undefined): Promise<void> {
+  if (!turn?.resume || !engine.pause) return;
+  try {
+    await engine.pause.pausedRuns.release(turn.setup.sessionId, turn.setup.runId);
+  } catch {
+    // The claim lapses with the record's expiry; the turn's own error is what the caller needs.
+  }
+}
+
+async function closeQuietly(stream: RunnerStream | undefined): Promise<void> {
+  if (!stream) return;
+  try {
+    await stream.return(undefined as never);
+  } catch {
+    // The runner failed while stopping; the run's own error is what matters.
+  }
+}
+
+function haltReply(turn: PreparedTurn): AgentReply {
+  const { runId, sessionId, agent } = turn.setup;
+  const halt = turn.halt ?? { text: '' };
+  return {
+    status: 'completed',
+    runId,
+    sessionId,
+    agent: agent.name,
+    text: halt.text,
+    ...(halt.output === undefined ? {} : { output: halt.output }),
+  };
+}
+
+function* haltEvents(runId: string, text: string): Generator<StreamEvent> {
+  if (!text) return;
+  const messageId = `halt-${runId}`;
+  yield { type: 'message-start', runId, messageId };
+  yield { type: 'text-delta', runId, messageId, delta: text };
+  yield { type: 'message-end', runId, messageId };
+}
