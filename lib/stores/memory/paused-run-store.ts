@@ -1,8 +1,8 @@
 import { type PausedRun, PausedRunSchema } from '../../core/paused-run.js';
 import {
   InvalidRecord,
-  type PausedRunStore,
   PausedRunNotFound,
+  type PausedRunStore,
   RunAlreadyResumed,
 } from '../../core/stores.js';
 import { Clock, type MemoryStoreOptions } from './clock.js';
