@@ -69,9 +69,11 @@ export async function pauseTurn(
     state: result.pausedState,
   });
   const base = turn.stored?.data ?? newSession(sessionId, now, principal);
-  const ids = new Set(base.pausedRunIds ?? []);
-  ids.add(runId);
-  const next: SessionData = { ...base, agent: agent.name, pausedRunIds: [...ids], updatedAt: now };
+  const paused = [
+    ...(base.paused ?? []).filter((p) => p.runId !== runId && p.expiresAt > now),
+    { runId, expiresAt: now + deps.pausedRunTtlMs },
+  ];
+  const next: SessionData = { ...base, agent: agent.name, paused, updatedAt: now };
   await deps.sessions.save(next, turn.stored?.version ?? 0);
   return {
     status: 'paused',

@@ -48,8 +48,8 @@ export const SessionDataSchema = z.strictObject({
   state: StoredJsonRecord,
   context: StoredJsonRecord,
   turns: z.number().int().nonnegative(),
-  /** Runs paused for decisions: a new turn waits until they are resumed (or expire). */
-  pausedRunIds: z.array(z.string()).optional(),
+  /** Runs paused for decisions: no new turn starts until they are resumed or expire. */
+  paused: z.array(z.strictObject({ runId: z.string(), expiresAt: z.number().int() })).optional(),
   createdAt: z.number().int(),
   updatedAt: z.number().int(),
 });

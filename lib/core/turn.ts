@@ -65,7 +65,9 @@ export async function prepareTurn(deps: TurnDeps, setup: TurnSetup): Promise<Pre
     throw new SessionForbidden(sessionId);
   }
   const data = stored?.data ?? newSession(sessionId, deps.now(), principal);
-  if (data.pausedRunIds?.length) throw new SessionPaused(sessionId, data.pausedRunIds);
+  // An expired paused run no longer blocks the session: it can never be resumed.
+  const waiting = data.paused?.filter((p) => p.expiresAt > deps.now()).map((p) => p.runId);
+  if (waiting?.length) throw new SessionPaused(sessionId, waiting);
   // A deep copy: whatever the framework does to it reaches the session only after success.
   const context = structuredClone(data.context) as Record<string, unknown>;
   const runOptions = await resolveRunOptions(
@@ -166,7 +168,7 @@ export async function completeTurn(
   const base = turn.stored?.data ?? newSession(sessionId, deps.now(), turn.setup.principal);
   const next: SessionData = {
     ...base,
-    ...pausedAfter(base, turn.resume ? runId : undefined),
+    ...pausedAfter(base, turn.resume ? runId : undefined, deps.now()),
     agent: agent.name,
     state: { ...base.state, [agent.runner.name]: result.state },
     context: { ...base.context, ...checkContext(result.context) },
@@ -177,11 +179,15 @@ export async function completeTurn(
   return reply;
 }
 
-/** The session's paused runs once `resumed` (if any) has finished. */
-function pausedAfter(base: SessionData, resumed: string | undefined): Partial<SessionData> {
-  if (!resumed || !base.pausedRunIds) return {};
-  const rest = base.pausedRunIds.filter((id) => id !== resumed);
-  return { pausedRunIds: rest.length > 0 ? rest : undefined };
+/** The session's paused runs once `resumed` (if any) has finished; expired ones are dropped. */
+function pausedAfter(
+  base: SessionData,
+  resumed: string | undefined,
+  now: number,
+): Partial<SessionData> {
+  if (!base.paused) return {};
+  const rest = base.paused.filter((p) => p.runId !== resumed && p.expiresAt > now);
+  return { paused: rest.length > 0 ? rest : undefined };
 }
 
 function checkContext(context: Record<string, unknown>): Record<string, JsonValue> {

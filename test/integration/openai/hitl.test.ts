@@ -101,7 +101,7 @@ describe('OpenAI runner: pause and resume', () => {
     expect(JSON.stringify(server.requests[1]?.body)).toContain('sent 10 to bob');
     expect(await pausedRuns.get('s1', paused.runId)).toBeUndefined();
     const stored = await sessions.load('s1');
-    expect(stored?.data.pausedRunIds).toBeUndefined();
+    expect(stored?.data.paused).toBeUndefined();
     expect(JSON.stringify(stored?.data.state)).toContain('Paid Bob 10.');
     // A second resume is answered with an error, never a second execution.
     await expect(
