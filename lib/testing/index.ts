@@ -1,3 +1,4 @@
+// Public test helpers that load no test runner; the vitest-based kits have their own subpaths.
 export {
   type RecordedRequest,
   type ScriptEntry,
@@ -7,3 +8,4 @@ export {
   type ScriptedTurn,
   startScriptedModelServer,
 } from './scripted-model-server.js';
+export * from './store-contract.js';

@@ -7,3 +7,4 @@ export {
   OpenAIRunner,
   type OpenAIRunnerOptions,
 } from './runner.js';
+export { INTEGRATION as OPENAI_INTEGRATION, OpenAIIntegration, type OpenAITool } from './tools.js';

@@ -1,0 +1,146 @@
+import { randomUUID } from 'node:crypto';
+import { type ToolContext, tryToolContext } from '../../core/tool-context.js';
+import type { ApprovalPort } from '../../tools/approval.js';
+import { isAbortError, type ModelVisibleError, modelVisibleError } from '../../tools/errors.js';
+import type { ToolRunner } from '../../tools/executor.js';
+import type { ToolRegistry } from '../../tools/registry.js';
+import { standaloneContext, type ToolSpec } from '../../tools/spec.js';
+
+export interface ExportOptions {
+  /** Every call of an exported tool goes through this runner (usually an `Executor`). */
+  readonly executor: ToolRunner;
+}
+
+/** A tool context with the framework's call id bound. */
+export type BoundToolContext = ToolContext & { readonly callId: string };
+
+/**
+ * The protocol a framework integration implements; structural, so a plugin package need not
+ * import this project. See docs/integrations.md.
+ */
+export interface Integration<TExported = unknown> {
+  readonly name: string;
+  /** Modules that must be importable for the integration to work (the framework SDK). */
+  readonly requires: readonly string[];
+  /** The package to install when `requires` is not met, named in `MissingDependency`. */
+  readonly extra: string;
+  /** One ToolSpec as the framework's native tool; its calls go through `options.executor`. */
+  exportTool(spec: ToolSpec<any, any>, options: ExportOptions): TExported;
+  /** Every tool of the registry whose `targets` include this integration. */
+  exportTools?(registry: ToolRegistry, options: ExportOptions): TExported[];
+  /** The current tool context with the native call id (from the framework's call object). */
+  bindContext(native: unknown): BoundToolContext;
+  /** An approval port for the framework's gate or, where it has none, for the executor. */
+  bindApproval(port: ApprovalPort | undefined): void;
+  /** Optional: compile a framework-neutral flow into the framework's own graph or workflow. */
+  compileFlow?(flow: unknown, options: ExportOptions): unknown;
+}
+
+const ATTRIBUTES = { name: 'string', extra: 'string' } as const;
+const METHODS = ['exportTool', 'bindContext', 'bindApproval'] as const;
+
+/** Why `value` is not an integration, or undefined when it is one. */
+export function integrationProblem(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null) return `it is ${typeOf(value)}, not an object`;
+  const record = value as Record<string, unknown>;
+  const missing = METHODS.filter((m) => typeof record[m] !== 'function');
+  if (missing.length) return `it is not an integration (no ${missing.join(', ')} method)`;
+  for (const [key, type] of Object.entries(ATTRIBUTES)) {
+    if (typeof record[key] !== type || record[key] === '') {
+      return `its "${key}" is ${typeOf(record[key])}, not a non-empty ${type}`;
+    }
+  }
+  const requires = record.requires;
+  if (!Array.isArray(requires) || requires.some((r) => typeof r !== 'string')) {
+    return `its "requires" is ${typeOf(requires)}, not an array of strings`;
+  }
+  for (const key of ['exportTools', 'compileFlow']) {
+    if (record[key] !== undefined && typeof record[key] !== 'function') {
+      return `its "${key}" is ${typeOf(record[key])}, not a function`;
+    }
+  }
+  return undefined;
+}
+
+function typeOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/**
+ * What most integrations share: export by target, call ids read from the native call object,
+ * the bound approval port, and `runBound` for frameworks without a tool-error channel.
+ */
+export abstract class IntegrationBase<TExported = unknown> implements Integration<TExported> {
+  abstract readonly name: string;
+  abstract readonly requires: readonly string[];
+  abstract readonly extra: string;
+  /** Dotted paths of the native call id in the object `bindContext` receives, first found wins. */
+  protected readonly callIdFields: readonly string[] = [];
+  protected approvalPort: ApprovalPort | undefined;
+
+  abstract exportTool(spec: ToolSpec<any, any>, options: ExportOptions): TExported;
+
+  exportTools(registry: ToolRegistry, options: ExportOptions): TExported[] {
+    return registry.forTarget(this.name).map((spec) => this.exportTool(spec, options));
+  }
+
+  bindContext(native: unknown): BoundToolContext {
+    const base = tryToolContext() ?? standaloneContext();
+    const callId = readPath(native, this.callIdFields) ?? `${this.name}-${randomUUID()}`;
+    return { ...base, callId };
+  }
+
+  bindApproval(port: ApprovalPort | undefined): void {
+    this.approvalPort = port;
+  }
+
+  /** One call through the runner; errors are thrown (for frameworks with an error channel). */
+  protected run(
+    spec: ToolSpec<any, any>,
+    args: unknown,
+    native: unknown,
+    options: ExportOptions,
+    overrides: Partial<ToolContext> = {},
+  ): Promise<unknown> {
+    const ctx = { ...this.bindContext(native), ...overrides };
+    return options.executor.runSpec(spec, args, ctx, {
+      callId: ctx.callId,
+      ...(this.approvalPort ? { approval: this.approvalPort } : {}),
+    });
+  }
+
+  /**
+   * For frameworks with no tool-error channel: a failure becomes the model-visible error as the
+   * tool's result. Cancellation still propagates.
+   */
+  protected async runBound(
+    spec: ToolSpec<any, any>,
+    args: unknown,
+    native: unknown,
+    options: ExportOptions,
+    overrides: Partial<ToolContext> = {},
+  ): Promise<unknown | ModelVisibleError> {
+    try {
+      return await this.run(spec, args, native, options, overrides);
+    } catch (err) {
+      if (isAbortError(err)) throw err;
+      return modelVisibleError(err);
+    }
+  }
+}
+
+function readPath(native: unknown, paths: readonly string[]): string | undefined {
+  for (const path of paths) {
+    let current: unknown = native;
+    for (const key of path.split('.')) {
+      current =
+        current !== null && typeof current === 'object'
+          ? (current as Record<string, unknown>)[key]
+          : undefined;
+    }
+    if (typeof current === 'string' && current) return current;
+  }
+  return undefined;
+}

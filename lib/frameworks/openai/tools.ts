@@ -1,0 +1,61 @@
+import { type FunctionTool, tool } from '@openai/agents';
+import type { ToolContext } from '../../core/tool-context.js';
+import { isAbortError, modelVisibleError } from '../../tools/errors.js';
+import type { ToolSpec } from '../../tools/spec.js';
+import { type ExportOptions, IntegrationBase } from '../base/integration.js';
+
+export type OpenAITool = FunctionTool<any, any, any>;
+
+/**
+ * ToolSpec → `@openai/agents` `tool()`. Every call goes through the executor; the SDK's
+ * `details.toolCall.callId` becomes `ctx.callId`. A `confirm` tool uses the SDK's own approval
+ * gate (the run pauses with an interruption) unless an approval port was bound before export,
+ * in which case the executor asks that port in-process.
+ */
+export class OpenAIIntegration extends IntegrationBase<OpenAITool> {
+  readonly name = 'openai';
+  readonly requires = ['@openai/agents'] as const;
+  readonly extra = '@openai/agents';
+  protected override readonly callIdFields = ['toolCall.callId'];
+
+  exportTool(spec: ToolSpec<any, any>, options: ExportOptions): OpenAITool {
+    const nativeGate = spec.confirm && !this.approvalPort;
+    const call = (args: unknown, details: unknown): Promise<unknown> => {
+      const ctx = this.bindContext(details);
+      const sdkSignal = (details as { signal?: AbortSignal } | undefined)?.signal;
+      const overrides: Partial<ToolContext> = {
+        // The SDK calls execute for a gated tool only once a human approved it.
+        ...(nativeGate ? { approval: { status: 'approved' } } : {}),
+        ...(sdkSignal ? { signal: AbortSignal.any([ctx.signal, sdkSignal]) } : {}),
+      };
+      return this.run(spec, args, details, options, overrides);
+    };
+    return tool({
+      name: spec.name,
+      description: spec.description,
+      // Our JSON Schema, not strict mode: validation is the executor's, with our error kinds.
+      parameters: spec.jsonSchema() as any,
+      strict: false,
+      needsApproval: nativeGate,
+      execute: (args, _runContext, details) => call(args, details),
+      errorFunction: async (_runContext, error, details) => {
+        if (isAbortError(error)) throw error;
+        if ((error as Error | undefined)?.name === 'InvalidToolInputError') {
+          // The SDK could not parse the arguments as JSON: let the executor refuse and record
+          // the raw text, so the model reads our invalid-arguments error.
+          const raw = (details as { toolCall?: { arguments?: string } } | undefined)?.toolCall;
+          try {
+            await call(raw?.arguments ?? '', details);
+          } catch (err) {
+            if (isAbortError(err)) throw err;
+            return modelVisibleError(err) as any;
+          }
+        }
+        return modelVisibleError(error) as any;
+      },
+    }) as OpenAITool;
+  }
+}
+
+/** What discovery loads (`getIntegration('openai')`). */
+export const INTEGRATION = new OpenAIIntegration();

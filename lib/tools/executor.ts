@@ -1,0 +1,327 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { LedgerEntry, ToolLedger } from '../core/ledger.js';
+import { runWithToolContext, type ToolContext, tryToolContext } from '../core/tool-context.js';
+import { type ApprovalDecision, type ApprovalPort, denyAll } from './approval.js';
+import { ResultCache } from './cache.js';
+import {
+  ApprovalDenied,
+  abortError,
+  isAbortError,
+  modelVisibleError,
+  RunLimitExceeded,
+  ToolArgsInvalid,
+  ToolError,
+  ToolTimeout,
+} from './errors.js';
+import { canonicalJson, hashArgs } from './ledger.js';
+import { standaloneContext, type ToolCallContext, type ToolSpec } from './spec.js';
+
+/** What hooks see of one call; `args` are the validated (possibly rewritten) arguments. */
+export interface ToolCallInfo {
+  readonly tool: string;
+  readonly callId: string;
+  readonly args: unknown;
+  readonly ctx: ToolContext;
+}
+
+export type ToolOutcome =
+  | { readonly ok: true; readonly result: unknown; readonly cached: boolean }
+  | { readonly ok: false; readonly error: unknown };
+
+/**
+ * Runs around every call. `before` may rewrite the arguments (they are validated again) or throw
+ * (e.g. `GuardrailBlocked`); `after` sees every outcome and may replace a successful result.
+ */
+export interface ToolHook {
+  readonly name: string;
+  before?(
+    call: ToolCallInfo,
+  ): undefined | { args: unknown } | Promise<undefined | { args: unknown }>;
+  after?(
+    call: ToolCallInfo,
+    outcome: ToolOutcome,
+  ): undefined | { result: unknown } | Promise<undefined | { result: unknown }>;
+}
+
+export interface RunSpecOptions {
+  /** The framework's call id (recorded in the ledger, visible as `ctx.callId`). */
+  readonly callId: string;
+  /** Overrides the executor's approval port for this call (an integration's bound port). */
+  readonly approval?: ApprovalPort;
+}
+
+/**
+ * The port every integration calls: one tool call under the runner's policy. `ctx` may be
+ * partial (a plugin that does not import this project passes `{ callId }`): the runner fills in
+ * the rest from the run's tool context, so plugins never need our AsyncLocalStorage.
+ */
+export interface ToolRunner {
+  runSpec<A, R>(
+    spec: ToolSpec<A, R>,
+    args: unknown,
+    ctx: Partial<ToolContext>,
+    options: RunSpecOptions,
+  ): Promise<R>;
+}
+
+/** The run's tool context (or a standalone one) with `partial` over it; both signals count. */
+export function completeContext(partial: Partial<ToolContext>): ToolContext {
+  const base = tryToolContext() ?? standaloneContext();
+  const signal =
+    partial.signal && partial.signal !== base.signal
+      ? AbortSignal.any([base.signal, partial.signal])
+      : base.signal;
+  return { ...base, ...partial, signal };
+}
+
+export interface RunLimits {
+  /** Tool calls (of any tool, valid or not) one run may make. */
+  readonly toolCallsPerRun?: number;
+  /** Calls of one tool one run may make. */
+  readonly callsPerToolPerRun?: number;
+}
+
+export interface ExecutorOptions {
+  /** Decides `confirm` tools; without one they are denied (fail closed). */
+  approval?: ApprovalPort;
+  ledger?: ToolLedger;
+  hooks?: readonly ToolHook[];
+  limits?: RunLimits;
+  /** Applies to tools without their own `timeoutMs`. */
+  defaultTimeoutMs?: number;
+  cache?: ResultCache;
+  now?: () => number;
+}
+
+type Approval = NonNullable<LedgerEntry['approval']>;
+
+/** Validate → limits → before hooks → approval → cache → run (timeout, retries) → after hooks → ledger. */
+export class Executor implements ToolRunner {
+  readonly #options: ExecutorOptions;
+  readonly #cache: ResultCache;
+  readonly #now: () => number;
+  /** Calls per run: total and per tool. Bounded so a long-lived process does not grow. */
+  readonly #counts = new Map<string, { total: number; perTool: Map<string, number> }>();
+
+  constructor(options: ExecutorOptions = {}) {
+    this.#options = options;
+    this.#now = options.now ?? Date.now;
+    this.#cache = options.cache ?? new ResultCache({ now: this.#now });
+  }
+
+  async runSpec<A, R>(
+    spec: ToolSpec<A, R>,
+    args: unknown,
+    partial: Partial<ToolContext>,
+    options: RunSpecOptions,
+  ): Promise<R> {
+    const ctx = completeContext(partial);
+    const startedAt = this.#now();
+    const { callId } = options;
+    const state = { argsHash: hashArgs(args), approval: undefined as Approval | undefined };
+    const tally = { attempts: 1 };
+    let cached = false;
+    let info: ToolCallInfo | undefined;
+    try {
+      if (ctx.signal.aborted) throw abortError(ctx.signal);
+      this.#count(ctx.runId, spec.name);
+      let parsed = spec.parse(args);
+      state.argsHash = hashArgs(parsed);
+      info = { tool: spec.name, callId, args: parsed, ctx };
+      for (const hook of this.#options.hooks ?? []) {
+        const out = await hook.before?.(info);
+        if (out) {
+          parsed = spec.parse(out.args);
+          info = { ...info, args: parsed };
+        }
+      }
+      parsed = await this.#approve(spec, parsed, ctx, options, state);
+      info = { ...info, args: parsed };
+      state.argsHash = hashArgs(parsed);
+      const key = spec.cache ? cacheKey(spec, parsed, ctx) : undefined;
+      const hit = key === undefined ? undefined : this.#cache.get(key);
+      let result: R;
+      if (hit) {
+        cached = true;
+        result = hit.value as R;
+      } else {
+        result = await this.#attempts(spec, parsed, ctx, callId, tally);
+        if (key !== undefined && spec.cache) this.#cache.set(key, result, spec.cache.ttlMs);
+      }
+      for (const hook of this.#options.hooks ?? []) {
+        const out = await hook.after?.(info, { ok: true, result, cached });
+        if (out) result = out.result as R;
+      }
+      await this.#record(spec, ctx, callId, state, cached ? 'cached' : 'ok', tally, startedAt);
+      return result;
+    } catch (err) {
+      if (info) {
+        // Observers only: a failure's outcome is not rewritten by a hook.
+        for (const hook of this.#options.hooks ?? [])
+          await hook.after?.(info, { ok: false, error: err });
+      }
+      await this.#record(spec, ctx, callId, state, outcomeOf(err, ctx), tally, startedAt, err);
+      throw err;
+    }
+  }
+
+  /** Returns the arguments to run with (edited ones when the approver changed them). */
+  async #approve<A>(
+    spec: ToolSpec<A, unknown>,
+    args: A,
+    ctx: ToolContext,
+    options: RunSpecOptions,
+    state: { approval: Approval | undefined },
+  ): Promise<A> {
+    // A decision the framework's own gate made wins; otherwise only `confirm` tools ask.
+    if (!spec.confirm && !ctx.approval) {
+      state.approval = 'not-required';
+      return args;
+    }
+    const port = options.approval ?? this.#options.approval ?? denyAll;
+    const decision: ApprovalDecision =
+      ctx.approval ??
+      (await port.decide({
+        tool: spec.name,
+        callId: options.callId,
+        args,
+        runId: ctx.runId,
+        sessionId: ctx.sessionId,
+        agent: ctx.agent,
+        ...(ctx.principal === undefined ? {} : { principal: ctx.principal }),
+      }));
+    if (decision.status === 'denied') {
+      state.approval = 'denied';
+      throw new ApprovalDenied(spec.name, decision.message);
+    }
+    if (decision.arguments === undefined) {
+      state.approval = 'approved';
+      return args;
+    }
+    state.approval = 'approved-edited';
+    return spec.parse(decision.arguments);
+  }
+
+  async #attempts<A, R>(
+    spec: ToolSpec<A, R>,
+    args: A,
+    ctx: ToolContext,
+    callId: string,
+    tally: { attempts: number },
+  ): Promise<R> {
+    const { retries, backoffMs, factor, maxBackoffMs } = spec.retry;
+    for (let attempt = 1; ; attempt++) {
+      tally.attempts = attempt;
+      try {
+        return await this.#once(spec, args, ctx, callId, attempt);
+      } catch (err) {
+        const retryable = err instanceof ToolError && err.retryable;
+        if (!retryable || attempt > retries || ctx.signal.aborted) throw err;
+        const delay = Math.min(backoffMs * factor ** (attempt - 1), maxBackoffMs);
+        try {
+          await sleep(delay, undefined, { signal: ctx.signal });
+        } catch {
+          throw abortError(ctx.signal);
+        }
+      }
+    }
+  }
+
+  /** One attempt: the handler runs in the tool context with this call's id and signal. */
+  #once<A, R>(
+    spec: ToolSpec<A, R>,
+    args: A,
+    ctx: ToolContext,
+    callId: string,
+    attempt: number,
+  ): Promise<R> {
+    const timeoutMs = spec.timeoutMs ?? this.#options.defaultTimeoutMs;
+    const timeout = new AbortController();
+    const signal = AbortSignal.any([ctx.signal, timeout.signal]);
+    const callCtx: ToolCallContext = { ...ctx, callId, signal, attempt };
+    return new Promise<R>((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const onAbort = () => reject(abortError(ctx.signal));
+      ctx.signal.addEventListener('abort', onAbort, { once: true });
+      if (timeoutMs !== undefined) {
+        timer = setTimeout(() => {
+          const err = new ToolTimeout(spec.name, timeoutMs);
+          reject(err);
+          // Tells a handler that listens to stop its work; its late answer is ignored.
+          timeout.abort(err);
+        }, timeoutMs);
+      }
+      Promise.resolve()
+        .then(() => runWithToolContext(callCtx, () => spec.handler(args, callCtx)))
+        .then(resolve, reject)
+        .finally(() => {
+          clearTimeout(timer);
+          ctx.signal.removeEventListener('abort', onAbort);
+        });
+    });
+  }
+
+  #count(runId: string, tool: string): void {
+    const limits = this.#options.limits;
+    if (!limits) return;
+    let counts = this.#counts.get(runId);
+    if (!counts) {
+      if (this.#counts.size >= 1_000) this.#counts.delete(this.#counts.keys().next().value ?? '');
+      counts = { total: 0, perTool: new Map() };
+      this.#counts.set(runId, counts);
+    }
+    const perTool = counts.perTool.get(tool) ?? 0;
+    if (limits.toolCallsPerRun !== undefined && counts.total >= limits.toolCallsPerRun) {
+      throw new RunLimitExceeded('tool calls', limits.toolCallsPerRun);
+    }
+    if (limits.callsPerToolPerRun !== undefined && perTool >= limits.callsPerToolPerRun) {
+      throw new RunLimitExceeded(`calls of tool "${tool}"`, limits.callsPerToolPerRun);
+    }
+    counts.total += 1;
+    counts.perTool.set(tool, perTool + 1);
+  }
+
+  async #record(
+    spec: ToolSpec<any, any>,
+    ctx: ToolContext,
+    callId: string,
+    state: { argsHash: string; approval: Approval | undefined },
+    outcome: LedgerEntry['outcome'],
+    tally: { attempts: number },
+    startedAt: number,
+    err?: unknown,
+  ): Promise<void> {
+    const ledger = this.#options.ledger;
+    if (!ledger) return;
+    // An audit write that fails fails the call: an unrecorded call must not look recorded.
+    await ledger.record({
+      sessionId: ctx.sessionId,
+      runId: ctx.runId,
+      callId,
+      tool: spec.name,
+      argsHash: state.argsHash,
+      outcome,
+      ...(err === undefined ? {} : { errorKind: modelVisibleError(err).error.kind }),
+      ...(state.approval ? { approval: state.approval } : {}),
+      attempts: tally.attempts,
+      durationMs: Math.max(0, this.#now() - startedAt),
+      startedAt,
+    });
+  }
+}
+
+function outcomeOf(err: unknown, ctx: ToolContext): LedgerEntry['outcome'] {
+  if (isAbortError(err) || ctx.signal.aborted) return 'cancelled';
+  if (err instanceof ToolArgsInvalid) return 'invalid-args';
+  if (err instanceof ApprovalDenied) return 'denied';
+  if (err instanceof ToolTimeout) return 'timeout';
+  if (err instanceof RunLimitExceeded) return 'limit';
+  return 'error';
+}
+
+/** Scoped to the session unless the tool says its results are shareable. */
+function cacheKey<A>(spec: ToolSpec<A, unknown>, args: A, ctx: ToolContext): string {
+  const argsKey = spec.cache?.key ? spec.cache.key(args) : canonicalJson(args);
+  const scope = spec.cache?.shared ? '*' : ctx.sessionId;
+  return `${spec.name}\u0000${scope}\u0000${argsKey}`;
+}

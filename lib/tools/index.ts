@@ -1,0 +1,35 @@
+export {
+  type ApprovalDecision,
+  type ApprovalPort,
+  type ApprovalRequest,
+  approvalFrom,
+  approveAll,
+  denyAll,
+} from './approval.js';
+export { ResultCache } from './cache.js';
+export * from './errors.js';
+export {
+  completeContext,
+  Executor,
+  type ExecutorOptions,
+  type RunLimits,
+  type RunSpecOptions,
+  type ToolCallInfo,
+  type ToolHook,
+  type ToolOutcome,
+  type ToolRunner,
+} from './executor.js';
+export { canonicalJson, hashArgs, InMemoryToolLedger } from './ledger.js';
+export { ToolRegistry } from './registry.js';
+export {
+  type CachePolicy,
+  defineTool,
+  directContext,
+  type RetryPolicy,
+  standaloneContext,
+  type ToolCallContext,
+  type ToolHandler,
+  ToolNameSchema,
+  type ToolSpec,
+  type ToolSpecConfig,
+} from './spec.js';

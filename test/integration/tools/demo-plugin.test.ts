@@ -1,0 +1,45 @@
+import { rmSync } from 'node:fs';
+import { afterAll } from 'vitest';
+import { getIntegration, type Integration } from '../../../lib/frameworks/base/index.js';
+import {
+  type ContractHarness,
+  contractTests,
+  executorRunnerFactory,
+} from '../../../lib/testing/contract/index.js';
+import { makeApp } from './fixture-app.js';
+
+/** The demo framework's tool and result shapes (see test/fixtures/demo-plugin/index.js). */
+interface DemoTool {
+  name: string;
+  description: string;
+  parameters: unknown;
+  run(args: unknown, call: { id: string }): Promise<DemoResult>;
+}
+type DemoResult = { ok: true; value: unknown } | { ok: false; error: { kind: string } };
+
+// The plugin is found the way an app would find it: a dependency in the app's package.json.
+const root = makeApp({ 'agent-kernel-demo-plugin': 'demo' });
+let integration: Integration<DemoTool> | undefined;
+
+const harness: ContractHarness<DemoTool, DemoResult> = {
+  name: 'demo',
+  editsSupported: true,
+  approval: 'executor',
+  discovery: { root },
+  integration: async () => {
+    integration ??= (await getIntegration('demo', { root })) as Integration<DemoTool>;
+    return integration;
+  },
+  export: async (spec, options) => (await harness.integration()).exportTool(spec, options),
+  call: (tool, args, { callId }) => tool.run(args, { id: callId }),
+  value: (result) => (result.ok ? result.value : undefined),
+  isError: (result) => (result as DemoResult | undefined)?.ok === false,
+  errorKind: (result) => (result as Extract<DemoResult, { ok: false }>).error?.kind,
+  describe: (tool) => ({ name: tool.name, description: tool.description, schema: tool.parameters }),
+};
+
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+// Against the kit's stand-in runner, and against the real Executor.
+contractTests(harness);
+contractTests(harness, { runnerFactory: executorRunnerFactory });

@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { runWithToolContext } from '../../../lib/core/index.js';
+import {
+  type ExportOptions,
+  IntegrationBase,
+  integrationProblem,
+} from '../../../lib/frameworks/base/index.js';
+import {
+  approveAll,
+  defineTool,
+  Executor,
+  ToolRegistry,
+  type ToolSpec,
+} from '../../../lib/tools/index.js';
+
+/** A framework without a tool-error channel: its tools are `(args, meta) => result`. */
+class NoChannel extends IntegrationBase<
+  (args: unknown, meta: { call: { id: string } }) => Promise<unknown>
+> {
+  readonly name = 'nochannel';
+  readonly requires = [];
+  readonly extra = 'nochannel-sdk';
+  protected override readonly callIdFields = ['call.id'];
+
+  exportTool(spec: ToolSpec<any, any>, options: ExportOptions) {
+    return (args: unknown, meta: { call: { id: string } }) =>
+      this.runBound(spec, args, meta, options);
+  }
+}
+
+const pay = defineTool({
+  name: 'pay',
+  description: 'Pays',
+  input: z.object({ amount: z.number() }),
+  confirm: true,
+  targets: ['nochannel'],
+  handler: ({ amount }, ctx) => ({ amount, callId: ctx.callId, runId: ctx.runId }),
+});
+
+describe('IntegrationBase', () => {
+  it('binds the native call id over the run’s tool context', async () => {
+    // Prepare
+    const integration = new NoChannel();
+    integration.bindApproval(approveAll);
+    const tool = integration.exportTool(pay, { executor: new Executor() });
+    const run = {
+      runId: 'r',
+      sessionId: 's',
+      agent: 'a',
+      signal: new AbortController().signal,
+      context: {},
+    };
+
+    // Act
+    const result = await runWithToolContext(run, () =>
+      tool({ amount: 2 }, { call: { id: 'n-1' } }),
+    );
+
+    // Assess
+    expect(result).toEqual({ amount: 2, callId: 'n-1', runId: 'r' });
+  });
+
+  it('returns the model-visible error as the result when there is no error channel', async () => {
+    // Prepare
+    const integration = new NoChannel();
+    const tool = integration.exportTool(pay, { executor: new Executor() });
+
+    // Act
+    const bad = await tool({ amount: 'x' }, { call: { id: 'n-2' } });
+    const denied = await tool({ amount: 1 }, { call: { id: 'n-3' } });
+
+    // Assess
+    expect(bad).toMatchObject({ error: { kind: 'invalid-arguments' } });
+    expect(denied).toMatchObject({ error: { kind: 'approval-denied' } });
+  });
+
+  it('exports the registry’s tools for its target only', () => {
+    // Prepare
+    const other = defineTool({
+      name: 'other',
+      description: 'x',
+      input: z.object({}),
+      targets: ['x'],
+      handler: () => 1,
+    });
+
+    // Act
+    const tools = new NoChannel().exportTools(new ToolRegistry([pay, other]), {
+      executor: new Executor(),
+    });
+
+    // Assess
+    expect(tools).toHaveLength(1);
+  });
+
+  it('says why an object is not an integration', () => {
+    // Act / Assess
+    expect(integrationProblem(new NoChannel())).toBeUndefined();
+    expect(integrationProblem(null)).toMatch(/null/);
+    expect(
+      integrationProblem({
+        exportTool() {},
+        bindContext() {},
+        bindApproval() {},
+        name: 'n',
+        extra: 'e',
+        requires: [1],
+      }),
+    ).toMatch(/requires/);
+  });
+});
