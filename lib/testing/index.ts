@@ -8,4 +8,3 @@ export {
   type ScriptedTurn,
   startScriptedModelServer,
 } from './scripted-model-server.js';
-export * from './store-contract.js';
