@@ -18,6 +18,8 @@ export default defineConfig({
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
           environment: 'node',
+          // dynalite and DynamoDB Local, started once per run (endpoints via inject).
+          globalSetup: ['test/global-setup-dynamodb.ts'],
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },

@@ -1,0 +1,60 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+
+export interface DynamoStoreOptions {
+  client: DynamoDBClient;
+  tableName: string;
+  /** Lifetime of an item after its last write (TTL attribute `expiresAt`); default 7 days. */
+  ttlSeconds?: number;
+  now?: () => number;
+}
+
+export const DEFAULT_TTL_SECONDS = 7 * 24 * 3600;
+
+/** What every DynamoDB store shares: the document client, table name, clock and TTL. */
+export class DynamoBase {
+  readonly doc: DynamoDBDocumentClient;
+  readonly table: string;
+  readonly now: () => number;
+  readonly ttlSeconds: number;
+
+  constructor(options: DynamoStoreOptions) {
+    this.doc = DynamoDBDocumentClient.from(options.client, {
+      marshallOptions: { removeUndefinedValues: true },
+    });
+    this.table = options.tableName;
+    this.now = options.now ?? Date.now;
+    this.ttlSeconds = options.ttlSeconds ?? DEFAULT_TTL_SECONDS;
+  }
+
+  /** Epoch seconds, the unit of the TTL attribute. */
+  nowSeconds(): number {
+    return Math.floor(this.now() / 1000);
+  }
+
+  expiry(ttlSeconds = this.ttlSeconds): number {
+    return this.nowSeconds() + ttlSeconds;
+  }
+
+  /** DynamoDB deletes expired items late (or, on dynalite, never): read them as absent. */
+  expired(item: Record<string, unknown>): boolean {
+    const at = item.expiresAt;
+    return typeof at === 'number' && at <= this.nowSeconds();
+  }
+
+  /** Deletes items best-effort, 25 per request; what fails is left to TTL. */
+  async deleteQuietly(items: readonly { pk: string; sk: string }[]): Promise<void> {
+    for (let i = 0; i < items.length; i += 25) {
+      const batch = items.slice(i, i + 25).map((Key) => ({ DeleteRequest: { Key } }));
+      try {
+        await this.doc.send(new BatchWriteCommand({ RequestItems: { [this.table]: batch } }));
+      } catch {
+        // Best effort: the items carry expiresAt.
+      }
+    }
+  }
+}
+
+export function isConditionFailed(err: unknown): boolean {
+  return err instanceof Error && err.name === 'ConditionalCheckFailedException';
+}

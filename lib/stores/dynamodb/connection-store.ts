@@ -1,0 +1,186 @@
+import {
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod';
+import {
+  type Connection,
+  ConnectionNotFound,
+  ConnectionSchema,
+  type ConnectionStore,
+  InvalidRecord,
+  RecordCorrupt,
+  type Subscription,
+  SubscriptionFormatSchema,
+} from '../../core/stores.js';
+import { DynamoBase, isConditionFailed } from './base.js';
+import { keys } from './table.js';
+
+const ConnItemSchema = ConnectionSchema.extend({
+  sessions: z.instanceof(Set).optional(),
+});
+const SubItemSchema = ConnectionSchema.extend({
+  sessionId: z.string(),
+  format: SubscriptionFormatSchema,
+});
+
+/**
+ * Connections as `CONN#<id>/META` (principal, endpoint, and the string set of subscribed session
+ * ids, so disconnect needs no scan or index); subscriptions as `SESSION#<id>/SUB#<connectionId>`
+ * carrying the endpoint, so fan-out lists a session's subscribers with one query.
+ */
+export class DynamoConnectionStore extends DynamoBase implements ConnectionStore {
+  async connect(connection: Connection): Promise<void> {
+    const parsed = ConnectionSchema.safeParse(connection);
+    if (!parsed.success) {
+      throw new InvalidRecord('connection', parsed.error.issues[0]?.message ?? 'invalid');
+    }
+    await this.doc.send(
+      new PutCommand({
+        TableName: this.table,
+        Item: {
+          pk: keys.connection(connection.connectionId),
+          sk: keys.meta,
+          ...parsed.data,
+          expiresAt: this.expiry(),
+        },
+      }),
+    );
+  }
+
+  async get(connectionId: string): Promise<(Connection & { sessions: string[] }) | undefined> {
+    const { Item } = await this.doc.send(
+      new GetCommand({
+        TableName: this.table,
+        Key: { pk: keys.connection(connectionId), sk: keys.meta },
+        ConsistentRead: true,
+      }),
+    );
+    if (!Item || this.expired(Item)) return undefined;
+    const { connection, sessions } = parseConn(connectionId, Item);
+    return { ...connection, sessions };
+  }
+
+  async subscribe(
+    connectionId: string,
+    sessionId: string,
+    format: Subscription['format'] = 'native',
+  ): Promise<void> {
+    let attributes: Record<string, unknown> | undefined;
+    try {
+      // The CONN item first, so a disconnect that follows finds this subscription.
+      ({ Attributes: attributes } = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { pk: keys.connection(connectionId), sk: keys.meta },
+          UpdateExpression: 'ADD sessions :session',
+          ConditionExpression: 'attribute_exists(pk) AND expiresAt > :now',
+          ExpressionAttributeValues: {
+            ':session': new Set([sessionId]),
+            ':now': this.nowSeconds(),
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      ));
+    } catch (err) {
+      if (isConditionFailed(err)) throw new ConnectionNotFound(connectionId);
+      throw err;
+    }
+    const { connection } = parseConn(connectionId, attributes ?? {});
+    await this.doc.send(
+      new PutCommand({
+        TableName: this.table,
+        Item: {
+          pk: keys.session(sessionId),
+          sk: keys.subscription(connectionId),
+          ...connection,
+          sessionId,
+          format,
+          expiresAt: attributes?.expiresAt,
+        },
+      }),
+    );
+  }
+
+  async unsubscribe(connectionId: string, sessionId: string): Promise<void> {
+    await this.doc.send(
+      new DeleteCommand({
+        TableName: this.table,
+        Key: { pk: keys.session(sessionId), sk: keys.subscription(connectionId) },
+      }),
+    );
+    try {
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { pk: keys.connection(connectionId), sk: keys.meta },
+          UpdateExpression: 'DELETE sessions :session',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':session': new Set([sessionId]) },
+        }),
+      );
+    } catch (err) {
+      if (!isConditionFailed(err)) throw err;
+    }
+  }
+
+  async subscribers(sessionId: string): Promise<Subscription[]> {
+    const found: Subscription[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.doc.send(
+        new QueryCommand({
+          TableName: this.table,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: {
+            ':pk': keys.session(sessionId),
+            ':prefix': keys.subscriptionPrefix,
+          },
+          ExclusiveStartKey: start,
+        }),
+      );
+      for (const item of page.Items ?? []) {
+        if (this.expired(item)) continue;
+        const { pk: _pk, sk: _sk, expiresAt: _ttl, ...rest } = item;
+        const parsed = SubItemSchema.safeParse(rest);
+        if (!parsed.success) {
+          throw new RecordCorrupt(
+            'subscription',
+            String(item.sk),
+            parsed.error.issues[0]?.message ?? '',
+          );
+        }
+        found.push(parsed.data);
+      }
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return found;
+  }
+
+  async disconnect(connectionId: string): Promise<void> {
+    const { Attributes } = await this.doc.send(
+      new DeleteCommand({
+        TableName: this.table,
+        Key: { pk: keys.connection(connectionId), sk: keys.meta },
+        ReturnValues: 'ALL_OLD',
+      }),
+    );
+    const sessions = Attributes?.sessions instanceof Set ? [...Attributes.sessions] : [];
+    await this.deleteQuietly(
+      sessions.map((id) => ({ pk: keys.session(String(id)), sk: keys.subscription(connectionId) })),
+    );
+  }
+}
+
+function parseConn(connectionId: string, item: Record<string, unknown>) {
+  const { pk: _pk, sk: _sk, expiresAt: _ttl, ...rest } = item;
+  const parsed = ConnItemSchema.safeParse(rest);
+  if (!parsed.success) {
+    throw new RecordCorrupt('connection', connectionId, parsed.error.issues[0]?.message ?? '');
+  }
+  const { sessions, ...connection } = parsed.data;
+  return { connection, sessions: [...(sessions ?? [])].map(String).sort() };
+}

@@ -1,0 +1,10 @@
+export { DEFAULT_TTL_SECONDS, type DynamoStoreOptions } from './base.js';
+export { createDynamoClient, type DynamoClientOptions } from './client.js';
+export { DynamoConnectionStore } from './connection-store.js';
+export { DynamoIdempotencyStore } from './idempotency-store.js';
+export { DynamoToolLedger } from './ledger.js';
+export { DynamoPausedRunStore } from './paused-run-store.js';
+export { DynamoRunRecordStore } from './run-record-store.js';
+export { DynamoSessionLock, type DynamoSessionLockOptions } from './session-lease.js';
+export { DynamoSessionStore, type DynamoSessionStoreOptions } from './session-store.js';
+export { createTable, keys, TABLE, tableDefinition } from './table.js';

@@ -1,0 +1,194 @@
+import { randomUUID } from 'node:crypto';
+import {
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { type PausedRun, PausedRunSchema } from '../../core/paused-run.js';
+import { parsePausedRun } from '../../core/paused-run-migrations.js';
+import {
+  InvalidRecord,
+  PausedRunNotFound,
+  type PausedRunStore,
+  RecordCorrupt,
+  RunAlreadyResumed,
+} from '../../core/stores.js';
+import { jsonProblem, parseStoredJson, toStoredJson } from '../json.js';
+import { DynamoBase, isConditionFailed } from './base.js';
+import { chunkKeys, decode, encode, readChunks, writeChunks } from './codec.js';
+import { keys } from './table.js';
+
+const LIMIT = 350_000;
+
+/**
+ * Paused runs as `SESSION#<id>/PAUSED#<runId>`. `status` is a plain attribute so the claim is
+ * one conditional update; the rest is the record's JSON (brotli when large, chunked as
+ * `PAUSEDSTATE#<runId>#<generation>#<n>` past 350 KB, a prefix `PAUSED#` queries never match).
+ */
+export class DynamoPausedRunStore extends DynamoBase implements PausedRunStore {
+  async put(run: PausedRun): Promise<void> {
+    const parsed = PausedRunSchema.safeParse(run);
+    if (!parsed.success) {
+      throw new InvalidRecord('paused run', parsed.error.issues[0]?.message ?? 'invalid');
+    }
+    const { status, ...rest } = parsed.data;
+    let json: string;
+    try {
+      json = toStoredJson(rest);
+    } catch (err) {
+      throw new InvalidRecord('paused run', jsonProblem(err));
+    }
+    const encoded = encode(json);
+    const pk = keys.session(run.sessionId);
+    const expiresAt = Math.ceil(run.expiresAt / 1000);
+    const item: Record<string, unknown> = {
+      pk,
+      sk: keys.paused(run.runId),
+      status,
+      agent: run.agent,
+      createdAt: run.createdAt,
+      enc: encoded.enc,
+      expiresAt,
+    };
+    if (encoded.size <= LIMIT) {
+      item.body = encoded.body;
+    } else {
+      const gen = randomUUID().slice(0, 8);
+      const prefix = chunkPrefix(run.runId, gen);
+      const bytes = encoded.body as Uint8Array;
+      Object.assign(item, {
+        gen,
+        chunks: await writeChunks(this, pk, prefix, bytes, LIMIT, expiresAt),
+      });
+    }
+    await this.doc.send(new PutCommand({ TableName: this.table, Item: item }));
+  }
+
+  async get(sessionId: string, runId: string): Promise<PausedRun | undefined> {
+    const { Item } = await this.doc.send(
+      new GetCommand({
+        TableName: this.table,
+        Key: { pk: keys.session(sessionId), sk: keys.paused(runId) },
+        ConsistentRead: true,
+      }),
+    );
+    if (!Item || this.expired(Item)) return undefined;
+    return this.#parse(sessionId, runId, Item);
+  }
+
+  async list(sessionId: string): Promise<PausedRun[]> {
+    const runs: PausedRun[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.doc.send(
+        new QueryCommand({
+          TableName: this.table,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: {
+            ':pk': keys.session(sessionId),
+            ':prefix': keys.pausedPrefix,
+          },
+          ConsistentRead: true,
+          ExclusiveStartKey: start,
+        }),
+      );
+      for (const item of page.Items ?? []) {
+        if (this.expired(item)) continue;
+        runs.push(await this.#parse(sessionId, String(item.sk).slice(7), item));
+      }
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return runs.sort((a, b) => a.createdAt - b.createdAt);
+  }
+
+  async claim(sessionId: string, runId: string): Promise<PausedRun> {
+    try {
+      const { Attributes } = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { pk: keys.session(sessionId), sk: keys.paused(runId) },
+          UpdateExpression: 'SET #status = :resuming',
+          ConditionExpression: '#status = :pending AND expiresAt > :now',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':resuming': 'resuming',
+            ':pending': 'pending',
+            ':now': this.nowSeconds(),
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return await this.#parse(sessionId, runId, Attributes ?? {});
+    } catch (err) {
+      if (!isConditionFailed(err)) throw err;
+      // Tell "someone else resumed it" from "it is not there".
+      const run = await this.get(sessionId, runId);
+      if (!run) throw new PausedRunNotFound(sessionId, runId);
+      throw new RunAlreadyResumed(sessionId, runId);
+    }
+  }
+
+  async release(sessionId: string, runId: string): Promise<void> {
+    try {
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { pk: keys.session(sessionId), sk: keys.paused(runId) },
+          UpdateExpression: 'SET #status = :pending',
+          ConditionExpression: '#status = :resuming',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':resuming': 'resuming', ':pending': 'pending' },
+        }),
+      );
+    } catch (err) {
+      if (!isConditionFailed(err)) throw err;
+    }
+  }
+
+  async delete(sessionId: string, runId: string): Promise<void> {
+    const pk = keys.session(sessionId);
+    const { Attributes } = await this.doc.send(
+      new DeleteCommand({
+        TableName: this.table,
+        Key: { pk, sk: keys.paused(runId) },
+        ReturnValues: 'ALL_OLD',
+      }),
+    );
+    if (typeof Attributes?.gen === 'string' && typeof Attributes.chunks === 'number') {
+      await this.deleteQuietly(
+        chunkKeys(pk, chunkPrefix(runId, Attributes.gen), Attributes.chunks),
+      );
+    }
+  }
+
+  async #parse(sessionId: string, runId: string, item: Record<string, unknown>) {
+    const corrupt = (detail: string) => new RecordCorrupt('paused run', runId, detail);
+    let body: unknown = item.body;
+    if (typeof item.gen === 'string' && typeof item.chunks === 'number') {
+      const prefix = chunkPrefix(runId, item.gen);
+      body = await readChunks(this, keys.session(sessionId), prefix, item.chunks);
+      if (body === undefined) throw corrupt('its state chunks are missing');
+    }
+    let value: unknown;
+    try {
+      value = parseStoredJson(decode(item.enc, body));
+    } catch (err) {
+      throw corrupt(jsonProblem(err));
+    }
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      throw corrupt('not a JSON object');
+    }
+    // Checks the schema and migrates older versions forward.
+    const run = parsePausedRun({ ...value, status: item.status }, runId);
+    if (run.sessionId !== sessionId || run.runId !== runId) {
+      throw corrupt('it belongs to another session or run');
+    }
+    return run;
+  }
+}
+
+function chunkPrefix(runId: string, gen: string): string {
+  return `PAUSEDSTATE#${runId}#${gen}#`;
+}

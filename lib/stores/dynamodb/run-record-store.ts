@@ -1,0 +1,75 @@
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  InvalidRecord,
+  RecordCorrupt,
+  type RunRecord,
+  RunRecordSchema,
+  type RunRecordStore,
+} from '../../core/stores.js';
+import { jsonProblem, parseStoredJson, toStoredJson } from '../json.js';
+import { DynamoBase } from './base.js';
+import { decode, encode } from './codec.js';
+import { keys } from './table.js';
+
+/** Item size left for a reply after keys and attributes. */
+const LIMIT = 380_000;
+
+/** Run records as `SESSION#<id>/RUN#<runId>`: status plain, the record as (compressed) JSON. */
+export class DynamoRunRecordStore extends DynamoBase implements RunRecordStore {
+  async put(record: RunRecord): Promise<void> {
+    const parsed = RunRecordSchema.safeParse(record);
+    if (!parsed.success) {
+      throw new InvalidRecord('run record', parsed.error.issues[0]?.message ?? 'invalid');
+    }
+    let json: string;
+    try {
+      json = toStoredJson(parsed.data);
+    } catch (err) {
+      throw new InvalidRecord('run record', jsonProblem(err));
+    }
+    const encoded = encode(json);
+    if (encoded.size > LIMIT) {
+      throw new InvalidRecord('run record', `${encoded.size} bytes compressed is over ${LIMIT}`);
+    }
+    await this.doc.send(
+      new PutCommand({
+        TableName: this.table,
+        Item: {
+          pk: keys.session(record.sessionId),
+          sk: keys.run(record.runId),
+          status: record.status,
+          updatedAt: record.updatedAt,
+          enc: encoded.enc,
+          body: encoded.body,
+          expiresAt: this.expiry(),
+        },
+      }),
+    );
+  }
+
+  async get(sessionId: string, runId: string): Promise<RunRecord | undefined> {
+    const { Item } = await this.doc.send(
+      new GetCommand({
+        TableName: this.table,
+        Key: { pk: keys.session(sessionId), sk: keys.run(runId) },
+        ConsistentRead: true,
+      }),
+    );
+    if (!Item || this.expired(Item)) return undefined;
+    let value: unknown;
+    try {
+      value = parseStoredJson(decode(Item.enc, Item.body));
+    } catch (err) {
+      throw new RecordCorrupt('run record', runId, jsonProblem(err));
+    }
+    const parsed = RunRecordSchema.safeParse(value);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new RecordCorrupt('run record', runId, `${issue?.path.join('.')}: ${issue?.message}`);
+    }
+    if (parsed.data.sessionId !== sessionId || parsed.data.runId !== runId) {
+      throw new RecordCorrupt('run record', runId, 'it belongs to another session or run');
+    }
+    return parsed.data;
+  }
+}

@@ -1,0 +1,74 @@
+import {
+  CreateTableCommand,
+  type CreateTableCommandInput,
+  DescribeTableCommand,
+  type DynamoDBClient,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
+
+/**
+ * The one source of truth for the table's keys: the stores, the CDK stack and the local stack
+ * all read it from here. One table, string keys `pk`/`sk`, TTL attribute `expiresAt` (epoch
+ * seconds), no GSI: every access is by partition (see docs/architecture.md).
+ */
+export const TABLE = {
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  ttlAttribute: 'expiresAt',
+  billingMode: 'PAY_PER_REQUEST',
+  globalSecondaryIndexes: [],
+} as const;
+
+/** Key builders: every pk/sk string the stores write. */
+export const keys = {
+  session: (sessionId: string) => `SESSION#${sessionId}`,
+  connection: (connectionId: string) => `CONN#${connectionId}`,
+  idempotency: (key: string) => `IDEMPOTENCY#${key}`,
+  meta: 'META',
+  lease: 'LEASE',
+  /** State chunks of one generation of a session head: `STATE#<generation>#<chunk>`. */
+  stateChunks: (generation: string) => `STATE#${generation}#`,
+  paused: (runId: string) => `PAUSED#${runId}`,
+  pausedPrefix: 'PAUSED#',
+  run: (runId: string) => `RUN#${runId}`,
+  ledger: (runId: string, callId: string) => `LEDGER#${runId}#${callId}`,
+  ledgerPrefix: (runId?: string) => (runId === undefined ? 'LEDGER#' : `LEDGER#${runId}#`),
+  subscription: (connectionId: string) => `SUB#${connectionId}`,
+  subscriptionPrefix: 'SUB#',
+} as const;
+
+/** CreateTable input for a table named `name` (CDK builds the same shape from TABLE). */
+export function tableDefinition(name: string): CreateTableCommandInput {
+  return {
+    TableName: name,
+    BillingMode: TABLE.billingMode,
+    AttributeDefinitions: [
+      { AttributeName: TABLE.partitionKey, AttributeType: 'S' },
+      { AttributeName: TABLE.sortKey, AttributeType: 'S' },
+    ],
+    KeySchema: [
+      { AttributeName: TABLE.partitionKey, KeyType: 'HASH' },
+      { AttributeName: TABLE.sortKey, KeyType: 'RANGE' },
+    ],
+  };
+}
+
+/** Creates the table and waits until it is active (tests and the local stack). */
+export async function createTable(client: DynamoDBClient, name: string): Promise<void> {
+  await client.send(new CreateTableCommand(tableDefinition(name)));
+  for (let i = 0; i < 200; i++) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: name }));
+    if (Table?.TableStatus === 'ACTIVE') break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  try {
+    await client.send(
+      new UpdateTimeToLiveCommand({
+        TableName: name,
+        TimeToLiveSpecification: { AttributeName: TABLE.ttlAttribute, Enabled: true },
+      }),
+    );
+  } catch {
+    // dynalite has no TTL: the stores treat expired items as absent anyway.
+  }
+}

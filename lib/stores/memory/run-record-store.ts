@@ -1,0 +1,34 @@
+import {
+  InvalidRecord,
+  type RunRecord,
+  RunRecordSchema,
+  type RunRecordStore,
+} from '../../core/stores.js';
+import { Clock, type MemoryStoreOptions } from './clock.js';
+
+/** Run records in process memory, kept for the store's TTL after their last write. */
+export class InMemoryRunRecordStore implements RunRecordStore {
+  readonly #records = new Map<string, { json: string; expiresAt: number }>();
+  readonly #clock: Clock;
+
+  constructor(options: MemoryStoreOptions = {}) {
+    this.#clock = new Clock(options);
+  }
+
+  async put(record: RunRecord): Promise<void> {
+    const parsed = RunRecordSchema.safeParse(record);
+    if (!parsed.success) {
+      throw new InvalidRecord('run record', parsed.error.issues[0]?.message ?? 'invalid');
+    }
+    this.#records.set(`${record.sessionId}\u0000${record.runId}`, {
+      json: JSON.stringify(parsed.data),
+      expiresAt: this.#clock.expiry(),
+    });
+  }
+
+  async get(sessionId: string, runId: string): Promise<RunRecord | undefined> {
+    const item = this.#records.get(`${sessionId}\u0000${runId}`);
+    if (!item || this.#clock.expired(item.expiresAt)) return undefined;
+    return JSON.parse(item.json) as RunRecord;
+  }
+}
