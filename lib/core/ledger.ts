@@ -20,6 +20,8 @@ export const LedgerEntrySchema = z.strictObject({
     'cancelled',
     'limit',
     'cached',
+    // Waiting for a human: the call is entered again when the run resumes.
+    'paused',
   ]),
   /** Model-visible error kind when the outcome is not ok. */
   errorKind: z.string().optional(),

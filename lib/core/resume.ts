@@ -141,7 +141,24 @@ export async function prepareResume(
       options: runOptions,
       signal,
     },
-    toolContext: { runId, sessionId, agent: agent.name, principal, signal, context },
+    toolContext: {
+      runId,
+      sessionId,
+      agent: agent.name,
+      principal,
+      signal,
+      context,
+      decisions: Object.fromEntries(
+        decisions.map((d) => [
+          d.id,
+          {
+            status: d.status,
+            ...(d.message === undefined ? {} : { message: d.message }),
+            ...(d.arguments === undefined ? {} : { arguments: d.arguments }),
+          },
+        ]),
+      ),
+    },
     resume: { pausedState: claimed.state, decisions },
   };
 }

@@ -14,6 +14,8 @@ export interface ToolContext {
   readonly callId?: string;
   /** Set when the framework's own approval gate already decided this call (lib/tools skips its port). */
   readonly approval?: ToolApproval;
+  /** On a resumed run: the decisions sent for its interruptions, by interruption id. */
+  readonly decisions?: Readonly<Record<string, ToolApproval>>;
 }
 
 /** A human's (or policy's) decision on one tool call; edited arguments replace the model's. */

@@ -1,4 +1,5 @@
-import type { ToolApproval } from '../core/tool-context.js';
+import { type ToolApproval, tryToolContext } from '../core/tool-context.js';
+import { ApprovalPending } from './errors.js';
 
 /** What an approver is asked: one call, with the validated arguments. */
 export interface ApprovalRequest {
@@ -22,6 +23,19 @@ export const approveAll: ApprovalPort = { decide: () => ({ status: 'approved' })
 
 export const denyAll: ApprovalPort = {
   decide: () => ({ status: 'denied', message: 'no approver is configured' }),
+};
+
+/**
+ * The approval port for frameworks without a native gate: a call already decided on resume
+ * (`ctx.decisions`, set by `Runtime.resume`) gets that decision; any other call throws
+ * `ApprovalPending`, which the runner turns into a paused run backed by the paused-run store.
+ */
+export const pauseForApproval: ApprovalPort = {
+  decide(request) {
+    const decided = tryToolContext()?.decisions?.[request.callId];
+    if (decided) return decided;
+    throw new ApprovalPending(request.tool, request.callId, request.args);
+  },
 };
 
 export function approvalFrom(

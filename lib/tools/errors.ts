@@ -64,6 +64,30 @@ export class ToolTimeout extends ToolLayerError {
   }
 }
 
+/**
+ * Control flow, not a failure: a `confirm` call needs a human decision that is not there yet.
+ * Runners without a native approval gate turn it into a paused run (`run-paused`); it always
+ * propagates, like cancellation, and is never shown to the model.
+ */
+export class ApprovalPending extends ToolLayerError {
+  readonly interruption: {
+    readonly id: string;
+    readonly kind: 'tool-approval';
+    readonly toolName: string;
+    readonly arguments: unknown;
+  };
+
+  constructor(tool: string, callId: string, args: unknown) {
+    super('approval-pending', `The call to tool "${tool}" waits for approval.`);
+    this.interruption = { id: callId, kind: 'tool-approval', toolName: tool, arguments: args };
+  }
+}
+
+/** Errors an integration must rethrow instead of showing them to the model. */
+export function mustPropagate(err: unknown): boolean {
+  return isAbortError(err) || err instanceof ApprovalPending;
+}
+
 /** A second tool registered under a name already taken. */
 export class DuplicateTool extends ToolLayerError {
   constructor(tool: string) {

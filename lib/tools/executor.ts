@@ -5,6 +5,7 @@ import { type ApprovalDecision, type ApprovalPort, denyAll } from './approval.js
 import { ResultCache } from './cache.js';
 import {
   ApprovalDenied,
+  ApprovalPending,
   abortError,
   isAbortError,
   modelVisibleError,
@@ -312,6 +313,7 @@ export class Executor implements ToolRunner {
 
 function outcomeOf(err: unknown, ctx: ToolContext): LedgerEntry['outcome'] {
   if (isAbortError(err) || ctx.signal.aborted) return 'cancelled';
+  if (err instanceof ApprovalPending) return 'paused';
   if (err instanceof ToolArgsInvalid) return 'invalid-args';
   if (err instanceof ApprovalDenied) return 'denied';
   if (err instanceof ToolTimeout) return 'timeout';

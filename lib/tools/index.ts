@@ -5,6 +5,7 @@ export {
   approvalFrom,
   approveAll,
   denyAll,
+  pauseForApproval,
 } from './approval.js';
 export { ResultCache } from './cache.js';
 export * from './errors.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type ToolContext, tryToolContext } from '../../core/tool-context.js';
 import type { ApprovalPort } from '../../tools/approval.js';
-import { isAbortError, type ModelVisibleError, modelVisibleError } from '../../tools/errors.js';
+import { type ModelVisibleError, modelVisibleError, mustPropagate } from '../../tools/errors.js';
 import type { ToolRunner } from '../../tools/executor.js';
 import type { ToolRegistry } from '../../tools/registry.js';
 import { standaloneContext, type ToolSpec } from '../../tools/spec.js';
@@ -125,7 +125,7 @@ export abstract class IntegrationBase<TExported = unknown> implements Integratio
     try {
       return await this.run(spec, args, native, options, overrides);
     } catch (err) {
-      if (isAbortError(err)) throw err;
+      if (mustPropagate(err)) throw err;
       return modelVisibleError(err);
     }
   }

@@ -1,5 +1,5 @@
 import { type FunctionTool, tool } from '@openai/agents';
-import type { ToolContext } from '../../core/tool-context.js';
+import { type ToolContext, tryToolContext } from '../../core/tool-context.js';
 import { isAbortError, modelVisibleError } from '../../tools/errors.js';
 import type { ToolSpec } from '../../tools/spec.js';
 import { type ExportOptions, IntegrationBase } from '../base/integration.js';
@@ -23,9 +23,11 @@ export class OpenAIIntegration extends IntegrationBase<OpenAITool> {
     const call = (args: unknown, details: unknown): Promise<unknown> => {
       const ctx = this.bindContext(details);
       const sdkSignal = (details as { signal?: AbortSignal } | undefined)?.signal;
+      // The SDK calls execute for a gated tool only once a human approved it; on a resumed
+      // run the decision itself (edited arguments included) goes to the ledger.
+      const decided = ctx.callId ? tryToolContext()?.decisions?.[ctx.callId] : undefined;
       const overrides: Partial<ToolContext> = {
-        // The SDK calls execute for a gated tool only once a human approved it.
-        ...(nativeGate ? { approval: { status: 'approved' } } : {}),
+        ...(nativeGate ? { approval: decided ?? { status: 'approved' } } : {}),
         ...(sdkSignal ? { signal: AbortSignal.any([ctx.signal, sdkSignal]) } : {}),
       };
       return this.run(spec, args, details, options, overrides);
