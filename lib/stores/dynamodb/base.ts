@@ -1,5 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 
 export interface DynamoStoreOptions {
   client: DynamoDBClient;
@@ -40,6 +40,29 @@ export class DynamoBase {
   expired(item: Record<string, unknown>): boolean {
     const at = item.expiresAt;
     return typeof at === 'number' && at <= this.nowSeconds();
+  }
+
+  /** The items of partition `pk` whose sort key starts with `prefix`, in key order, page by page. */
+  async *queryPrefix(
+    pk: string,
+    prefix: string,
+    options: { consistent?: boolean; projection?: string } = {},
+  ): AsyncGenerator<Record<string, any>> {
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.doc.send(
+        new QueryCommand({
+          TableName: this.table,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
+          ...(options.consistent ? { ConsistentRead: true } : {}),
+          ...(options.projection ? { ProjectionExpression: options.projection } : {}),
+          ExclusiveStartKey: start,
+        }),
+      );
+      yield* page.Items ?? [];
+      start = page.LastEvaluatedKey;
+    } while (start);
   }
 
   /** Deletes items best-effort, 25 per request; what fails is left to TTL. */

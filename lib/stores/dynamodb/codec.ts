@@ -1,5 +1,5 @@
 import { brotliCompressSync, brotliDecompressSync, constants, gunzipSync } from 'node:zlib';
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoBase } from './base.js';
 
 /** How a payload is stored: JSON text as is, or compressed JSON in a Binary attribute. */
@@ -80,24 +80,11 @@ export async function readChunks(
   count: number,
 ): Promise<Uint8Array | undefined> {
   const parts: Uint8Array[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await base.doc.send(
-      new QueryCommand({
-        TableName: base.table,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      if (item.sk !== chunkKey(prefix, parts.length)) return undefined;
-      if (!(item.data instanceof Uint8Array)) throw new Error(`chunk ${item.sk} is not binary`);
-      parts.push(item.data);
-    }
-    start = page.LastEvaluatedKey;
-  } while (start);
+  for await (const item of base.queryPrefix(pk, prefix, { consistent: true })) {
+    if (item.sk !== chunkKey(prefix, parts.length)) return undefined;
+    if (!(item.data instanceof Uint8Array)) throw new Error(`chunk ${item.sk} is not binary`);
+    parts.push(item.data);
+  }
   return parts.length === count ? Buffer.concat(parts) : undefined;
 }
 

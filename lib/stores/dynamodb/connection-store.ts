@@ -1,10 +1,4 @@
-import {
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import {
   type Connection,
@@ -129,34 +123,19 @@ export class DynamoConnectionStore extends DynamoBase implements ConnectionStore
 
   async subscribers(sessionId: string): Promise<Subscription[]> {
     const found: Subscription[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.doc.send(
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: {
-            ':pk': keys.session(sessionId),
-            ':prefix': keys.subscriptionPrefix,
-          },
-          ExclusiveStartKey: start,
-        }),
-      );
-      for (const item of page.Items ?? []) {
-        if (this.expired(item)) continue;
-        const { pk: _pk, sk: _sk, expiresAt: _ttl, ...rest } = item;
-        const parsed = SubItemSchema.safeParse(rest);
-        if (!parsed.success) {
-          throw new RecordCorrupt(
-            'subscription',
-            String(item.sk),
-            parsed.error.issues[0]?.message ?? '',
-          );
-        }
-        found.push(parsed.data);
+    for await (const item of this.queryPrefix(keys.session(sessionId), keys.subscriptionPrefix)) {
+      if (this.expired(item)) continue;
+      const { pk: _pk, sk: _sk, expiresAt: _ttl, ...rest } = item;
+      const parsed = SubItemSchema.safeParse(rest);
+      if (!parsed.success) {
+        throw new RecordCorrupt(
+          'subscription',
+          String(item.sk),
+          parsed.error.issues[0]?.message ?? '',
+        );
       }
-      start = page.LastEvaluatedKey;
-    } while (start);
+      found.push(parsed.data);
+    }
     return found;
   }
 

@@ -1,4 +1,4 @@
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { type LedgerEntry, LedgerEntrySchema, type ToolLedger } from '../../core/ledger.js';
 import { InvalidRecord, RecordCorrupt } from '../../core/stores.js';
 import { DynamoBase } from './base.js';
@@ -29,35 +29,16 @@ export class DynamoToolLedger extends DynamoBase implements ToolLedger {
 
   async list(sessionId: string, runId?: string): Promise<LedgerEntry[]> {
     const entries: LedgerEntry[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.doc.send(
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: {
-            ':pk': keys.session(sessionId),
-            ':prefix': keys.ledgerPrefix(runId),
-          },
-          ExclusiveStartKey: start,
-        }),
-      );
-      for (const item of page.Items ?? []) {
-        if (this.expired(item)) continue;
-        const { pk: _pk, sk, expiresAt: _ttl, ...rest } = item;
-        const parsed = LedgerEntrySchema.safeParse(rest);
-        if (!parsed.success) {
-          throw new RecordCorrupt(
-            'ledger entry',
-            String(sk),
-            parsed.error.issues[0]?.message ?? '',
-          );
-        }
-        // A '#' inside a run id could widen the prefix match: keep exactly that run.
-        if (runId === undefined || parsed.data.runId === runId) entries.push(parsed.data);
+    for await (const item of this.queryPrefix(keys.session(sessionId), keys.ledgerPrefix(runId))) {
+      if (this.expired(item)) continue;
+      const { pk: _pk, sk, expiresAt: _ttl, ...rest } = item;
+      const parsed = LedgerEntrySchema.safeParse(rest);
+      if (!parsed.success) {
+        throw new RecordCorrupt('ledger entry', String(sk), parsed.error.issues[0]?.message ?? '');
       }
-      start = page.LastEvaluatedKey;
-    } while (start);
+      // A '#' inside a run id could widen the prefix match: keep exactly that run.
+      if (runId === undefined || parsed.data.runId === runId) entries.push(parsed.data);
+    }
     return entries.sort((a, b) => a.startedAt - b.startedAt);
   }
 }

@@ -1,11 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import {
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type PausedRun, PausedRunSchema } from '../../core/paused-run.js';
 import { parsePausedRun } from '../../core/paused-run-migrations.js';
 import {
@@ -80,26 +74,12 @@ export class DynamoPausedRunStore extends DynamoBase implements PausedRunStore {
 
   async list(sessionId: string): Promise<PausedRun[]> {
     const runs: PausedRun[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.doc.send(
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: {
-            ':pk': keys.session(sessionId),
-            ':prefix': keys.pausedPrefix,
-          },
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-        }),
-      );
-      for (const item of page.Items ?? []) {
-        if (this.expired(item)) continue;
-        runs.push(await this.#parse(sessionId, String(item.sk).slice(7), item));
-      }
-      start = page.LastEvaluatedKey;
-    } while (start);
+    for await (const item of this.queryPrefix(keys.session(sessionId), keys.pausedPrefix, {
+      consistent: true,
+    })) {
+      if (this.expired(item)) continue;
+      runs.push(await this.#parse(sessionId, String(item.sk).slice(7), item));
+    }
     return runs.sort((a, b) => a.createdAt - b.createdAt);
   }
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { SessionConflict, SessionCorrupt } from '../../core/errors.js';
 import {
@@ -147,20 +147,9 @@ export class DynamoSessionStore extends DynamoBase implements SessionStore {
     const pk = keys.session(sessionId);
     await this.doc.send(new DeleteCommand({ TableName: this.table, Key: { pk, sk: keys.meta } }));
     const chunks: { pk: string; sk: string }[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.doc.send(
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': pk, ':prefix': 'STATE#' },
-          ProjectionExpression: 'pk, sk',
-          ExclusiveStartKey: start,
-        }),
-      );
-      for (const item of page.Items ?? []) chunks.push({ pk, sk: String(item.sk) });
-      start = page.LastEvaluatedKey;
-    } while (start);
+    for await (const item of this.queryPrefix(pk, 'STATE#', { projection: 'pk, sk' })) {
+      chunks.push({ pk, sk: String(item.sk) });
+    }
     this.#loadedChunks.delete(sessionId);
     await this.deleteQuietly(chunks);
   }
