@@ -1,0 +1,65 @@
+import * as z from 'zod';
+import { ConfigError } from './errors.js';
+
+const seconds = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+/**
+ * Everything the functions read from the environment, checked once at cold start. Each function
+ * names the variables it cannot work without (`require`), so a missing one fails with its name.
+ */
+export const ConfigSchema = z.object({
+  AWS_REGION: z.string().min(1).default('us-east-1'),
+  TABLE_NAME: z.string().min(3).optional(),
+  /** Endpoint overrides: the local stack and tests point the real SDK clients at emulators. */
+  DYNAMODB_ENDPOINT: z.url().optional(),
+  SQS_ENDPOINT: z.url().optional(),
+  RUN_QUEUE_URL: z.url().optional(),
+  EVENTS_QUEUE_URL: z.url().optional(),
+  APPROVALS_QUEUE_URL: z.url().optional(),
+  APPROVAL_REQUESTS_QUEUE_URL: z.url().optional(),
+  /** The @connections endpoint of the WebSocket API stage. */
+  WEBSOCKET_ENDPOINT: z.url().optional(),
+  DELIVERY_MODE: z.enum(['sqs-fanout', 'direct']).default('sqs-fanout'),
+  SESSION_TTL_SECONDS: seconds(7 * 24 * 3600),
+  PAUSED_RUN_TTL_SECONDS: seconds(24 * 3600),
+  /** Synchronous HTTP runs must end inside API Gateway's 29 s. */
+  SYNC_RUN_TIMEOUT_MS: z.coerce.number().int().positive().max(28_000).default(25_000),
+  AUTH_MODE: z.enum(['hs256', 'jwks', 'none']).default('jwks'),
+  JWT_SECRET: z.string().min(16).optional(),
+  JWKS_URL: z.url().optional(),
+  JWT_ISSUER: z.string().optional(),
+  JWT_AUDIENCE: z.string().optional(),
+  TRACING_BACKEND: z.enum(['cloudwatch', 'none']).optional(),
+  LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
+});
+
+export type Config = z.infer<typeof ConfigSchema>;
+export type ConfigKey = keyof Config;
+
+export function loadConfig(
+  env: Record<string, string | undefined> = process.env,
+  require: readonly ConfigKey[] = [],
+): Config {
+  // Empty strings are what CloudFormation leaves for unset values: treat them as absent.
+  const present = Object.fromEntries(
+    Object.entries(env).filter(([key, value]) => value !== '' && key in ConfigSchema.shape),
+  );
+  const parsed = ConfigSchema.safeParse(present);
+  const problems: { variable: string; message: string }[] = [];
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      problems.push({ variable: String(issue.path[0] ?? '?'), message: issue.message });
+    }
+  } else {
+    for (const key of require) {
+      if (parsed.data[key] === undefined) problems.push({ variable: key, message: 'is required' });
+    }
+  }
+  if (problems.length > 0 || !parsed.success) throw new ConfigError(problems);
+  if (parsed.data.AUTH_MODE === 'hs256' && !parsed.data.JWT_SECRET) {
+    throw new ConfigError([
+      { variable: 'JWT_SECRET', message: 'is required when AUTH_MODE=hs256' },
+    ]);
+  }
+  return parsed.data;
+}

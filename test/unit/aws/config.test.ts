@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { resolveAgents } from '../../../lib/aws/agents.js';
+import { loadConfig } from '../../../lib/aws/config.js';
+import { ConfigError } from '../../../lib/aws/errors.js';
+import { Agent } from '../../../lib/core/agent.js';
+import type { Runner } from '../../../lib/core/runner.js';
+
+describe('loadConfig', () => {
+  it('applies defaults and coerces numbers', () => {
+    // Act
+    const config = loadConfig({ TABLE_NAME: 'agents', SESSION_TTL_SECONDS: '3600' });
+
+    // Assess
+    expect(config).toMatchObject({
+      TABLE_NAME: 'agents',
+      SESSION_TTL_SECONDS: 3600,
+      PAUSED_RUN_TTL_SECONDS: 86_400,
+      DELIVERY_MODE: 'sqs-fanout',
+      SYNC_RUN_TIMEOUT_MS: 25_000,
+    });
+  });
+
+  it('fails at cold start naming every missing or bad variable', () => {
+    // Act
+    const attempt = () =>
+      loadConfig({ RUN_QUEUE_URL: 'not a url', DELIVERY_MODE: 'pigeon' }, ['TABLE_NAME']);
+
+    // Assess
+    expect(attempt).toThrow(ConfigError);
+    try {
+      attempt();
+    } catch (err) {
+      expect((err as ConfigError).variables).toEqual(
+        expect.arrayContaining(['RUN_QUEUE_URL', 'DELIVERY_MODE']),
+      );
+      expect((err as Error).message).toMatch(/RUN_QUEUE_URL/);
+    }
+    expect(() => loadConfig({}, ['TABLE_NAME', 'RUN_QUEUE_URL'])).toThrow(
+      /TABLE_NAME is required; RUN_QUEUE_URL is required/,
+    );
+  });
+
+  it('treats empty strings as unset and refuses hs256 without a secret', () => {
+    expect(loadConfig({ TABLE_NAME: '' }).TABLE_NAME).toBeUndefined();
+    expect(() => loadConfig({ AUTH_MODE: 'hs256' })).toThrow(/JWT_SECRET is required/);
+    expect(() => loadConfig({ SYNC_RUN_TIMEOUT_MS: '60000' })).toThrow(/SYNC_RUN_TIMEOUT_MS/);
+  });
+});
+
+describe('resolveAgents', () => {
+  const runner: Runner = {
+    name: 'noop',
+    supportsStreaming: false,
+    supportsPause: false,
+    reservedRunOptions: {},
+    run: async () => ({ status: 'completed', text: '', state: null, context: {} }),
+    stream: async function* () {
+      return { status: 'completed', text: '', state: null, context: {} };
+    },
+  };
+  const agent = new Agent({ name: 'a', runner, native: null });
+
+  it.each([
+    ['named exports', { agents: [agent] }],
+    ['a default object', { default: { agents: [agent] } }],
+    ['a default factory', { default: async () => ({ agents: [agent] }) }],
+    ['createAgents()', { createAgents: () => ({ agents: [agent] }) }],
+  ])('accepts %s', async (_label, entry) => {
+    expect((await resolveAgents(entry)).agents).toEqual([agent]);
+  });
+
+  it('refuses an entry with no agents, with a readable message', async () => {
+    await expect(resolveAgents({ agents: [] })).rejects.toMatchObject({
+      code: 'agents-entry-error',
+    });
+    await expect(resolveAgents({ nothing: true })).rejects.toThrow(
+      /must export `agents` or `modules`/,
+    );
+  });
+});
