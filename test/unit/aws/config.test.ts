@@ -55,6 +55,7 @@ describe('resolveAgents', () => {
     reservedRunOptions: {},
     run: async () => ({ status: 'completed', text: '', state: null, context: {} }),
     stream: async function* () {
+      yield* [];
       return { status: 'completed', text: '', state: null, context: {} };
     },
   };
