@@ -10,13 +10,14 @@ import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { Agent, type Runner, type RunnerInput, Runtime } from '../lib/core/index.js';
+import { type LocalEndpoint as Endpoint, startDynalite } from '../lib/local/dynalite.js';
+import { startDynamoDbLocal } from '../lib/local/dynamodb-local.js';
 import {
   createDynamoClient,
   createTable,
   DynamoSessionLock,
   DynamoSessionStore,
 } from '../lib/stores/index.js';
-import { type Endpoint, startDynalite, startDynamoDbLocal } from '../test/global-setup-dynamodb.js';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 5);
 const SIZES = [10_000, 300_000, 2_000_000];

@@ -76,8 +76,8 @@ export const getTime = tool({
   errorFunction: modelVisibleError,
 });
 
-/** The demo: one `@openai/agents` agent with two tools, behind a Runtime. */
-export function createDemo(options: DemoOptions = {}) {
+/** The demo agent wrapped for a Runtime: what the Lambda functions deploy (`examples/demo/agents.ts`). */
+export function createDemoModule(options: DemoOptions = {}) {
   const agent = new SdkAgent({
     name: 'demo',
     instructions:
@@ -96,6 +96,12 @@ export function createDemo(options: DemoOptions = {}) {
       }),
     },
   });
+  return { module, agent };
+}
+
+/** The demo: one `@openai/agents` agent with two tools, behind a Runtime. */
+export function createDemo(options: DemoOptions = {}) {
+  const { module, agent } = createDemoModule(options);
   const runtime = new Runtime({
     sessions: options.sessions ?? new InMemorySessionStore(),
     modules: [module],

@@ -11,8 +11,8 @@ import {
   DynamoSessionStore,
   DynamoToolLedger,
 } from '../stores/dynamodb/index.js';
-import type { AgentsDefinition } from './agents.js';
-import type { Config } from './config.js';
+import { type AgentsDefinition, resolveAgents } from './agents.js';
+import { type Config, type ConfigKey, loadConfig } from './config.js';
 import { ConfigError } from './errors.js';
 
 /** Everything a function needs from the table: built once per cold start, shared by invocations. */
@@ -55,5 +55,26 @@ export function buildDeployment(
     connections: new DynamoConnectionStore(stores),
     idempotency: new DynamoIdempotencyStore(stores),
     ledger: new DynamoToolLedger(stores),
+  };
+}
+
+/**
+ * For functions/: reads the configuration now (a missing variable fails the cold start with its
+ * name) and builds the deployment once, on first use, shared by every invocation.
+ */
+export function deploymentFor(
+  entry: unknown,
+  require: readonly ConfigKey[] = ['TABLE_NAME'],
+  env: Record<string, string | undefined> = process.env,
+): () => Promise<Deployment> {
+  const config = loadConfig(env, require);
+  let built: Promise<Deployment> | undefined;
+  return () => {
+    built ??= resolveAgents(entry).then((agents) => buildDeployment(config, agents));
+    // A failed build is retried on the next invocation rather than cached.
+    built.catch(() => {
+      built = undefined;
+    });
+    return built;
   };
 }

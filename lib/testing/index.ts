@@ -8,3 +8,4 @@ export {
   type ScriptedTurn,
   startScriptedModelServer,
 } from './scripted-model-server.js';
+export { fakeLambdaContext } from './lambda-context.js';

@@ -1,0 +1,17 @@
+import { createDemoModule } from './agent.js';
+
+/**
+ * The agents entry the Lambda functions load through `#agents` (package.json "imports"). A
+ * deployment of your own agents points `#agents` at a file like this one: no change to lib/ or
+ * functions/. `OPENAI_BASE_URL` lets the local stack use the scripted model server.
+ */
+export function createAgents() {
+  const { module } = createDemoModule({
+    apiKey: process.env.OPENAI_API_KEY,
+    baseURL: process.env.OPENAI_BASE_URL,
+  });
+  return { modules: [module] };
+}
+
+/** How the demo answers offline (local stack, `npm run invoke`): the scripted model's responder. */
+export { demoResponder as offlineResponder } from './offline-model.js';

@@ -1,0 +1,48 @@
+import { AgentKernelError, toErrorInfo } from '../core/errors.js';
+
+export interface ErrorBody {
+  type: 'error';
+  requestId?: string;
+  code: string;
+  message: string;
+}
+
+const STATUS: Record<string, number> = {
+  'bad-json': 400,
+  'invalid-message': 400,
+  'invalid-request': 400,
+  'invalid-decisions': 400,
+  'unknown-action': 400,
+  'reserved-run-option': 400,
+  'too-large': 413,
+  unauthorized: 401,
+  'session-forbidden': 403,
+  'agent-not-found': 404,
+  'paused-run-not-found': 404,
+  'not-found': 404,
+  'session-paused': 409,
+  'session-conflict': 409,
+  'session-busy': 409,
+  'run-already-resumed': 409,
+  'request-in-progress': 409,
+  'model-rate-limited': 429,
+  'model-error': 502,
+  'run-timeout': 504,
+};
+
+/** HTTP status of an error code: 4xx for the caller's mistakes, 5xx for ours. */
+export function statusOf(code: string): number {
+  return STATUS[code] ?? 500;
+}
+
+/**
+ * The body for any thrown value. Our errors keep their message; a foreign one is logged by the
+ * caller and shown only as `internal-error`, never its text.
+ */
+export function errorBody(err: unknown, requestId?: string): ErrorBody {
+  const info =
+    err instanceof AgentKernelError
+      ? toErrorInfo(err)
+      : { code: 'internal-error', message: 'An unexpected error occurred.' };
+  return { type: 'error', ...(requestId ? { requestId } : {}), ...info };
+}

@@ -1,0 +1,235 @@
+import { type StreamEvent, TERMINAL_EVENT_TYPES } from '../core/events.js';
+import { BatcherClosed, ForeignEvent, InvalidBatcherOptions } from './errors.js';
+import type { EventsMessage } from './protocol.js';
+import { isDeltaEvent, jsonBytes, splitDeltaEvent } from './sizing.js';
+
+/** Below API Gateway's 128 KB frame and SQS's 256 KB message, with room for routing fields. */
+export const DEFAULT_MAX_BATCH_BYTES = 120 * 1024;
+export const DEFAULT_MAX_DELAY_MS = 50;
+/** Room the envelope keeps for any seq (up to 16 digits). */
+const SEQ_DIGITS = 16;
+
+/** The timer the batcher uses; tests pass a manual one. */
+export interface Scheduler {
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+export const realScheduler: Scheduler = {
+  setTimeout: (callback, ms) => setTimeout(callback, ms),
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
+
+export type EventsSink = (message: EventsMessage) => Promise<void>;
+
+export interface EventBatcherOptions {
+  sessionId: string;
+  runId: string;
+  /** Called once per message, in seq order, never while a previous call is pending. */
+  sink: EventsSink;
+  /** Largest serialised `events` message in UTF-8 bytes (default 120 KB). */
+  maxBytes?: number;
+  /** Longest time an event waits in the buffer (default 50 ms). */
+  maxDelayMs?: number;
+  /** Seq of the first message: a resumed run continues where its paused part stopped. */
+  firstSeq?: number;
+  scheduler?: Scheduler;
+}
+
+export interface BatcherStats {
+  /** Messages the sink accepted. */
+  messages: number;
+  /** Events in those messages (a split delta counts once per piece). */
+  events: number;
+  /** Serialised bytes of those messages. */
+  bytes: number;
+  /** Events larger than the limit that could not be split and went alone. */
+  oversized: number;
+}
+
+interface Sealed {
+  message: EventsMessage;
+  bytes: number;
+}
+
+/**
+ * Buffers one run's events into `events` messages. A message is sealed when the next event
+ * would take it past `maxBytes`, when a final event (run-paused, run-finished, run-error)
+ * arrives, when `maxDelayMs` passed since its first event, or on `flush`/`close`. Sealed
+ * messages go to the sink one at a time; a sink failure stops the batcher and is thrown by the
+ * next `push`, `flush` or `close` (and by the call that was waiting for that send).
+ */
+export class EventBatcher {
+  readonly sessionId: string;
+  readonly runId: string;
+  readonly #sink: EventsSink;
+  readonly #maxBytes: number;
+  readonly #maxDelayMs: number;
+  readonly #scheduler: Scheduler;
+  /** Bytes of the message without its seq digits and events. */
+  readonly #envelopeBytes: number;
+  /** Bytes left for the events (and their commas) in a message with any seq. */
+  readonly #room: number;
+  #seq: number;
+  #buffer: StreamEvent[] = [];
+  /** Serialised bytes of the buffered events and the commas between them. */
+  #bufferBytes = 0;
+  #sealed: Sealed[] = [];
+  #timer: { handle: unknown } | undefined;
+  /** The delay ran out while a send was in progress: seal the buffer when the sink is free. */
+  #due = false;
+  #pump: Promise<void> | undefined;
+  #failure: { error: unknown } | undefined;
+  #state: 'open' | 'ended' | 'closed' = 'open';
+  readonly #stats: BatcherStats = { messages: 0, events: 0, bytes: 0, oversized: 0 };
+
+  constructor(options: EventBatcherOptions) {
+    this.sessionId = options.sessionId;
+    this.runId = options.runId;
+    this.#sink = options.sink;
+    this.#maxBytes = options.maxBytes ?? DEFAULT_MAX_BATCH_BYTES;
+    this.#maxDelayMs = options.maxDelayMs ?? DEFAULT_MAX_DELAY_MS;
+    this.#scheduler = options.scheduler ?? realScheduler;
+    this.#seq = options.firstSeq ?? 0;
+    const empty = { type: 'events', sessionId: this.sessionId, runId: this.runId, seq: 0 };
+    this.#envelopeBytes = jsonBytes({ ...empty, events: [] }) - 1;
+    this.#room = this.#maxBytes - this.#envelopeBytes - SEQ_DIGITS;
+    if (this.#room < 256) {
+      throw new InvalidBatcherOptions(`maxBytes ${this.#maxBytes} leaves no room for events.`);
+    }
+    if (!Number.isSafeInteger(this.#seq) || this.#seq < 0) {
+      throw new InvalidBatcherOptions(`firstSeq must be a non-negative integer.`);
+    }
+  }
+
+  get stats(): BatcherStats {
+    return { ...this.#stats };
+  }
+
+  /** Seq the next sealed message will get (persist it with a paused run to continue later). */
+  get nextSeq(): number {
+    return this.#seq;
+  }
+
+  /** Buffers an event; resolves once the messages it sealed (if any) were sent. */
+  async push(event: StreamEvent): Promise<void> {
+    this.#throwIfFailed();
+    if (this.#state !== 'open')
+      throw new BatcherClosed(this.runId, this.#state === 'closed' ? 'closed' : 'run-ended');
+    if (event.runId !== this.runId) throw new ForeignEvent(this.runId, event.runId);
+    const bytes = jsonBytes(event);
+    if (bytes > this.#room && isDeltaEvent(event)) {
+      for (const piece of splitDeltaEvent(event, this.#room)) this.#add(piece, jsonBytes(piece));
+    } else {
+      this.#add(event, bytes);
+    }
+    if (TERMINAL_EVENT_TYPES.has(event.type)) {
+      this.#state = 'ended';
+      this.#seal();
+    } else if (this.#buffer.length > 0 && this.#timer === undefined) {
+      this.#startTimer();
+    }
+    if (this.#sealed.length > 0) await this.#kick();
+  }
+
+  /** Sends whatever is buffered now and waits for every pending send. */
+  async flush(): Promise<void> {
+    this.#throwIfFailed();
+    this.#seal();
+    await this.#kick();
+  }
+
+  /** Flushes and refuses further events. Calling it again only waits for the sends. */
+  async close(): Promise<void> {
+    if (this.#state !== 'closed') {
+      this.#state = 'closed';
+      this.#seal();
+    }
+    this.#throwIfFailed();
+    await this.#kick();
+  }
+
+  #add(event: StreamEvent, bytes: number): void {
+    const room = this.#room;
+    if (this.#buffer.length > 0 && this.#bufferBytes + 1 + bytes > room) this.#seal();
+    this.#bufferBytes += (this.#buffer.length > 0 ? 1 : 0) + bytes;
+    this.#buffer.push(event);
+    if (bytes > room) {
+      // Not splittable (or not enough): it goes alone, and delivery decides what to do with it.
+      this.#stats.oversized += 1;
+      this.#seal();
+    }
+  }
+
+  #seal(): void {
+    this.#stopTimer();
+    this.#due = false;
+    if (this.#buffer.length === 0) return;
+    const seq = this.#seq++;
+    const message: EventsMessage = {
+      type: 'events',
+      sessionId: this.sessionId,
+      runId: this.runId,
+      seq,
+      events: this.#buffer,
+    };
+    this.#sealed.push({
+      message,
+      bytes: this.#envelopeBytes + String(seq).length + this.#bufferBytes,
+    });
+    this.#buffer = [];
+    this.#bufferBytes = 0;
+  }
+
+  #startTimer(): void {
+    const timer = { handle: undefined as unknown };
+    this.#timer = timer;
+    timer.handle = this.#scheduler.setTimeout(() => {
+      if (this.#timer !== timer) return;
+      this.#timer = undefined;
+      this.#due = true;
+      // The failure is kept and thrown by the next call; nobody awaits a timer.
+      this.#kick().catch(() => {});
+    }, this.#maxDelayMs);
+  }
+
+  #stopTimer(): void {
+    if (this.#timer === undefined) return;
+    this.#scheduler.clearTimeout(this.#timer.handle);
+    this.#timer = undefined;
+  }
+
+  #kick(): Promise<void> {
+    if (this.#failure) return Promise.reject(this.#failure.error);
+    // Started a microtask later so #pump is set before the loop can finish and clear it.
+    this.#pump ??= Promise.resolve().then(() => this.#drain());
+    return this.#pump;
+  }
+
+  async #drain(): Promise<void> {
+    try {
+      for (;;) {
+        if (this.#sealed.length === 0 && this.#due) this.#seal();
+        const next = this.#sealed.shift();
+        if (next === undefined) return;
+        await this.#sink(next.message);
+        this.#stats.messages += 1;
+        this.#stats.events += next.message.events.length;
+        this.#stats.bytes += next.bytes;
+      }
+    } catch (error) {
+      this.#failure ??= { error };
+      this.#sealed = [];
+      this.#buffer = [];
+      this.#bufferBytes = 0;
+      this.#stopTimer();
+      throw error;
+    } finally {
+      this.#pump = undefined;
+    }
+  }
+
+  #throwIfFailed(): void {
+    if (this.#failure) throw this.#failure.error;
+  }
+}

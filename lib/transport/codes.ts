@@ -1,0 +1,94 @@
+/**
+ * Every code a client can see in an `error` message or a `run-error` event, with its meaning.
+ * docs/protocol.md lists the same table (a unit test keeps the two in step). `transport` codes
+ * come from checking a message; `runtime` codes are lib/core's and pass through unchanged.
+ */
+export const ERROR_CODES = {
+  // transport: the message was refused before anything ran
+  'bad-json': { source: 'transport', meaning: 'The message is not valid JSON.' },
+  'too-large': {
+    source: 'transport',
+    meaning: 'The message is larger than the limit (128 KB; a run input at most 96 KB).',
+  },
+  'unknown-action': {
+    source: 'transport',
+    meaning: 'The message has no `action`, or one the server does not know.',
+  },
+  'invalid-message': {
+    source: 'transport',
+    meaning:
+      'The message does not match its schema (the message names the field), holds a `__proto__`/`constructor` key, or is nested more than 64 levels deep.',
+  },
+  'internal-error': {
+    source: 'transport',
+    meaning: 'An unexpected failure on the server; the request may be retried.',
+  },
+  // runtime: the request was valid but the run could not start or failed
+  'agent-not-found': { source: 'runtime', meaning: 'No agent with that name is deployed.' },
+  'invalid-request': { source: 'runtime', meaning: 'The run input was refused by the runtime.' },
+  'session-forbidden': {
+    source: 'runtime',
+    meaning: 'The session belongs to another principal.',
+  },
+  'session-paused': {
+    source: 'runtime',
+    meaning: 'The session has a run waiting for decisions: resume it first.',
+  },
+  'session-busy': {
+    source: 'runtime',
+    meaning: 'Another turn of the session held it for too long; try again.',
+  },
+  'session-conflict': {
+    source: 'runtime',
+    meaning: 'Another turn changed the session meanwhile; this turn was not saved.',
+  },
+  'session-corrupt': { source: 'runtime', meaning: 'The stored session could not be read.' },
+  'paused-run-not-found': {
+    source: 'runtime',
+    meaning: 'No paused run with that id (never paused, already resumed, or expired).',
+  },
+  'run-already-resumed': {
+    source: 'runtime',
+    meaning: 'The paused run is being (or was) resumed by another request.',
+  },
+  'invalid-decisions': {
+    source: 'runtime',
+    meaning: 'The decisions do not fit the paused run (unknown, missing or repeated id).',
+  },
+  'pause-unsupported': {
+    source: 'runtime',
+    meaning: "The agent's framework cannot pause or resume here.",
+  },
+  'model-error': { source: 'runtime', meaning: 'The model provider failed.' },
+  'model-rate-limited': { source: 'runtime', meaning: 'The model provider rate-limited the run.' },
+  'max-turns-exceeded': {
+    source: 'runtime',
+    meaning: 'The agent took more model turns than allowed.',
+  },
+  'guardrail-blocked': { source: 'runtime', meaning: 'A guardrail stopped the run.' },
+  'run-limit-exceeded': {
+    source: 'runtime',
+    meaning: 'The run made more tool calls than allowed.',
+  },
+  'runner-error': { source: 'runtime', meaning: "The agent's framework failed." },
+  'hook-error': { source: 'runtime', meaning: 'A hook failed; the turn was not stored.' },
+  'hook-type-change': {
+    source: 'runtime',
+    meaning: 'A stream hook changed an event into another type.',
+  },
+  'stream-halted': {
+    source: 'runtime',
+    meaning: 'A hook stopped the stream (a hook may also use its own code).',
+  },
+  'run-aborted': { source: 'runtime', meaning: 'The run was cancelled.' },
+  'invalid-context': { source: 'runtime', meaning: 'The framework context was not JSON.' },
+  'missing-dependency': {
+    source: 'runtime',
+    meaning: "The agent's framework package is not installed in the function.",
+  },
+} as const satisfies Record<string, { source: 'transport' | 'runtime'; meaning: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+export type TransportErrorCode = {
+  [K in ErrorCode]: (typeof ERROR_CODES)[K]['source'] extends 'transport' ? K : never;
+}[ErrorCode];

@@ -1,0 +1,247 @@
+import * as z from 'zod';
+import { AgentNameSchema } from '../core/agent.js';
+import { StreamEventSchema } from '../core/events.js';
+import { InterruptionSchema, RequestSchema } from '../core/requests.js';
+import { DecisionsSchema } from '../core/resume.js';
+import { SessionIdSchema } from '../core/session.js';
+import { SubscriptionFormatSchema } from '../core/stores.js';
+import { jsonBytes } from './sizing.js';
+
+/**
+ * The wire protocol (docs/protocol.md): every message that crosses the WebSocket, the queues,
+ * the HTTP API or a Lambda invoke. All objects are strict, so a misspelt field is an error
+ * rather than silently ignored.
+ */
+
+/** API Gateway's WebSocket frame limit: nothing inbound may be larger. */
+export const MAX_INBOUND_BYTES = 128 * 1024;
+/** A run's input, as JSON, leaves room for the envelope inside one frame. */
+export const MAX_INPUT_BYTES = 96 * 1024;
+export const MAX_REQUESTS = 100;
+export const MAX_DECISIONS = 100;
+
+const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Chosen by the client; echoed in `accepted` and `error`, and the run queue's dedup id. */
+export const RequestIdSchema = z
+  .string()
+  .regex(SAFE_ID, 'requestId must be 1-128 characters of A-Z a-z 0-9 . _ : -');
+/** Run ids travel in URLs and table keys like session ids. */
+export const RunIdSchema = z
+  .string()
+  .regex(SAFE_ID, 'runId must be 1-128 characters of A-Z a-z 0-9 . _ : -');
+export const ConnectionIdSchema = z.string().min(1).max(256);
+export const PrincipalSchema = z.string().min(1).max(1024);
+export const SeqSchema = z.number().int().nonnegative();
+/** Epoch milliseconds. */
+export const TimestampSchema = z.number().int().nonnegative();
+
+/** A string is one text request; a list is sent as it is. Bounded so a frame stays small. */
+export const RunInputSchema = z
+  .union(
+    [
+      z.string().min(1, 'must not be empty'),
+      z
+        .array(RequestSchema)
+        .min(1, 'at least one request is needed')
+        .max(MAX_REQUESTS, `at most ${MAX_REQUESTS} requests are allowed`),
+    ],
+    { error: 'must be a string or a list of requests' },
+  )
+  .check((ctx) => {
+    const bytes = jsonBytes(ctx.value);
+    if (bytes > MAX_INPUT_BYTES) {
+      ctx.issues.push({
+        code: 'custom',
+        input: ctx.value,
+        message: `must be at most ${MAX_INPUT_BYTES} bytes of JSON (got ${bytes})`,
+      });
+    }
+  });
+export type RunInputWire = z.infer<typeof RunInputSchema>;
+
+export const WireDecisionsSchema = DecisionsSchema.max(
+  MAX_DECISIONS,
+  `at most ${MAX_DECISIONS} decisions are allowed`,
+);
+
+// ---------------------------------------------------------------- WebSocket, client → server
+
+export const RunMessageSchema = z.strictObject({
+  action: z.literal('run'),
+  requestId: RequestIdSchema,
+  agent: AgentNameSchema,
+  sessionId: SessionIdSchema.optional(),
+  input: RunInputSchema,
+});
+
+export const ResumeMessageSchema = z.strictObject({
+  action: z.literal('resume'),
+  requestId: RequestIdSchema,
+  sessionId: SessionIdSchema,
+  runId: RunIdSchema,
+  decisions: WireDecisionsSchema,
+});
+
+// requestId is optional here: it only lets a client match an `error` to its subscribe.
+export const SubscribeMessageSchema = z.strictObject({
+  action: z.literal('subscribe'),
+  requestId: RequestIdSchema.optional(),
+  sessionId: SessionIdSchema,
+  format: SubscriptionFormatSchema.optional(),
+});
+
+export const UnsubscribeMessageSchema = z.strictObject({
+  action: z.literal('unsubscribe'),
+  requestId: RequestIdSchema.optional(),
+  sessionId: SessionIdSchema,
+});
+
+export const ClientMessageSchema = z.discriminatedUnion('action', [
+  RunMessageSchema,
+  ResumeMessageSchema,
+  SubscribeMessageSchema,
+  UnsubscribeMessageSchema,
+]);
+
+export const CLIENT_ACTIONS = ['run', 'resume', 'subscribe', 'unsubscribe'] as const;
+
+export type RunMessage = z.infer<typeof RunMessageSchema>;
+export type ResumeMessage = z.infer<typeof ResumeMessageSchema>;
+export type SubscribeMessage = z.infer<typeof SubscribeMessageSchema>;
+export type UnsubscribeMessage = z.infer<typeof UnsubscribeMessageSchema>;
+export type ClientMessage = z.infer<typeof ClientMessageSchema>;
+export type ClientAction = ClientMessage['action'];
+
+// ---------------------------------------------------------------- WebSocket, server → client
+
+export const AcceptedMessageSchema = z.strictObject({
+  type: z.literal('accepted'),
+  requestId: RequestIdSchema,
+  sessionId: SessionIdSchema,
+  runId: RunIdSchema,
+});
+
+/** One batch of a run's events; `seq` counts the run's messages from 0 without gaps. */
+export const EventsMessageSchema = z.strictObject({
+  type: z.literal('events'),
+  sessionId: SessionIdSchema,
+  runId: RunIdSchema,
+  seq: SeqSchema,
+  events: z.array(StreamEventSchema).min(1),
+});
+
+export const ErrorMessageSchema = z.strictObject({
+  type: z.literal('error'),
+  requestId: RequestIdSchema.optional(),
+  /** Stable and kebab-case: see ERROR_CODES. */
+  code: z.string().min(1),
+  message: z.string(),
+});
+
+export const ServerMessageSchema = z.discriminatedUnion('type', [
+  AcceptedMessageSchema,
+  EventsMessageSchema,
+  ErrorMessageSchema,
+]);
+
+export type AcceptedMessage = z.infer<typeof AcceptedMessageSchema>;
+export type EventsMessage = z.infer<typeof EventsMessageSchema>;
+export type ErrorMessage = z.infer<typeof ErrorMessageSchema>;
+export type ServerMessage = z.infer<typeof ServerMessageSchema>;
+
+// ---------------------------------------------------------------- SQS
+
+const jobBase = {
+  requestId: RequestIdSchema,
+  /** Who asked, as the edge authenticated them: the runtime checks session ownership. */
+  principal: PrincipalSchema.optional(),
+  sessionId: SessionIdSchema,
+  runId: RunIdSchema,
+  /** The WebSocket connection that sent the request, to subscribe it and answer errors. */
+  connectionId: ConnectionIdSchema.optional(),
+  enqueuedAt: TimestampSchema,
+};
+
+/** Run queue (FIFO): group = sessionId so a session's turns run one at a time. */
+export const RunJobSchema = z.discriminatedUnion('kind', [
+  z.strictObject({
+    kind: z.literal('run'),
+    ...jobBase,
+    agent: AgentNameSchema,
+    input: RunInputSchema,
+  }),
+  z.strictObject({
+    kind: z.literal('resume'),
+    ...jobBase,
+    /** Informational: the paused run record names the agent. */
+    agent: AgentNameSchema.optional(),
+    decisions: WireDecisionsSchema,
+  }),
+]);
+export type RunJob = z.infer<typeof RunJobSchema>;
+
+/** Events queue (FIFO, group = sessionId): a worker's batch on its way to the fan-out. */
+export const EventsQueueMessageSchema = z.strictObject({
+  message: EventsMessageSchema,
+  /** Also deliver to this connection (the requester), subscribed or not. */
+  connectionId: ConnectionIdSchema.optional(),
+  sentAt: TimestampSchema,
+});
+export type EventsQueueMessage = z.infer<typeof EventsQueueMessageSchema>;
+
+/** Approvals queue: decisions from any system, turned into `resume` jobs. */
+export const ApprovalMessageSchema = z.strictObject({
+  sessionId: SessionIdSchema,
+  runId: RunIdSchema,
+  decisions: WireDecisionsSchema,
+  principal: PrincipalSchema,
+  requestId: RequestIdSchema.optional(),
+});
+export type ApprovalMessage = z.infer<typeof ApprovalMessageSchema>;
+
+/** Approval-requests queue (outbound): a paused run announced to whoever decides. */
+export const ApprovalRequestSchema = z.strictObject({
+  sessionId: SessionIdSchema,
+  runId: RunIdSchema,
+  agent: AgentNameSchema,
+  interruptions: z.array(InterruptionSchema).min(1),
+  expiresAt: TimestampSchema,
+});
+export type ApprovalRequest = z.infer<typeof ApprovalRequestSchema>;
+
+// ---------------------------------------------------------------- HTTP API and Lambda invoke
+
+/** `POST /runs`. */
+export const HttpRunBodySchema = z.strictObject({
+  agent: AgentNameSchema,
+  sessionId: SessionIdSchema.optional(),
+  input: RunInputSchema,
+  mode: z.enum(['sync', 'async']).optional(),
+});
+export type HttpRunBody = z.infer<typeof HttpRunBodySchema>;
+
+/** `POST /sessions/{id}/runs/{runId}/decisions`. */
+export const HttpDecisionsBodySchema = z.strictObject({ decisions: WireDecisionsSchema });
+export type HttpDecisionsBody = z.infer<typeof HttpDecisionsBodySchema>;
+
+/** Direct Lambda invoke: IAM already authenticated the caller, who may name a principal. */
+export const InvokePayloadSchema = z.discriminatedUnion('action', [
+  z.strictObject({
+    action: z.literal('run'),
+    requestId: RequestIdSchema.optional(),
+    agent: AgentNameSchema,
+    sessionId: SessionIdSchema.optional(),
+    input: RunInputSchema,
+    principal: PrincipalSchema.optional(),
+  }),
+  z.strictObject({
+    action: z.literal('resume'),
+    requestId: RequestIdSchema.optional(),
+    sessionId: SessionIdSchema,
+    runId: RunIdSchema,
+    decisions: WireDecisionsSchema,
+    principal: PrincipalSchema.optional(),
+  }),
+]);
+export type InvokePayload = z.infer<typeof InvokePayloadSchema>;

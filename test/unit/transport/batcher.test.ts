@@ -1,0 +1,364 @@
+import { describe, expect, it } from 'vitest';
+import type { StreamEvent } from '../../../lib/core/index.js';
+import {
+  BatcherClosed,
+  EventBatcher,
+  type EventBatcherOptions,
+  type EventsMessage,
+  EventsMessageSchema,
+  ForeignEvent,
+  InvalidBatcherOptions,
+  jsonBytes,
+  type Scheduler,
+} from '../../../lib/transport/index.js';
+
+const runId = 'r1';
+const sessionId = 's1';
+const reply = { status: 'completed', runId, sessionId, agent: 'a', text: 'hi' } as const;
+const started: StreamEvent = { type: 'run-started', runId, sessionId, agent: 'a' };
+const finished: StreamEvent = { type: 'run-finished', runId, reply };
+const delta = (text: string, messageId = 'm1'): StreamEvent => ({
+  type: 'text-delta',
+  runId,
+  messageId,
+  delta: text,
+});
+
+/** A clock that moves only when the test says so. */
+class ManualScheduler implements Scheduler {
+  now = 0;
+  #next = 1;
+  readonly #timers = new Map<number, { at: number; callback: () => void }>();
+
+  setTimeout(callback: () => void, ms: number): unknown {
+    const id = this.#next++;
+    this.#timers.set(id, { at: this.now + ms, callback });
+    return id;
+  }
+
+  clearTimeout(handle: unknown): void {
+    this.#timers.delete(handle as number);
+  }
+
+  get pending(): number {
+    return this.#timers.size;
+  }
+
+  async advance(ms: number): Promise<void> {
+    const until = this.now + ms;
+    for (;;) {
+      const due = [...this.#timers]
+        .filter(([, t]) => t.at <= until)
+        .sort((a, b) => a[1].at - b[1].at)[0];
+      if (due === undefined) break;
+      this.#timers.delete(due[0]);
+      this.now = due[1].at;
+      due[1].callback();
+      await settle();
+    }
+    this.now = until;
+    await settle();
+  }
+}
+
+/** Lets pending promise callbacks run; no time passes. */
+const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+function setup(options: Partial<EventBatcherOptions> = {}) {
+  const sent: EventsMessage[] = [];
+  const scheduler = new ManualScheduler();
+  const batcher = new EventBatcher({
+    sessionId,
+    runId,
+    scheduler,
+    sink: async (message) => {
+      sent.push(structuredClone(message));
+    },
+    ...options,
+  });
+  return { batcher, sent, scheduler };
+}
+
+const allEvents = (sent: EventsMessage[]) => sent.flatMap((m) => m.events);
+
+describe('EventBatcher', () => {
+  it('numbers the messages of a run from 0 without gaps', async () => {
+    // Prepare
+    const { batcher, sent, scheduler } = setup();
+
+    // Act
+    await batcher.push(started);
+    await scheduler.advance(50);
+    await batcher.push(delta('a'));
+    await batcher.flush();
+    await batcher.push(delta('b'));
+    await batcher.push(finished);
+
+    // Assess
+    expect(sent.map((m) => m.seq)).toEqual([0, 1, 2]);
+    expect(allEvents(sent)).toEqual([started, delta('a'), delta('b'), finished]);
+    for (const message of sent) expect(EventsMessageSchema.safeParse(message).success).toBe(true);
+    expect(batcher.nextSeq).toBe(3);
+  });
+
+  it.each([
+    ['run-finished', finished],
+    [
+      'run-paused',
+      { type: 'run-paused', runId, sessionId, interruptions: [{ id: 'c', kind: 'tool-approval' }] },
+    ],
+    ['run-error', { type: 'run-error', runId, code: 'model-error', message: 'down' }],
+  ] as [string, StreamEvent][])('sends at once on %s and ends the run', async (_type, last) => {
+    // Prepare
+    const { batcher, sent, scheduler } = setup();
+    await batcher.push(started);
+    await batcher.push(delta('a'));
+    expect(sent).toEqual([]);
+
+    // Act
+    await batcher.push(last);
+
+    // Assess
+    expect(sent).toHaveLength(1);
+    expect(sent[0]?.events).toEqual([started, delta('a'), last]);
+    expect(scheduler.pending).toBe(0);
+    await expect(batcher.push(delta('late'))).rejects.toBeInstanceOf(BatcherClosed);
+  });
+
+  it('sends the buffer maxDelayMs after its first event', async () => {
+    // Prepare
+    const { batcher, sent, scheduler } = setup({ maxDelayMs: 50 });
+
+    // Act
+    await batcher.push(delta('a'));
+    await scheduler.advance(30);
+    await batcher.push(delta('b'));
+    await scheduler.advance(19);
+    const before = sent.length;
+    await scheduler.advance(1);
+
+    // Assess
+    expect(before).toBe(0);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]?.events).toEqual([delta('a'), delta('b')]);
+    expect(scheduler.pending).toBe(0);
+  });
+
+  it('splits an oversized delta into pieces with the same ids, in order, each under the limit', async () => {
+    // Prepare: quotes, multi-byte and astral characters make escaping and UTF-8 count
+    const maxBytes = 2_048;
+    const text = 'ab"c\\€😀\n'.repeat(1_500);
+    const { batcher, sent } = setup({ maxBytes });
+    await batcher.push(started);
+
+    // Act
+    await batcher.push(delta(text));
+    await batcher.push({
+      type: 'tool-call-args',
+      runId,
+      toolCallId: 't1',
+      delta: '{"q":"'.padEnd(5_000, 'x'),
+    });
+    await batcher.push(finished);
+
+    // Assess
+    expect(sent.length).toBeGreaterThan(10);
+    for (const message of sent) expect(jsonBytes(message)).toBeLessThanOrEqual(maxBytes);
+    const texts = allEvents(sent).filter((e) => e.type === 'text-delta');
+    expect(texts.every((e) => e.messageId === 'm1')).toBe(true);
+    expect(texts.map((e) => e.delta).join('')).toBe(text);
+    const args = allEvents(sent).filter((e) => e.type === 'tool-call-args');
+    expect(args.every((e) => e.toolCallId === 't1')).toBe(true);
+    expect(args.map((e) => e.delta).join('')).toBe('{"q":"'.padEnd(5_000, 'x'));
+    expect(allEvents(sent)[0]).toEqual(started);
+    expect(allEvents(sent).at(-1)).toEqual(finished);
+    expect(sent.map((m) => m.seq)).toEqual(sent.map((_, i) => i));
+  });
+
+  it('starts a new message when the next event would not fit', async () => {
+    // Prepare
+    const maxBytes = 1_024;
+    const { batcher, sent } = setup({ maxBytes });
+
+    // Act
+    for (let i = 0; i < 40; i++) await batcher.push(delta(`token-${i} `));
+    await batcher.close();
+
+    // Assess
+    expect(sent.length).toBeGreaterThan(1);
+    for (const message of sent) expect(jsonBytes(message)).toBeLessThanOrEqual(maxBytes);
+    expect(allEvents(sent).map((e) => (e.type === 'text-delta' ? e.delta : ''))).toEqual(
+      Array.from({ length: 40 }, (_, i) => `token-${i} `),
+    );
+    expect(batcher.stats).toMatchObject({ messages: sent.length, events: 40, oversized: 0 });
+    expect(batcher.stats.bytes).toBe(sent.reduce((n, m) => n + jsonBytes(m), 0));
+  });
+
+  it('sends an oversized event that cannot be split alone', async () => {
+    // Prepare
+    const { batcher, sent } = setup({ maxBytes: 1_024 });
+    const big: StreamEvent = {
+      type: 'tool-call-result',
+      runId,
+      toolCallId: 't1',
+      toolName: 'search',
+      result: { rows: 'x'.repeat(4_000) },
+    };
+
+    // Act
+    await batcher.push(delta('before'));
+    await batcher.push(big);
+    await batcher.push(delta('after'));
+    await batcher.close();
+
+    // Assess
+    expect(sent.map((m) => m.events)).toEqual([[delta('before')], [big], [delta('after')]]);
+    expect(batcher.stats.oversized).toBe(1);
+  });
+
+  it('calls the sink in order and never twice at once, coalescing while it is busy', async () => {
+    // Prepare: a sink that finishes only when the test releases it
+    const sent: EventsMessage[] = [];
+    const releases: (() => void)[] = [];
+    let active = 0;
+    let maxActive = 0;
+    const scheduler = new ManualScheduler();
+    const batcher = new EventBatcher({
+      sessionId,
+      runId,
+      scheduler,
+      sink: async (message) => {
+        active += 1;
+        maxActive = Math.max(maxActive, active);
+        await new Promise<void>((resolve) => releases.push(resolve));
+        sent.push(message);
+        active -= 1;
+      },
+    });
+
+    // Act: the first batch is in flight while more events and timers arrive
+    await batcher.push(delta('a'));
+    await scheduler.advance(50);
+    for (const t of ['b', 'c']) await batcher.push(delta(t));
+    await scheduler.advance(50);
+    await batcher.push(delta('d'));
+    await scheduler.advance(50);
+    releases.shift()?.();
+    await settle();
+    const closing = batcher.close();
+    for (let i = 0; i < 5; i++) {
+      releases.shift()?.();
+      await settle();
+    }
+    await closing;
+
+    // Assess
+    expect(maxActive).toBe(1);
+    expect(sent.map((m) => m.seq)).toEqual([0, 1]);
+    expect(sent.map((m) => m.events.length)).toEqual([1, 3]);
+  });
+
+  it('surfaces a sink failure to the waiting call and to every later call', async () => {
+    // Prepare
+    const failure = new Error('queue down');
+    const { batcher } = setup({
+      sink: async () => {
+        throw failure;
+      },
+    });
+
+    // Act
+    const pushed = batcher.push(finished);
+
+    // Assess
+    await expect(pushed).rejects.toBe(failure);
+    await expect(batcher.flush()).rejects.toBe(failure);
+    await expect(batcher.close()).rejects.toBe(failure);
+  });
+
+  it('keeps a failure of a timer-driven send for the next call', async () => {
+    // Prepare
+    const failure = new Error('socket gone');
+    const { batcher, scheduler } = setup({
+      sink: async () => {
+        throw failure;
+      },
+    });
+    await batcher.push(delta('a'));
+
+    // Act
+    await scheduler.advance(50);
+
+    // Assess
+    await expect(batcher.push(delta('b'))).rejects.toBe(failure);
+    expect(batcher.stats.messages).toBe(0);
+  });
+
+  it('turns 1,000 one-token deltas into at most 50 messages', async () => {
+    // Prepare: a token every 2 ms, as a fast model streams
+    const { batcher, sent, scheduler } = setup();
+    await batcher.push(started);
+    await batcher.push({ type: 'message-start', runId, messageId: 'm1' });
+
+    // Act
+    for (let i = 0; i < 1_000; i++) {
+      await batcher.push(delta(`t${i} `));
+      await scheduler.advance(2);
+    }
+    await batcher.push({ type: 'message-end', runId, messageId: 'm1' });
+    await batcher.push(finished);
+
+    // Assess: the Python Agent Kernel sent one message per token
+    expect(sent.length).toBeLessThanOrEqual(50);
+    expect(1_000 / sent.length).toBeGreaterThanOrEqual(20);
+    expect(batcher.stats).toMatchObject({ messages: sent.length, events: 1_004 });
+    expect(sent.map((m) => m.seq)).toEqual(sent.map((_, i) => i));
+  });
+
+  it('refuses events of another run', async () => {
+    // Prepare
+    const { batcher } = setup();
+
+    // Act
+    const pushed = batcher.push({ ...delta('x'), runId: 'other' });
+
+    // Assess
+    await expect(pushed).rejects.toBeInstanceOf(ForeignEvent);
+  });
+
+  it('sends nothing for an empty flush and refuses events after close', async () => {
+    // Prepare
+    const { batcher, sent } = setup();
+
+    // Act
+    await batcher.flush();
+    await batcher.close();
+    await batcher.close();
+
+    // Assess
+    expect(sent).toEqual([]);
+    await expect(batcher.push(delta('x'))).rejects.toBeInstanceOf(BatcherClosed);
+  });
+
+  it('continues from firstSeq', async () => {
+    // Prepare
+    const { batcher, sent } = setup({ firstSeq: 7 });
+
+    // Act
+    await batcher.push(finished);
+
+    // Assess
+    expect(sent[0]?.seq).toBe(7);
+  });
+
+  it.each([
+    ['a tiny maxBytes', { maxBytes: 100 }],
+    ['a negative firstSeq', { firstSeq: -1 }],
+  ])('refuses %s', (_name, options) => {
+    // Act
+    const create = () => setup(options);
+
+    // Assess
+    expect(create).toThrow(InvalidBatcherOptions);
+  });
+});

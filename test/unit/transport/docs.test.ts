@@ -1,0 +1,48 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import type * as z from 'zod';
+import * as transport from '../../../lib/transport/index.js';
+import { ERROR_CODES } from '../../../lib/transport/index.js';
+
+const doc = readFileSync(
+  fileURLToPath(new URL('../../../docs/protocol.md', import.meta.url)),
+  'utf8',
+);
+
+/** Each JSON example follows a `<!-- schema: Name -->` or `<!-- example -->` comment. */
+const examples = [...doc.matchAll(/<!-- (schema: (\w+)|example) -->\n```json\n([\s\S]*?)```/g)].map(
+  (m, i) => ({ name: m[2] ?? `example ${i}`, schema: m[2], json: m[3] ?? '' }),
+);
+
+describe('docs/protocol.md', () => {
+  it('has its examples', () => {
+    // Assess
+    expect(examples.length).toBeGreaterThanOrEqual(17);
+    expect(doc.match(/```json/g)?.length).toBe(examples.length);
+  });
+
+  it.each(examples.map((e) => [e.name, e] as const))('has a valid %s example', (_name, example) => {
+    // Prepare
+    const value = JSON.parse(example.json);
+    const schema = example.schema
+      ? (transport as unknown as Record<string, z.ZodType>)[example.schema]
+      : undefined;
+
+    // Act
+    const parsed = schema?.safeParse(value);
+
+    // Assess
+    if (example.schema) expect(schema, example.schema).toBeDefined();
+    if (parsed) expect(parsed.error?.issues ?? []).toEqual([]);
+  });
+
+  it('lists every error code with its source and meaning', () => {
+    // Prepare
+    const rows = [...doc.matchAll(/^\| `([a-z-]+)` \| (transport|runtime) \| (.+) \|$/gm)];
+    const documented = Object.fromEntries(rows.map((r) => [r[1], { source: r[2], meaning: r[3] }]));
+
+    // Assess
+    expect(documented).toEqual(ERROR_CODES);
+  });
+});
