@@ -1,4 +1,6 @@
 // Public test helpers that load no test runner; the vitest-based kits have their own subpaths.
+
+export { fakeLambdaContext } from './lambda-context.js';
 export {
   type RecordedRequest,
   type ScriptEntry,
@@ -8,4 +10,3 @@ export {
   type ScriptedTurn,
   startScriptedModelServer,
 } from './scripted-model-server.js';
-export { fakeLambdaContext } from './lambda-context.js';
