@@ -27,21 +27,28 @@ function ownFile(relative: string): string {
   return existsSync(js) ? js : resolve(here, `${relative}.ts`);
 }
 
+/** The integrations this project ships: name → [module next to this file, framework package]. */
+const BUILTINS: readonly (readonly [string, string, string])[] = [
+  ['openai', '../openai/tools', '@openai/agents'],
+  ['ai-sdk', '../ai-sdk/tools', 'ai'],
+  ['langgraph', '../langgraph/tools', '@langchain/langgraph'],
+];
+
 /** The integrations this project ships; found like a plugin's, before any plugin. */
 export function builtinCandidates(root: string): Candidate[] {
-  const file = ownFile('../openai/tools');
-  return [
-    {
-      name: 'openai',
+  return BUILTINS.map(([name, relative, sdk]) => {
+    const file = ownFile(relative);
+    return {
+      name,
       package: 'agent-kernel-lambda',
       exportName: 'INTEGRATION',
       file,
       load: () => import(pathToFileURL(file).href),
       searchFrom: [root],
-      requires: ['@openai/agents'],
-      extra: '@openai/agents',
-    },
-  ];
+      requires: [sdk],
+      extra: sdk,
+    };
+  });
 }
 
 /** Node's lookup: `<dir>/node_modules/<name>` from `from` up to the file system root. */

@@ -1,0 +1,169 @@
+import type { TextStreamPart, ToolSet } from 'ai';
+import type { StreamEvent } from '../../core/events.js';
+import { isModelVisibleError, modelVisibleError } from '../../tools/errors.js';
+import { mapAiSdkError } from './errors.js';
+import type { PendingApproval } from './state.js';
+
+type Part = TextStreamPart<ToolSet>;
+
+/**
+ * Maps the SDK's `fullStream` parts onto our events. Text and reasoning boundaries open only
+ * once content arrives (ids are the provider's, made unique per run); tool input parts keep the
+ * SDK's tool call id; approval requests are collected for the pause.
+ */
+export class AiSdkEventMapper {
+  readonly approvals: PendingApproval[] = [];
+  readonly #runId: string;
+  readonly #open = new Map<string, string>();
+  readonly #used = new Set<string>();
+  readonly #calls = new Map<string, 'open' | 'ended'>();
+  #step = 0;
+
+  constructor(runId: string) {
+    this.#runId = runId;
+  }
+
+  *map(part: Part): Generator<StreamEvent> {
+    const runId = this.#runId;
+    switch (part.type) {
+      case 'start-step':
+        this.#step += 1;
+        yield { type: 'step-start', runId, stepId: this.#stepId() };
+        return;
+      case 'finish-step': {
+        const { inputTokens, outputTokens } = part.usage;
+        const usage =
+          inputTokens === undefined && outputTokens === undefined
+            ? undefined
+            : { inputTokens: inputTokens ?? 0, outputTokens: outputTokens ?? 0 };
+        yield { type: 'step-end', runId, stepId: this.#stepId(), ...(usage ? { usage } : {}) };
+        return;
+      }
+      case 'text-delta':
+      case 'reasoning-delta': {
+        if (!part.text) return;
+        const kind = part.type === 'text-delta' ? 'text' : 'reasoning';
+        const id = yield* this.#opened(kind, part.id);
+        yield kind === 'text'
+          ? { type: 'text-delta', runId, messageId: id, delta: part.text }
+          : { type: 'reasoning-delta', runId, reasoningId: id, delta: part.text };
+        return;
+      }
+      case 'text-end':
+      case 'reasoning-end':
+        yield* this.#close(part.type === 'text-end' ? 'text' : 'reasoning', part.id);
+        return;
+      case 'tool-input-start':
+        this.#calls.set(part.id, 'open');
+        yield { type: 'tool-call-start', runId, toolCallId: part.id, toolName: part.toolName };
+        return;
+      case 'tool-input-delta':
+        if (part.delta)
+          yield { type: 'tool-call-args', runId, toolCallId: part.id, delta: part.delta };
+        return;
+      case 'tool-input-end':
+        this.#calls.set(part.id, 'ended');
+        yield { type: 'tool-call-end', runId, toolCallId: part.id };
+        return;
+      case 'tool-call':
+        yield* this.#wholeCall(part.toolCallId, part.toolName, part.input);
+        return;
+      case 'tool-result':
+        yield {
+          type: 'tool-call-result',
+          runId,
+          toolCallId: part.toolCallId,
+          toolName: part.toolName,
+          result: part.output,
+          ...(isModelVisibleError(part.output) ? { isError: true } : {}),
+        };
+        return;
+      case 'tool-error':
+        yield this.#failed(part.toolCallId, part.toolName, modelVisibleError(part.error));
+        return;
+      case 'tool-output-denied':
+        yield this.#failed(part.toolCallId, part.toolName, {
+          error: { kind: 'approval-denied', message: 'The call was not approved.' },
+        });
+        return;
+      case 'tool-approval-request':
+        this.approvals.push({
+          approvalId: part.approvalId,
+          toolCallId: part.toolCall.toolCallId,
+          toolName: part.toolCall.toolName,
+          input: part.toolCall.input,
+        });
+        return;
+      case 'error':
+        throw mapAiSdkError(part.error);
+      case 'abort': {
+        const err = new Error(part.reason ?? 'The run was aborted.');
+        err.name = 'AbortError';
+        throw err;
+      }
+      default:
+        return;
+    }
+  }
+
+  /** Closes whatever the provider left open (a stream that ended without its end parts). */
+  *finish(): Generator<StreamEvent> {
+    for (const key of [...this.#open.keys()]) {
+      const [kind, id] = key.split('\u0000') as ['text' | 'reasoning', string];
+      yield* this.#close(kind, id);
+    }
+  }
+
+  #stepId(): string {
+    return `${this.#runId}-step-${this.#step}`;
+  }
+
+  *#opened(kind: 'text' | 'reasoning', partId: string): Generator<StreamEvent, string> {
+    const key = `${kind}\u0000${partId}`;
+    const open = this.#open.get(key);
+    if (open) return open;
+    // Chat Completions reuses part ids across steps; our ids stay unique within a run.
+    let id = partId || kind;
+    if (this.#used.has(id)) id = `${id}-${this.#step}-${this.#used.size}`;
+    this.#used.add(id);
+    this.#open.set(key, id);
+    yield kind === 'text'
+      ? { type: 'message-start', runId: this.#runId, messageId: id }
+      : { type: 'reasoning-start', runId: this.#runId, reasoningId: id };
+    return id;
+  }
+
+  *#close(kind: 'text' | 'reasoning', partId: string): Generator<StreamEvent> {
+    const key = `${kind}\u0000${partId}`;
+    const id = this.#open.get(key);
+    if (!id) return;
+    this.#open.delete(key);
+    yield kind === 'text'
+      ? { type: 'message-end', runId: this.#runId, messageId: id }
+      : { type: 'reasoning-end', runId: this.#runId, reasoningId: id };
+  }
+
+  /** A call whose input was not streamed (or not closed) gets its boundaries here. */
+  *#wholeCall(toolCallId: string, toolName: string, input: unknown): Generator<StreamEvent> {
+    const runId = this.#runId;
+    const state = this.#calls.get(toolCallId);
+    if (state === 'ended') return;
+    if (state === undefined) {
+      yield { type: 'tool-call-start', runId, toolCallId, toolName };
+      yield { type: 'tool-call-args', runId, toolCallId, delta: JSON.stringify(input ?? {}) };
+    }
+    this.#calls.set(toolCallId, 'ended');
+    yield { type: 'tool-call-end', runId, toolCallId };
+  }
+
+  #failed(toolCallId: string, toolName: string, result: unknown): StreamEvent {
+    return {
+      type: 'tool-call-result',
+      runId: this.#runId,
+      toolCallId,
+      toolName,
+      result,
+      isError: true,
+    };
+  }
+}

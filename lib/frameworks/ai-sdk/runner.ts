@@ -1,0 +1,157 @@
+import { type LanguageModel, type ModelMessage, stepCountIs, streamText, type ToolSet } from 'ai';
+import type { Interruption, Usage } from '../../core/requests.js';
+import type { ReservedRunOptions } from '../../core/run-options.js';
+import type {
+  Runner,
+  RunnerInput,
+  RunnerResult,
+  RunnerResumeInput,
+  RunnerStream,
+} from '../../core/runner.js';
+import { mapAiSdkError } from './errors.js';
+import { AiSdkEventMapper } from './events.js';
+import { loadHistory, resumeMessages, toHistory, toPaused, toUserMessage } from './state.js';
+
+type ProviderOptions = NonNullable<Parameters<typeof streamText>[0]['providerOptions']>;
+
+/** An AI SDK agent: a model, instructions and tools, run as a tool loop by `streamText`. */
+export interface AiSdkAgentDefinition {
+  readonly name: string;
+  readonly description?: string;
+  readonly model: LanguageModel;
+  readonly instructions?: string;
+  readonly tools?: ToolSet;
+  /** Model steps per turn (`stopWhen: stepCountIs(maxSteps)`); default 10. */
+  readonly maxSteps?: number;
+}
+
+/** Keys this runner sets itself; users cannot pass them as run options. */
+export const AI_SDK_RESERVED_RUN_OPTIONS: ReservedRunOptions = {
+  model: 'the model belongs to the agent definition',
+  tools: 'tools belong to the agent definition',
+  system: 'instructions belong to the agent definition',
+  messages: 'history is kept in the runtime session store',
+  prompt: 'the turn’s input comes from the Runtime call',
+  abortSignal: 'the runtime owns cancellation (pass an AbortSignal to the Runtime call)',
+  experimental_context: 'the framework context comes from the session',
+};
+
+/**
+ * Runs AI SDK agents through `streamText` (for `run` too: one code path). History is the SDK's
+ * own ModelMessage[] in the session slot; tools with `needsApproval` pause the run.
+ */
+export class AiSdkRunner implements Runner<AiSdkAgentDefinition> {
+  readonly name = 'ai-sdk';
+  readonly supportsStreaming = true;
+  readonly supportsPause = true;
+  readonly reservedRunOptions = AI_SDK_RESERVED_RUN_OPTIONS;
+
+  run(input: RunnerInput<AiSdkAgentDefinition>): Promise<RunnerResult> {
+    return drain(this.stream(input));
+  }
+
+  stream(input: RunnerInput<AiSdkAgentDefinition>): RunnerStream {
+    const history = loadHistory(input.sessionId, input.state);
+    return this.#stream(input, [...history, toUserMessage(input.requests)]);
+  }
+
+  resume(input: RunnerResumeInput<AiSdkAgentDefinition>): Promise<RunnerResult> {
+    return drain(this.resumeStream(input));
+  }
+
+  /** Appends the approval responses; the SDK runs approved calls before it asks the model. */
+  resumeStream(input: RunnerResumeInput<AiSdkAgentDefinition>): RunnerStream {
+    const { messages } = resumeMessages(input.sessionId, input.pausedState, input.decisions);
+    return this.#stream(input, messages);
+  }
+
+  async *#stream(
+    input: RunnerInput<AiSdkAgentDefinition> | RunnerResumeInput<AiSdkAgentDefinition>,
+    messages: ModelMessage[],
+  ): RunnerStream {
+    const native = input.agent.native;
+    const mapper = new AiSdkEventMapper(input.runId);
+    let result: ReturnType<typeof streamText>;
+    try {
+      result = streamText({
+        // Retries are the caller's policy; a failed turn stores nothing and can be sent again.
+        maxRetries: 0,
+        stopWhen: stepCountIs(native.maxSteps ?? 10),
+        // Errors arrive as stream parts and are mapped there; the default logs them.
+        onError: () => undefined,
+        ...input.options,
+        providerOptions: withoutServerHistory(input.options.providerOptions),
+        model: native.model,
+        ...(native.instructions ? { system: native.instructions } : {}),
+        ...(native.tools ? { tools: native.tools } : {}),
+        messages,
+        abortSignal: input.signal,
+        experimental_context: input.context,
+      });
+    } catch (err) {
+      throw mapAiSdkError(err);
+    }
+    let generated: ModelMessage[];
+    let text: string;
+    let usage: Usage | undefined;
+    try {
+      for await (const part of result.fullStream) yield* mapper.map(part);
+      yield* mapper.finish();
+      generated = (await result.response).messages;
+      text = await result.text;
+      usage = toUsage(await result.totalUsage);
+    } catch (err) {
+      throw mapAiSdkError(err);
+    }
+    const all = [...messages, ...generated];
+    if (mapper.approvals.length > 0) {
+      return {
+        status: 'paused',
+        interruptions: mapper.approvals.map(
+          (a): Interruption => ({
+            id: a.toolCallId,
+            kind: 'tool-approval',
+            toolName: a.toolName,
+            ...(a.input === undefined ? {} : { arguments: a.input }),
+          }),
+        ),
+        pausedState: toPaused(all, mapper.approvals),
+        context: input.context,
+        ...(usage ? { usage } : {}),
+      };
+    }
+    return {
+      status: 'completed',
+      text,
+      ...(usage ? { usage } : {}),
+      state: toHistory(all),
+      // Tools see the very object passed as experimental_context; its changes are the new context.
+      context: input.context,
+    };
+  }
+}
+
+/**
+ * OpenAI's Responses API stores outputs by default and the provider then sends `item_reference`s
+ * instead of the messages: history would live on OpenAI's servers, not in our session. A caller
+ * may still opt in with `providerOptions.openai.store`.
+ */
+function withoutServerHistory(options: unknown): ProviderOptions {
+  const given = (options ?? {}) as ProviderOptions;
+  return { ...given, openai: { store: false, ...given.openai } };
+}
+
+async function drain(stream: RunnerStream): Promise<RunnerResult> {
+  for (;;) {
+    const step = await stream.next();
+    if (step.done) return step.value;
+  }
+}
+
+function toUsage(usage: {
+  inputTokens: number | undefined;
+  outputTokens: number | undefined;
+}): Usage | undefined {
+  if (!usage.inputTokens && !usage.outputTokens) return undefined;
+  return { inputTokens: usage.inputTokens ?? 0, outputTokens: usage.outputTokens ?? 0 };
+}

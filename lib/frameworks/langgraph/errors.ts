@@ -1,0 +1,29 @@
+import { GraphRecursionError } from '@langchain/langgraph';
+import { AgentKernelError, describeError, ModelError, RunnerError } from '../../core/errors.js';
+
+/** Maps LangGraph's and the model client's errors onto ours, with a readable message. */
+export function mapLangGraphError(err: unknown, agent: string): unknown {
+  if (err instanceof AgentKernelError) return err;
+  if (err instanceof Error && err.name === 'AbortError') return err;
+  if (err instanceof GraphRecursionError) {
+    return new RunnerError(`Agent "${agent}" exceeded its recursion limit.`, {
+      code: 'max-turns-exceeded',
+      cause: err,
+    });
+  }
+  const status = (err as { status?: unknown })?.status;
+  if (typeof status === 'number') {
+    const detail = describeError(err).replace(/^\d{3}\s+/, '');
+    return new ModelError(`The model request failed with HTTP ${status}: ${detail}`, {
+      status,
+      cause: err,
+    });
+  }
+  const name = (err as { constructor?: { name?: string } })?.constructor?.name;
+  if (name === 'APIConnectionError' || name === 'APIConnectionTimeoutError') {
+    return new ModelError(`The model endpoint could not be reached: ${describeError(err)}`, {
+      cause: err,
+    });
+  }
+  return err;
+}

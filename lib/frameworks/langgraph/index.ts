@@ -1,0 +1,16 @@
+export { type CheckpointSnapshot, SessionCheckpointSaver } from './checkpointer.js';
+export { mapLangGraphError } from './errors.js';
+export { LangGraphEventMapper } from './events.js';
+export { LangGraphModule, langgraphAgent } from './module.js';
+export {
+  type CompiledGraph,
+  LANGGRAPH_RESERVED_RUN_OPTIONS,
+  type LangGraphAgentDefinition,
+  LangGraphRunner,
+} from './runner.js';
+export {
+  type ApprovalInterrupt,
+  INTEGRATION as LANGGRAPH_INTEGRATION,
+  LangGraphIntegration,
+  SpecTool,
+} from './tools.js';

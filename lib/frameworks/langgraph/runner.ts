@@ -1,0 +1,181 @@
+import type { BaseMessage } from '@langchain/core/messages';
+import { Command, type Pregel } from '@langchain/langgraph';
+import { ReservedRunOption } from '../../core/errors.js';
+import type { Interruption } from '../../core/requests.js';
+import type { ReservedRunOptions } from '../../core/run-options.js';
+import type {
+  Runner,
+  RunnerInput,
+  RunnerResult,
+  RunnerResumeInput,
+  RunnerStream,
+} from '../../core/runner.js';
+import { type CheckpointSnapshot, SessionCheckpointSaver } from './checkpointer.js';
+import { mapLangGraphError } from './errors.js';
+import { LangGraphEventMapper, type RawInterrupt, textOf } from './events.js';
+import {
+  loadPaused,
+  loadSlot,
+  type PausedInterrupt,
+  toHumanMessage,
+  toPaused,
+  toSlot,
+} from './state.js';
+import type { ApprovalInterrupt } from './tools.js';
+
+/** A compiled graph (StateGraph.compile(), createReactAgent) whose state has `messages`. */
+export type CompiledGraph = Pregel<any, any, any, any, any>;
+
+export interface LangGraphAgentDefinition {
+  readonly name: string;
+  readonly description?: string;
+  /** The compiled graph, or an object holding it as `graph` (langchain's `createAgent`). */
+  readonly graph: CompiledGraph | { readonly graph: CompiledGraph };
+}
+
+/** Keys this runner sets itself; users cannot pass them as run options. */
+export const LANGGRAPH_RESERVED_RUN_OPTIONS: ReservedRunOptions = {
+  thread_id: 'the thread is the runtime session (its checkpoints live in the session store)',
+  streamMode: 'the runner streams messages and updates to map them onto events',
+  signal: 'the runtime owns cancellation (pass an AbortSignal to the Runtime call)',
+  context: 'the framework context comes from the session',
+};
+
+const THREAD = 'session';
+
+/**
+ * Runs compiled LangGraph graphs. Each turn gets a `SessionCheckpointSaver` seeded from the
+ * session slot (or the paused run), so the graph's own checkpoints carry the conversation and a
+ * pause; `interrupt()` pauses, `Command({ resume })` continues. Framework context is passed as
+ * LangGraph's runtime `context` (nodes and tools read it from their config/runtime).
+ */
+export class LangGraphRunner implements Runner<LangGraphAgentDefinition> {
+  readonly name = 'langgraph';
+  readonly supportsStreaming = true;
+  readonly supportsPause = true;
+  readonly reservedRunOptions = LANGGRAPH_RESERVED_RUN_OPTIONS;
+
+  run(input: RunnerInput<LangGraphAgentDefinition>): Promise<RunnerResult> {
+    return drain(this.stream(input));
+  }
+
+  stream(input: RunnerInput<LangGraphAgentDefinition>): RunnerStream {
+    const seed = loadSlot(input.sessionId, input.state);
+    return this.#stream(input, { messages: [toHumanMessage(input.requests)] }, seed);
+  }
+
+  resume(input: RunnerResumeInput<LangGraphAgentDefinition>): Promise<RunnerResult> {
+    return drain(this.resumeStream(input));
+  }
+
+  /** Answers every interrupt by its LangGraph id with the decision (status, message, arguments). */
+  resumeStream(input: RunnerResumeInput<LangGraphAgentDefinition>): RunnerStream {
+    const paused = loadPaused(input.sessionId, input.pausedState);
+    const byId = new Map(input.decisions.map((d) => [d.id, d]));
+    const resume = Object.fromEntries(
+      paused.interrupts.map((i) => {
+        const { id: _id, ...decision } = byId.get(i.id) ?? { id: i.id, status: 'denied' };
+        return [i.interruptId, decision];
+      }),
+    );
+    return this.#stream(input, new Command({ resume }), paused.checkpoints);
+  }
+
+  async *#stream(
+    input: RunnerInput<LangGraphAgentDefinition> | RunnerResumeInput<LangGraphAgentDefinition>,
+    graphInput: unknown,
+    seed: CheckpointSnapshot | undefined,
+  ): RunnerStream {
+    const { configurable, ...options } = input.options as {
+      configurable?: Record<string, unknown>;
+    };
+    if (configurable && 'thread_id' in configurable) {
+      throw new ReservedRunOption(
+        this.name,
+        'configurable.thread_id',
+        LANGGRAPH_RESERVED_RUN_OPTIONS.thread_id as string,
+      );
+    }
+    const saver = new SessionCheckpointSaver(seed);
+    const graph = withSaver(input.agent.native, saver);
+    const mapper = new LangGraphEventMapper(input.runId);
+    const config = { configurable: { ...configurable, thread_id: THREAD } };
+    let values: { messages?: BaseMessage[] } | undefined;
+    try {
+      const stream = await graph.stream(graphInput, {
+        ...options,
+        ...config,
+        context: input.context,
+        signal: input.signal,
+        streamMode: ['messages', 'updates'],
+      });
+      for await (const chunk of stream) yield* mapper.map(chunk);
+      yield* mapper.finish();
+      values = (await graph.getState(config)).values;
+    } catch (err) {
+      throw mapLangGraphError(err, input.agent.name);
+    }
+    const usage = mapper.usage;
+    if (mapper.interrupts.length > 0) {
+      const interrupts = mapper.interrupts.map(toPausedInterrupt);
+      return {
+        status: 'paused',
+        interruptions: mapper.interrupts.map(toInterruption),
+        pausedState: toPaused(saver.snapshot(), interrupts),
+        context: input.context,
+        ...(usage ? { usage } : {}),
+      };
+    }
+    const last = values?.messages?.at(-1);
+    return {
+      status: 'completed',
+      text: last ? textOf(last.content) : '',
+      ...(usage ? { usage } : {}),
+      state: toSlot(saver.snapshot()),
+      // Tools through our integration change the very object passed; that is the new context.
+      context: input.context,
+    };
+  }
+}
+
+/** A copy of the graph that checkpoints into `saver` (the same copy `withConfig` makes). */
+function withSaver(native: LangGraphAgentDefinition, saver: SessionCheckpointSaver): CompiledGraph {
+  // A ReactAgent (createAgent) also streams, but copying it recompiles; its graph copies cheaply.
+  const held = native.graph as { graph?: CompiledGraph };
+  const graph = held.graph?.getState ? held.graph : (native.graph as CompiledGraph);
+  const copy = graph.withConfig({});
+  copy.checkpointer = saver;
+  return copy;
+}
+
+function approvalOf(value: unknown): ApprovalInterrupt | undefined {
+  const v = value as ApprovalInterrupt | undefined;
+  return v?.kind === 'tool-approval' && typeof v.toolCallId === 'string' ? v : undefined;
+}
+
+function toInterruption(raw: RawInterrupt): Interruption {
+  const approval = approvalOf(raw.value);
+  if (approval) {
+    return {
+      id: approval.toolCallId,
+      kind: 'tool-approval',
+      toolName: approval.toolName,
+      arguments: approval.arguments,
+    };
+  }
+  // The graph's own interrupt(value): a question for a human, answered by the decision.
+  const message = typeof raw.value === 'string' ? raw.value : JSON.stringify(raw.value ?? null);
+  return { id: String(raw.id), kind: 'input', message };
+}
+
+function toPausedInterrupt(raw: RawInterrupt): PausedInterrupt {
+  const interruption = toInterruption(raw);
+  return { id: interruption.id, interruptId: String(raw.id), kind: interruption.kind };
+}
+
+async function drain(stream: RunnerStream): Promise<RunnerResult> {
+  for (;;) {
+    const step = await stream.next();
+    if (step.done) return step.value;
+  }
+}

@@ -1,0 +1,73 @@
+import { DynamicStructuredTool } from '@langchain/core/tools';
+import { interrupt } from '@langchain/langgraph';
+import type { ToolApproval } from '../../core/tool-context.js';
+import type { ToolSpec } from '../../tools/spec.js';
+import { type ExportOptions, IntegrationBase } from '../base/integration.js';
+
+/** What a `confirm` tool's `interrupt()` carries; the runner turns it into an interruption. */
+export interface ApprovalInterrupt {
+  readonly kind: 'tool-approval';
+  readonly toolCallId: string;
+  readonly toolName: string;
+  readonly arguments: unknown;
+}
+
+/**
+ * A LangChain tool whose calls skip LangChain's own JSON Schema check: validation is the
+ * executor's, so the model reads our invalid-arguments error and the call is in the ledger.
+ */
+export class SpecTool extends DynamicStructuredTool<any> {
+  override call(...args: Parameters<DynamicStructuredTool<any>['call']>) {
+    const schema = this.schema;
+    // LangChain validates synchronously, before its first await: an empty schema lets all in.
+    this.schema = {} as typeof schema;
+    try {
+      return super.call(...args);
+    } finally {
+      this.schema = schema;
+    }
+  }
+}
+
+/**
+ * ToolSpec → LangChain tool for LangGraph. Every call goes through the executor with the
+ * model's tool call id (`config.toolCall.id`) as `ctx.callId`. A `confirm` tool asks through
+ * LangGraph's `interrupt()` (the run pauses; `Command({ resume })` answers with a decision)
+ * unless an approval port was bound before export. Failures are returned as the model-visible
+ * error (JSON in the ToolMessage), never the raw exception text.
+ */
+export class LangGraphIntegration extends IntegrationBase<SpecTool> {
+  readonly name = 'langgraph';
+  readonly requires = ['@langchain/langgraph', '@langchain/core'] as const;
+  readonly extra = '@langchain/langgraph';
+  protected override readonly callIdFields = ['toolCall.id'];
+
+  exportTool(spec: ToolSpec<any, any>, options: ExportOptions): SpecTool {
+    const nativeGate = spec.confirm && !this.approvalPort;
+    return new SpecTool({
+      name: spec.name,
+      description: spec.description,
+      schema: spec.jsonSchema() as any,
+      func: async (args: unknown, _runManager: unknown, config: unknown) => {
+        let approval: ToolApproval | undefined;
+        if (nativeGate) {
+          // Outside runBound: interrupt() throws LangGraph's control-flow error to pause.
+          const { callId } = this.bindContext(config);
+          approval = interrupt<ApprovalInterrupt, ToolApproval>({
+            kind: 'tool-approval',
+            toolCallId: callId,
+            toolName: spec.name,
+            arguments: args,
+          });
+        }
+        const result = await this.runBound(spec, args, config, options, {
+          ...(approval ? { approval } : {}),
+        });
+        return typeof result === 'string' ? result : JSON.stringify(result ?? null);
+      },
+    });
+  }
+}
+
+/** What discovery loads (`getIntegration('langgraph')`). */
+export const INTEGRATION = new LangGraphIntegration();

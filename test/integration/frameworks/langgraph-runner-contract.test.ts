@@ -1,0 +1,93 @@
+import { END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
+import { createReactAgent, ToolNode, toolsCondition } from '@langchain/langgraph/prebuilt';
+import { ChatOpenAI } from '@langchain/openai';
+import { createAgent } from 'langchain';
+import { expect } from 'vitest';
+import { LANGGRAPH_INTEGRATION, langgraphAgent } from '../../../lib/frameworks/langgraph/index.js';
+import { runnerContract } from '../../../lib/testing/runner-contract/index.js';
+
+runnerContract({
+  name: 'langgraph',
+  supportsPause: true,
+  agent: ({ modelUrl, tools, executor }) => {
+    const llm = new ChatOpenAI({
+      model: 'scripted-model',
+      apiKey: 'test-key',
+      configuration: { baseURL: modelUrl },
+      maxRetries: 0,
+    });
+    const graph = createReactAgent({
+      llm,
+      tools: tools.map((spec) => LANGGRAPH_INTEGRATION.exportTool(spec, { executor })),
+    });
+    return langgraphAgent({ name: 'agent', graph });
+  },
+  // recursionLimit reaches graph.stream: a tool call and an answer need more than two steps.
+  runOption: {
+    options: { recursionLimit: 2 },
+    script: [
+      { toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] },
+      { text: 'never' },
+    ],
+    assess: ({ error, requests }) => {
+      expect(error).toMatchObject({ code: 'max-turns-exceeded' });
+      expect(requests).toHaveLength(1);
+    },
+  },
+  reservedOption: 'thread_id',
+});
+
+function chatModel(modelUrl: string) {
+  return new ChatOpenAI({
+    model: 'scripted-model',
+    apiKey: 'test-key',
+    configuration: { baseURL: modelUrl },
+    maxRetries: 0,
+  });
+}
+
+const recursionProbe = {
+  options: { recursionLimit: 2 },
+  script: [
+    { toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] },
+    { text: 'never' },
+  ],
+  assess: ({ error }: { error?: unknown }) => {
+    expect(error).toMatchObject({ code: 'max-turns-exceeded' });
+  },
+};
+
+// A hand-built graph: model node, ToolNode, and the usual conditional edge.
+runnerContract({
+  name: 'langgraph (StateGraph)',
+  supportsPause: true,
+  agent: ({ modelUrl, tools, executor }) => {
+    const exported = tools.map((spec) => LANGGRAPH_INTEGRATION.exportTool(spec, { executor }));
+    const model = chatModel(modelUrl).bindTools(exported);
+    const graph = new StateGraph(MessagesAnnotation)
+      .addNode('model', async (state) => ({ messages: [await model.invoke(state.messages)] }))
+      .addNode('tools', new ToolNode(exported))
+      .addEdge(START, 'model')
+      .addConditionalEdges('model', toolsCondition, ['tools', END])
+      .addEdge('tools', 'model')
+      .compile();
+    return langgraphAgent({ name: 'agent', graph });
+  },
+  runOption: recursionProbe,
+  reservedOption: 'thread_id',
+});
+
+// langchain's createAgent, the current home of the prebuilt agent.
+runnerContract({
+  name: 'langgraph (langchain createAgent)',
+  supportsPause: true,
+  agent: ({ modelUrl, tools, executor }) => {
+    const graph = createAgent({
+      model: chatModel(modelUrl),
+      tools: tools.map((spec) => LANGGRAPH_INTEGRATION.exportTool(spec, { executor })),
+    });
+    return langgraphAgent({ name: 'agent', graph });
+  },
+  runOption: recursionProbe,
+  reservedOption: 'thread_id',
+});

@@ -1,0 +1,34 @@
+import { OpenAIProvider, Agent as SdkAgent } from '@openai/agents';
+import OpenAI from 'openai';
+import { expect } from 'vitest';
+import { OPENAI_INTEGRATION, openaiAgent } from '../../../lib/frameworks/openai/index.js';
+import { OpenAIRunner } from '../../../lib/frameworks/openai/runner.js';
+import { runnerContract } from '../../../lib/testing/runner-contract/index.js';
+
+runnerContract({
+  name: 'openai',
+  supportsPause: true,
+  agent: ({ modelUrl, tools, executor }) => {
+    const client = new OpenAI({ apiKey: 'test-key', baseURL: modelUrl, maxRetries: 0 });
+    const native = new SdkAgent({
+      name: 'agent',
+      model: 'scripted-model',
+      tools: tools.map((spec) => OPENAI_INTEGRATION.exportTool(spec, { executor })),
+    });
+    const modelProvider = new OpenAIProvider({ openAIClient: client, useResponses: true });
+    return openaiAgent(native, { runner: new OpenAIRunner({ runConfig: { modelProvider } }) });
+  },
+  // maxTurns reaches the SDK's run call: one turn is not enough for a tool call and an answer.
+  runOption: {
+    options: { maxTurns: 1 },
+    script: [
+      { toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] },
+      { text: 'never' },
+    ],
+    assess: ({ error, requests }) => {
+      expect(error).toMatchObject({ code: 'max-turns-exceeded' });
+      expect(requests).toHaveLength(1);
+    },
+  },
+  reservedOption: 'stream',
+});
