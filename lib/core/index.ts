@@ -30,15 +30,16 @@ export {
   type RunOptionsContext,
   type RunOptionsFactory,
 } from './run-options.js';
-export type {
-  Decision,
-  Runner,
-  RunnerCompleted,
-  RunnerInput,
-  RunnerPaused,
-  RunnerResult,
-  RunnerResumeInput,
-  RunnerStream,
+export {
+  type Decision,
+  drainRunnerStream,
+  type Runner,
+  type RunnerCompleted,
+  type RunnerInput,
+  type RunnerPaused,
+  type RunnerResult,
+  type RunnerResumeInput,
+  type RunnerStream,
 } from './runner.js';
 export type { ResumeCallOptions } from './runtime.js';
 export { type RunCallOptions, Runtime, type RuntimeOptions } from './runtime.js';

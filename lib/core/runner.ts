@@ -67,3 +67,14 @@ export interface Runner<TNative = unknown> {
   resume?(input: RunnerResumeInput<TNative>): Promise<RunnerResult>;
   resumeStream?(input: RunnerResumeInput<TNative>): RunnerStream;
 }
+
+/**
+ * Runs a runner's stream to its end and returns the result: how a runner whose framework has
+ * one streamed code path implements `run` and `resume`.
+ */
+export async function drainRunnerStream(stream: RunnerStream): Promise<RunnerResult> {
+  for (;;) {
+    const step = await stream.next();
+    if (step.done) return step.value;
+  }
+}

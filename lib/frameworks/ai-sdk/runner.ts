@@ -8,6 +8,7 @@ import type {
   RunnerResumeInput,
   RunnerStream,
 } from '../../core/runner.js';
+import { drainRunnerStream } from '../../core/runner.js';
 import { mapAiSdkError } from './errors.js';
 import { AiSdkEventMapper } from './events.js';
 import { loadHistory, resumeMessages, toHistory, toPaused, toUserMessage } from './state.js';
@@ -47,7 +48,7 @@ export class AiSdkRunner implements Runner<AiSdkAgentDefinition> {
   readonly reservedRunOptions = AI_SDK_RESERVED_RUN_OPTIONS;
 
   run(input: RunnerInput<AiSdkAgentDefinition>): Promise<RunnerResult> {
-    return drain(this.stream(input));
+    return drainRunnerStream(this.stream(input));
   }
 
   stream(input: RunnerInput<AiSdkAgentDefinition>): RunnerStream {
@@ -56,7 +57,7 @@ export class AiSdkRunner implements Runner<AiSdkAgentDefinition> {
   }
 
   resume(input: RunnerResumeInput<AiSdkAgentDefinition>): Promise<RunnerResult> {
-    return drain(this.resumeStream(input));
+    return drainRunnerStream(this.resumeStream(input));
   }
 
   /** Appends the approval responses; the SDK runs approved calls before it asks the model. */
@@ -139,13 +140,6 @@ export class AiSdkRunner implements Runner<AiSdkAgentDefinition> {
 function withoutServerHistory(options: unknown): ProviderOptions {
   const given = (options ?? {}) as ProviderOptions;
   return { ...given, openai: { store: false, ...given.openai } };
-}
-
-async function drain(stream: RunnerStream): Promise<RunnerResult> {
-  for (;;) {
-    const step = await stream.next();
-    if (step.done) return step.value;
-  }
 }
 
 function toUsage(usage: {

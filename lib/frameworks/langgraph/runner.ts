@@ -10,6 +10,7 @@ import type {
   RunnerResumeInput,
   RunnerStream,
 } from '../../core/runner.js';
+import { drainRunnerStream } from '../../core/runner.js';
 import { type CheckpointSnapshot, SessionCheckpointSaver } from './checkpointer.js';
 import { mapLangGraphError } from './errors.js';
 import { LangGraphEventMapper, type RawInterrupt, textOf } from './events.js';
@@ -56,7 +57,7 @@ export class LangGraphRunner implements Runner<LangGraphAgentDefinition> {
   readonly reservedRunOptions = LANGGRAPH_RESERVED_RUN_OPTIONS;
 
   run(input: RunnerInput<LangGraphAgentDefinition>): Promise<RunnerResult> {
-    return drain(this.stream(input));
+    return drainRunnerStream(this.stream(input));
   }
 
   stream(input: RunnerInput<LangGraphAgentDefinition>): RunnerStream {
@@ -65,7 +66,7 @@ export class LangGraphRunner implements Runner<LangGraphAgentDefinition> {
   }
 
   resume(input: RunnerResumeInput<LangGraphAgentDefinition>): Promise<RunnerResult> {
-    return drain(this.resumeStream(input));
+    return drainRunnerStream(this.resumeStream(input));
   }
 
   /** Answers every interrupt by its LangGraph id with the decision (status, message, arguments). */
@@ -171,11 +172,4 @@ function toInterruption(raw: RawInterrupt): Interruption {
 function toPausedInterrupt(raw: RawInterrupt): PausedInterrupt {
   const interruption = toInterruption(raw);
   return { id: interruption.id, interruptId: String(raw.id), kind: interruption.kind };
-}
-
-async function drain(stream: RunnerStream): Promise<RunnerResult> {
-  for (;;) {
-    const step = await stream.next();
-    if (step.done) return step.value;
-  }
 }

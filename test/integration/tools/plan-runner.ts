@@ -6,6 +6,7 @@ import type {
   RunnerResumeInput,
   RunnerStream,
 } from '../../../lib/core/runner.js';
+import { drainRunnerStream } from '../../../lib/core/runner.js';
 import type { JsonValue } from '../../../lib/core/session.js';
 import type { Executor, ToolSpec } from '../../../lib/tools/index.js';
 import { ApprovalPending, modelVisibleError, mustPropagate } from '../../../lib/tools/index.js';
@@ -40,7 +41,7 @@ export class PlanRunner implements Runner<null> {
   }
 
   async run(input: RunnerInput<null>): Promise<RunnerResult> {
-    return drain(this.stream(input));
+    return drainRunnerStream(this.stream(input));
   }
 
   stream(input: RunnerInput<null>): RunnerStream {
@@ -49,7 +50,7 @@ export class PlanRunner implements Runner<null> {
   }
 
   async resume(input: RunnerResumeInput<null>): Promise<RunnerResult> {
-    return drain(this.resumeStream(input));
+    return drainRunnerStream(this.resumeStream(input));
   }
 
   resumeStream(input: RunnerResumeInput<null>): RunnerStream {
@@ -96,12 +97,5 @@ export class PlanRunner implements Runner<null> {
     }
     const text = `${progress.plan.reply} ${JSON.stringify(progress.results)}`;
     return { status: 'completed', text, state: { last: text }, context: input.context };
-  }
-}
-
-async function drain(stream: RunnerStream): Promise<RunnerResult> {
-  for (;;) {
-    const step = await stream.next();
-    if (step.done) return step.value;
   }
 }
