@@ -63,4 +63,16 @@ export {
   type ToolContext,
   tryToolContext,
 } from './tool-context.js';
-export { noopTracer, type Span, type SpanAttributes, type Tracer } from './tracer.js';
+export {
+  activeSpan,
+  noopTracer,
+  type PayloadOptions,
+  type Span,
+  type SpanAttributes,
+  type SpanKind,
+  type SpanOptions,
+  startChildSpan,
+  type Tracer,
+  traceChild,
+  withActiveSpan,
+} from './tracer.js';

@@ -1,25 +1,97 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
 /**
- * The tracing port: the runtime opens spans, a backend (lib/tracing) turns them into X-Ray
- * subsegments, EMF metrics and logs. The no-op tracer is the default and costs nothing.
+ * The tracing port: the runtime, the executor and the runners open spans; a backend
+ * (lib/tracing) turns them into X-Ray subsegments, EMF metrics and logs. The no-op tracer is
+ * the default and costs nothing.
  */
 export type SpanAttributes = Record<string, string | number | boolean | undefined>;
 
+/** What a span stands for; backends derive metrics from the kind and its attributes. */
+export type SpanKind = 'run' | 'model' | 'tool' | 'hook' | 'delivery' | 'aws' | 'internal';
+
+export interface SpanOptions {
+  readonly kind?: SpanKind;
+  /** Defaults to the active span (see `withActiveSpan`). */
+  readonly parent?: Span;
+  /** A trace header from another process (an SQS message): the span continues that trace. */
+  readonly traceHeader?: string;
+}
+
+export interface PayloadOptions {
+  /** Dotted paths of values that must never be recorded (a tool's sensitive arguments). */
+  readonly sensitive?: readonly string[];
+}
+
 export interface Span {
   setAttributes(attributes: SpanAttributes): void;
+  /**
+   * Inputs and outputs: kept only when the backend is told to, and always redacted. A function
+   * is called only then (a summary that costs something to build).
+   */
+  setPayload(name: 'input' | 'output', value: unknown, options?: PayloadOptions): void;
   recordError(error: unknown): void;
   end(): void;
+  /** The header that lets another process continue this trace (undefined: not traced). */
+  traceHeader(): string | undefined;
 }
 
 export interface Tracer {
-  startSpan(name: string, attributes?: SpanAttributes, parent?: Span): Span;
+  startSpan(name: string, attributes?: SpanAttributes, options?: SpanOptions): Span;
 }
 
 const NOOP_SPAN: Span = {
   setAttributes() {},
+  setPayload() {},
   recordError() {},
   end() {},
+  traceHeader: () => undefined,
 };
 
 export const noopTracer: Tracer = {
   startSpan: () => NOOP_SPAN,
 };
+
+interface Active {
+  readonly tracer: Tracer;
+  readonly span: Span;
+}
+
+const active = new AsyncLocalStorage<Active>();
+
+/** Runs `fn` with `span` as the parent of spans opened anywhere below it (runners, tools). */
+export function withActiveSpan<T>(tracer: Tracer, span: Span, fn: () => T): T {
+  if (tracer === noopTracer) return fn();
+  return active.run({ tracer, span }, fn);
+}
+
+export function activeSpan(): Span | undefined {
+  return active.getStore()?.span;
+}
+
+/** A child of the active span on the active tracer; a no-op span outside a traced run. */
+export function startChildSpan(name: string, kind: SpanKind, attributes?: SpanAttributes): Span {
+  const current = active.getStore();
+  if (!current) return NOOP_SPAN;
+  return current.tracer.startSpan(name, attributes, { kind, parent: current.span });
+}
+
+/** `fn` inside a child span that records its error and always ends. */
+export async function traceChild<T>(
+  name: string,
+  kind: SpanKind,
+  attributes: SpanAttributes,
+  fn: (span: Span) => Promise<T>,
+): Promise<T> {
+  const current = active.getStore();
+  if (!current) return fn(NOOP_SPAN);
+  const span = current.tracer.startSpan(name, attributes, { kind, parent: current.span });
+  try {
+    return await active.run({ tracer: current.tracer, span }, () => fn(span));
+  } catch (err) {
+    span.recordError(err);
+    throw err;
+  } finally {
+    span.end();
+  }
+}

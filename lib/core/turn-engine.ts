@@ -6,7 +6,7 @@ import { type PauseDeps, pauseTurn } from './resume.js';
 import type { RunnerResult, RunnerStream } from './runner.js';
 import type { SessionLock } from './session-lock.js';
 import { runWithToolContext } from './tool-context.js';
-import type { Tracer } from './tracer.js';
+import { type Span, type Tracer, withActiveSpan } from './tracer.js';
 import {
   applyStreamHooks,
   completeTurn,
@@ -32,21 +32,31 @@ export async function executeTurn(
   setup: TurnSetup,
   prepare: Prepare,
 ): Promise<Reply> {
-  const { agent, runId, sessionId } = setup;
-  const span = engine.tracer.startSpan('run', { agent: agent.name, sessionId, runId });
+  const { agent } = setup;
+  const span = startRunSpan(engine, setup);
+  // Hooks, model calls and tool calls below open their spans as children of this one.
+  const traced = <T>(fn: () => T): T => withActiveSpan(engine.tracer, span, fn);
   let release: (() => Promise<void>) | undefined;
   let turn: PreparedTurn | undefined;
   try {
     release = await acquire(engine, setup);
-    turn = await prepare();
-    if (turn.halt) return haltReply(turn);
+    turn = await traced(prepare);
+    if (turn.halt) {
+      span.setAttributes({ outcome: 'halted' });
+      return haltReply(turn);
+    }
     const prepared = turn;
-    const result = await runWithToolContext(prepared.toolContext, () =>
-      prepared.resume
-        ? agent.runner.resume!({ ...prepared.input, ...prepared.resume })
-        : agent.runner.run(prepared.input),
+    if (prepared.resume) span.setAttributes({ resumed: true });
+    const result = await traced(() =>
+      runWithToolContext(prepared.toolContext, () =>
+        prepared.resume
+          ? agent.runner.resume!({ ...prepared.input, ...prepared.resume })
+          : agent.runner.run(prepared.input),
+      ),
     );
-    return await finish(engine, prepared, result);
+    const reply = await traced(() => finish(engine, prepared, result));
+    span.setAttributes({ outcome: reply.status });
+    return reply;
   } catch (err) {
     const error = normaliseRunError(err, agent.name, setup.signal);
     span.recordError(error);
@@ -68,7 +78,10 @@ export async function* streamTurn(
   prepare: Prepare,
 ): AsyncGenerator<StreamEvent, void, undefined> {
   const { agent, runId, sessionId } = setup;
-  const span = engine.tracer.startSpan('run', { agent: agent.name, sessionId, runId });
+  const span = startRunSpan(engine, setup);
+  const traced = <T>(fn: () => T): T => withActiveSpan(engine.tracer, span, fn);
+  const startedAt = performance.now();
+  let firstEvent = true;
   const boundaries = new BoundaryTracker();
   let release: (() => Promise<void>) | undefined;
   let runnerStream: RunnerStream | undefined;
@@ -77,28 +90,38 @@ export async function* streamTurn(
   try {
     release = await acquire(engine, setup);
     yield { type: 'run-started', runId, sessionId, agent: agent.name };
-    turn = await prepare();
+    turn = await traced(prepare);
     if (turn.halt) {
+      span.setAttributes({ outcome: 'halted' });
       yield* haltEvents(runId, turn.halt.text);
       ended = true;
       yield { type: 'run-finished', runId, reply: haltReply(turn) };
       return;
     }
     const prepared = turn;
+    if (prepared.resume) span.setAttributes({ resumed: true });
     const hooks = [...agent.postHooks, ...engine.deps.postHooks];
-    const stream = runWithToolContext(prepared.toolContext, () =>
-      prepared.resume
-        ? agent.runner.resumeStream!({ ...prepared.input, ...prepared.resume })
-        : agent.runner.stream(prepared.input),
+    const stream = traced(() =>
+      runWithToolContext(prepared.toolContext, () =>
+        prepared.resume
+          ? agent.runner.resumeStream!({ ...prepared.input, ...prepared.resume })
+          : agent.runner.stream(prepared.input),
+      ),
     );
     runnerStream = stream;
     let result: RunnerResult;
     for (;;) {
       // Each step runs inside the tool context so tools the framework calls can see it.
-      const step = await runWithToolContext(prepared.toolContext, () => stream.next());
+      const step = await traced(() =>
+        runWithToolContext(prepared.toolContext, () => stream.next()),
+      );
       if (step.done) {
         result = step.value;
         break;
+      }
+      if (firstEvent) {
+        firstEvent = false;
+        span.setAttributes({ timeToFirstEventMs: performance.now() - startedAt });
       }
       const events =
         hooks.length === 0
@@ -110,7 +133,8 @@ export async function* streamTurn(
       }
     }
     runnerStream = undefined;
-    const reply = await finish(engine, prepared, result);
+    const reply = await traced(() => finish(engine, prepared, result));
+    span.setAttributes({ outcome: reply.status });
     // A runner that forgot to close something still gives clients a well-formed stream.
     yield* boundaries.closeAll();
     ended = true;
@@ -141,6 +165,16 @@ export async function* streamTurn(
     span.end();
     await release?.();
   }
+}
+
+/** The span of one turn; `framework` (the runner's name) keeps metric dimensions low-cardinality. */
+function startRunSpan(engine: TurnEngine, setup: TurnSetup): Span {
+  const { agent, runId, sessionId } = setup;
+  return engine.tracer.startSpan(
+    'run',
+    { agent: agent.name, framework: agent.runner.name, sessionId, runId },
+    { kind: 'run' },
+  );
 }
 
 async function acquire(engine: TurnEngine, setup: TurnSetup): Promise<() => Promise<void>> {

@@ -24,6 +24,7 @@ import {
   type StoredSession,
 } from './session.js';
 import type { ToolContext } from './tool-context.js';
+import { traceChild } from './tracer.js';
 
 /** What the runtime hands the turn helpers: shared by run, stream and (later) resume. */
 export interface TurnDeps {
@@ -89,7 +90,10 @@ export async function prepareTurn(deps: TurnDeps, setup: TurnSetup): Promise<Pre
   };
   for (const hook of [...agent.preHooks, ...deps.preHooks]) {
     signal.throwIfAborted();
-    const result = await callHook(hook.name, () => hook.onRun(info));
+    const current = info;
+    const result = await traceChild('pre-hook', 'hook', { hook: hook.name }, () =>
+      callHook(hook.name, () => hook.onRun(current)),
+    );
     if (!result) continue;
     if ('halt' in result) {
       return {
@@ -162,7 +166,10 @@ export async function completeTurn(
   for (const hook of [...agent.postHooks, ...deps.postHooks]) {
     if (!hook.onRun) continue;
     const current = reply;
-    reply = (await callHook(hook.name, () => hook.onRun?.(turn.info, current))) ?? reply;
+    const out = await traceChild('post-hook', 'hook', { hook: hook.name }, () =>
+      callHook(hook.name, () => hook.onRun?.(turn.info, current)),
+    );
+    reply = out ?? reply;
   }
   turn.setup.signal.throwIfAborted();
   const base = turn.stored?.data ?? newSession(sessionId, deps.now(), turn.setup.principal);

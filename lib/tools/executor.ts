@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { LedgerEntry, ToolLedger } from '../core/ledger.js';
 import { runWithToolContext, type ToolContext, tryToolContext } from '../core/tool-context.js';
+import { type Span, traceChild } from '../core/tracer.js';
 import { type ApprovalDecision, type ApprovalPort, denyAll } from './approval.js';
 import { ResultCache } from './cache.js';
 import {
@@ -110,13 +111,29 @@ export class Executor implements ToolRunner {
     this.#cache = options.cache ?? new ResultCache({ now: this.#now });
   }
 
-  async runSpec<A, R>(
+  /** One call inside a `tool` span (a child of the run's span; the handler's calls nest under it). */
+  runSpec<A, R>(
     spec: ToolSpec<A, R>,
     args: unknown,
     partial: Partial<ToolContext>,
     options: RunSpecOptions,
   ): Promise<R> {
+    const attributes = { tool: spec.name, callId: options.callId };
+    return traceChild(spec.name, 'tool', attributes, (span) =>
+      this.#runSpec(spec, args, partial, options, span),
+    );
+  }
+
+  async #runSpec<A, R>(
+    spec: ToolSpec<A, R>,
+    args: unknown,
+    partial: Partial<ToolContext>,
+    options: RunSpecOptions,
+    span: Span,
+  ): Promise<R> {
     const ctx = completeContext(partial);
+    // Thunks: a function-valued argument or result is data here, never called.
+    span.setPayload('input', () => args, { sensitive: spec.sensitive });
     const startedAt = this.#now();
     const { callId } = options;
     const state = { argsHash: hashArgs(args), approval: undefined as Approval | undefined };
@@ -154,6 +171,8 @@ export class Executor implements ToolRunner {
         if (out) result = out.result as R;
       }
       await this.#record(spec, ctx, callId, state, cached ? 'cached' : 'ok', tally, startedAt);
+      span.setAttributes({ outcome: cached ? 'cached' : 'ok', attempts: tally.attempts });
+      span.setPayload('output', () => result);
       return result;
     } catch (err) {
       if (info) {
@@ -161,7 +180,9 @@ export class Executor implements ToolRunner {
         for (const hook of this.#options.hooks ?? [])
           await hook.after?.(info, { ok: false, error: err });
       }
-      await this.#record(spec, ctx, callId, state, outcomeOf(err, ctx), tally, startedAt, err);
+      const outcome = outcomeOf(err, ctx);
+      span.setAttributes({ outcome, attempts: tally.attempts });
+      await this.#record(spec, ctx, callId, state, outcome, tally, startedAt, err);
       throw err;
     }
   }

@@ -43,6 +43,8 @@ export interface ToolSpecConfig<S extends z.ZodObject, R> {
   timeoutMs?: number;
   retries?: number | Partial<RetryPolicy>;
   cache?: CachePolicy<z.output<S>>;
+  /** Dotted argument paths (e.g. `card.number`) never recorded in traces, metrics or logs. */
+  sensitive?: readonly string[];
 }
 
 export interface ToolSpec<A = any, R = unknown> {
@@ -55,6 +57,7 @@ export interface ToolSpec<A = any, R = unknown> {
   readonly timeoutMs: number | undefined;
   readonly retry: RetryPolicy;
   readonly cache: CachePolicy<A> | undefined;
+  readonly sensitive: readonly string[];
   /** The input schema as JSON Schema (no `$schema` key), what frameworks hand the model. */
   jsonSchema(): Record<string, unknown>;
   /** Validates arguments; throws `ToolArgsInvalid`. */
@@ -95,6 +98,7 @@ export function defineTool<S extends z.ZodObject, R>(
     timeoutMs: config.timeoutMs,
     retry: { ...DEFAULT_RETRY, ...retries },
     cache: config.cache,
+    sensitive: [...(config.sensitive ?? [])],
     jsonSchema: () => structuredClone(schema),
     parse: (args) => parseArgs(spec, args),
     invoke: async (args) => {

@@ -1,5 +1,6 @@
 import {
   type AgentInputItem,
+  type ModelProvider,
   type Agent as OpenAIAgent,
   type RunConfig,
   RunContext,
@@ -21,6 +22,7 @@ import type {
 import { mapOpenAIError } from './errors.js';
 import { OpenAIEventMapper } from './events.js';
 import { loadState, toState, toUserItem } from './input.js';
+import { tracedModelProvider } from './model-tracing.js';
 import { withEditedArguments } from './state.js';
 
 export type NativeOpenAIAgent = OpenAIAgent<any, any>;
@@ -53,6 +55,9 @@ export class OpenAIRunner implements Runner<NativeOpenAIAgent> {
   constructor(options: OpenAIRunnerOptions = {}) {
     // Our tracer is the tracing backend; the SDK's exporter would call OpenAI's servers.
     this.#sdk = options.sdkRunner ?? new SdkRunner({ tracingDisabled: true, ...options.runConfig });
+    // Model calls become `model` spans of the runtime's tracer (a plain pass-through otherwise).
+    const config = this.#sdk.config as { modelProvider: ModelProvider };
+    config.modelProvider = tracedModelProvider(config.modelProvider);
   }
 
   async run(input: RunnerInput<NativeOpenAIAgent>): Promise<RunnerResult> {

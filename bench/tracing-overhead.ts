@@ -1,0 +1,153 @@
+/**
+ * Tracing overhead: the same turn (a model call, a tool call through the Executor, a second model
+ * call) through two Runtimes, one with the no-op tracer and one with the cloudwatch tracer
+ * (segments over UDP to a stand-in daemon in another process, EMF and log lines written to
+ * /dev/null), interleaved turn by turn. Prints medians and their ratio (aim: under 1.05), for
+ * wall time and for CPU time of this process (steadier on a busy machine; it includes the
+ * in-process model server, the same in both arms).
+ *
+ *   npm run bench:tracing            BENCH_TURNS=400 npm run bench:tracing
+ *   BENCH_XRAY=0 npm run bench:tracing     (EMF and logs only: the cost of the UDP sends apart)
+ */
+import { spawn } from 'node:child_process';
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import { OpenAIProvider, Agent as SdkAgent } from '@openai/agents';
+import OpenAI from 'openai';
+import * as z from 'zod';
+import { OPENAI_INTEGRATION, OpenAIModule } from '../lib/frameworks/openai/index.js';
+import { InMemorySessionStore, noopTracer, Runtime, type Tracer } from '../lib/index.js';
+import { startScriptedModelServer } from '../lib/testing/index.js';
+import { defineTool, Executor } from '../lib/tools/index.js';
+import { CloudWatchTracer } from '../lib/tracing/index.js';
+
+const TURNS = Number(process.env.BENCH_TURNS ?? 200);
+const WARMUP = 20;
+const TURNS_PER_SESSION = 8;
+
+// The daemon is another process on Lambda too: receiving must not cost this one.
+const daemon = spawn(
+  process.execPath,
+  [
+    '-e',
+    `const s = require('node:dgram').createSocket('udp4'); let n = 0;
+     s.on('message', () => { n++; });
+     s.bind(0, '127.0.0.1', () => console.log(s.address().port));
+     process.on('SIGTERM', () => { console.error(n); process.exit(0); });`,
+  ],
+  { stdio: ['ignore', 'pipe', 'pipe'] },
+);
+const daemonPort = await new Promise<number>((resolve) =>
+  daemon.stdout.once('data', (data) => resolve(Number(String(data).trim()))),
+);
+
+const server = await startScriptedModelServer();
+const client = new OpenAI({ apiKey: 'bench', baseURL: server.url, maxRetries: 0 });
+const devNull = openSync('/dev/null', 'w');
+let lines = 0;
+const traced = new CloudWatchTracer({
+  env: {
+    AWS_XRAY_DAEMON_ADDRESS: `127.0.0.1:${daemonPort}`,
+    AGENT_KERNEL_XRAY: process.env.BENCH_XRAY === '0' ? 'false' : 'true',
+  },
+  sink: (line) => {
+    lines += 1;
+    writeSync(devNull, `${line}\n`);
+  },
+});
+
+function makeRuntime(tracer: Tracer): Runtime {
+  const weather = defineTool({
+    name: 'get_weather',
+    description: 'Current weather for a city',
+    input: z.object({ city: z.string() }),
+    handler: ({ city }) => ({ city, forecast: 'sunny' }),
+  });
+  const agent = new SdkAgent({
+    name: 'bench',
+    instructions: 'Answer briefly.',
+    model: 'scripted-model',
+    tools: [OPENAI_INTEGRATION.exportTool(weather, { executor: new Executor() })],
+  });
+  const provider = new OpenAIProvider({ openAIClient: client, useResponses: true });
+  return new Runtime({
+    sessions: new InMemorySessionStore(),
+    modules: [new OpenAIModule([agent], { runConfig: { modelProvider: provider } })],
+    tracer,
+  });
+}
+
+const arms = { off: makeRuntime(noopTracer), on: makeRuntime(traced) };
+type ArmName = keyof typeof arms;
+
+async function turn(arm: ArmName, mode: 'run' | 'stream', n: number, prefix: string) {
+  server.push(
+    { toolCalls: [{ id: `call_${n}`, name: 'get_weather', arguments: { city: 'Paris' } }] },
+    { text: 'Sunny in Paris.' },
+  );
+  const sessionId = `${prefix}-${arm}-${Math.floor(n / TURNS_PER_SESSION)}`;
+  if (mode === 'run') {
+    await arms[arm].run('bench', sessionId, `Weather number ${n}?`);
+    return;
+  }
+  for await (const _event of arms[arm].stream('bench', sessionId, `Weather number ${n}?`)) {
+    // consume every event, as a client would
+  }
+}
+
+type Medians = Record<ArmName, { wall: number; cpu: number }>;
+
+async function measure(mode: 'run' | 'stream'): Promise<Medians> {
+  const times: Record<ArmName, number[]> = { off: [], on: [] };
+  const cpu: Record<ArmName, number[]> = { off: [], on: [] };
+  for (let n = 0; n < WARMUP + TURNS; n++) {
+    // The server keeps every request: drop them so memory stays flat.
+    if (n % 50 === 0) server.reset();
+    // Alternate which arm goes first so neither always gets a warmer cache.
+    const order: ArmName[] = n % 2 === 0 ? ['off', 'on'] : ['on', 'off'];
+    for (const arm of order) {
+      const started = performance.now();
+      const cpuStarted = process.cpuUsage();
+      await turn(arm, mode, n, mode);
+      const used = process.cpuUsage(cpuStarted);
+      if (n >= WARMUP) {
+        times[arm].push(performance.now() - started);
+        cpu[arm].push((used.user + used.system) / 1000);
+      }
+    }
+  }
+  return {
+    off: { wall: median(times.off), cpu: median(cpu.off) },
+    on: { wall: median(times.on), cpu: median(cpu.on) },
+  };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+console.log(
+  `tracing-overhead: ${TURNS} turns per arm (+${WARMUP} warm-up), each 2 model calls + 1 tool call, Node ${process.version}`,
+);
+for (const mode of ['run', 'stream'] as const) {
+  const { off, on } = await measure(mode);
+  for (const kind of ['wall', 'cpu'] as const) {
+    console.log(
+      `${mode.padEnd(6)} ${kind.padEnd(4)} tracing off median ${off[kind].toFixed(3)} ms | cloudwatch median ${on[kind].toFixed(3)} ms | ratio ${(on[kind] / off[kind]).toFixed(3)}`,
+    );
+  }
+}
+await traced.close();
+await server.close();
+closeSync(devNull);
+daemon.kill('SIGTERM');
+const received = await new Promise<string>((resolve) =>
+  daemon.stderr.once('data', (data) => resolve(String(data).trim())),
+);
+console.log(
+  `cloudwatch arm wrote ${lines} EMF/log lines; the daemon received ${received} segments`,
+);

@@ -1,0 +1,90 @@
+import * as z from 'zod';
+import { TracingConfigInvalid } from './errors.js';
+
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+
+/** `host:port` or the daemon's `udp:host:port tcp:host:port` form; only UDP is used. */
+export const DaemonAddressSchema = z.string().transform((value, ctx) => {
+  const udp = value.split(/\s+/).find((part) => part.startsWith('udp:')) ?? value.trim();
+  const match = /^(?:udp:)?([^\s:]+|\[[^\]]+\]):(\d{1,5})$/.exec(udp);
+  const port = Number(match?.[2]);
+  if (!match || port < 1 || port > 65_535) {
+    ctx.addIssue({ code: 'custom', message: `"${value}" is not host:port` });
+    return z.NEVER;
+  }
+  return { host: match[1]!.replace(/^\[|\]$/g, ''), port };
+});
+
+export const TracingConfigSchema = z.strictObject({
+  backend: z.enum(['cloudwatch', 'none']),
+  /** Name of the root segment when a span starts a trace (off Lambda). */
+  serviceName: z.string().min(1).max(200),
+  /** CloudWatch metric namespace of the EMF lines. */
+  namespace: z.string().min(1).max(255),
+  daemon: z.object({ host: z.string().min(1), port: z.number().int().min(1).max(65_535) }),
+  /** Send segment documents to the X-Ray daemon (metrics and logs work without it). */
+  xray: z.boolean(),
+  /** Record span inputs and outputs as X-Ray metadata (redacted); off by default. */
+  capturePayloads: z.boolean(),
+  logLevel: z.enum(LOG_LEVELS),
+  /** Share of new traces sampled off Lambda; on Lambda the trace header decides. */
+  sampleRate: z.number().min(0).max(1),
+});
+
+export type TracingConfig = z.infer<typeof TracingConfigSchema>;
+
+const EnvSchema = z.object({
+  AWS_LAMBDA_FUNCTION_NAME: z.string().min(1).optional(),
+  AGENT_KERNEL_TRACING: z.enum(['cloudwatch', 'none']).optional(),
+  AGENT_KERNEL_SERVICE_NAME: z.string().min(1).optional(),
+  AGENT_KERNEL_METRICS_NAMESPACE: z.string().min(1).optional(),
+  AWS_XRAY_DAEMON_ADDRESS: DaemonAddressSchema.optional(),
+  AGENT_KERNEL_XRAY: bool.optional(),
+  AGENT_KERNEL_TRACE_PAYLOADS: bool.optional(),
+  AGENT_KERNEL_LOG_LEVEL: z.string().optional(),
+  AWS_LAMBDA_LOG_LEVEL: z.string().optional(),
+  AGENT_KERNEL_TRACE_SAMPLE_RATE: z.coerce.number().optional(),
+});
+
+/**
+ * The configuration from the environment: `cloudwatch` by default on Lambda (when
+ * AWS_LAMBDA_FUNCTION_NAME is set), `none` elsewhere unless AGENT_KERNEL_TRACING asks.
+ */
+export function tracingConfigFromEnv(
+  env: Record<string, string | undefined> = process.env,
+  overrides: Partial<TracingConfig> = {},
+): TracingConfig {
+  // Empty variables count as unset, as the Lambda console leaves them.
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== ''));
+  const parsed = EnvSchema.safeParse(present);
+  if (!parsed.success) throw new TracingConfigInvalid(describe(parsed.error));
+  const e = parsed.data;
+  const level = (e.AGENT_KERNEL_LOG_LEVEL ?? e.AWS_LAMBDA_LOG_LEVEL ?? 'info').toLowerCase();
+  return tracingConfig({
+    backend: e.AGENT_KERNEL_TRACING ?? (e.AWS_LAMBDA_FUNCTION_NAME ? 'cloudwatch' : 'none'),
+    serviceName: e.AGENT_KERNEL_SERVICE_NAME ?? e.AWS_LAMBDA_FUNCTION_NAME ?? 'agent-kernel',
+    namespace: e.AGENT_KERNEL_METRICS_NAMESPACE ?? 'AgentKernel',
+    daemon: e.AWS_XRAY_DAEMON_ADDRESS ?? { host: '127.0.0.1', port: 2000 },
+    xray: e.AGENT_KERNEL_XRAY ?? true,
+    capturePayloads: e.AGENT_KERNEL_TRACE_PAYLOADS ?? false,
+    // Lambda's own levels include trace and fatal: map them onto ours.
+    logLevel: level === 'trace' ? 'debug' : level === 'fatal' ? 'error' : (level as LogLevel),
+    sampleRate: e.AGENT_KERNEL_TRACE_SAMPLE_RATE ?? 1,
+    ...overrides,
+  });
+}
+
+/** Validates a configuration built in code. */
+export function tracingConfig(config: TracingConfig): TracingConfig {
+  const parsed = TracingConfigSchema.safeParse(config);
+  if (!parsed.success) throw new TracingConfigInvalid(describe(parsed.error));
+  return parsed.data;
+}
+
+function describe(error: z.ZodError): string {
+  const issue = error.issues[0];
+  return `${issue?.path.join('.') || '(root)'}: ${issue?.message}`;
+}

@@ -1,0 +1,37 @@
+export { type CapturableClient, captureClient } from './capture.js';
+export { CloudWatchTracer, type CloudWatchTracerOptions } from './cloudwatch.js';
+export {
+  DaemonAddressSchema,
+  LOG_LEVELS,
+  type LogLevel,
+  type TracingConfig,
+  TracingConfigSchema,
+  tracingConfig,
+  tracingConfigFromEnv,
+} from './config.js';
+export * from './errors.js';
+export { JsonLogger, type LineSink, type LogContext, stdoutSink } from './logger.js';
+export { METRIC_DIMENSIONS, METRICS, type MetricName, MetricsBuffer } from './metrics.js';
+export {
+  currentTraceHeader,
+  type SqsMessageLike,
+  TRACE_HEADER_ATTRIBUTE,
+  traceHeaderFromSqs,
+  withTraceHeader,
+} from './propagation.js';
+export { REDACTED, Redactor, type RedactorOptions, secretsFromEnv } from './redact.js';
+export { createTracer } from './select.js';
+export { CloudWatchSpan } from './span.js';
+export {
+  flattenSegment,
+  formatTraceHeader,
+  nestSubsegments,
+  newSegmentId,
+  newTraceId,
+  parseDaemonPacket,
+  parseTraceHeader,
+  type SegmentDocument,
+  type SegmentEmitter,
+  type TraceHeader,
+  UdpSegmentEmitter,
+} from './xray.js';
