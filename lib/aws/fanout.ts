@@ -1,0 +1,40 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { SQSEvent } from 'aws-lambda';
+import { parseMessage } from '../transport/parse.js';
+import { EventsQueueMessageSchema } from '../transport/protocol.js';
+import { processBatch } from './batch.js';
+import { type AwsClients, clientsFor } from './clients.js';
+import { postToSession } from './post.js';
+import type { Deployment } from './runtime.js';
+
+const MAX_BODY_BYTES = 256 * 1024;
+
+/**
+ * The events queue's consumer: posts each batch to every connection subscribed to its session
+ * (AG-UI subscribers get AG-UI events). Gone connections are deleted; the others still get it.
+ */
+export function createFanoutHandler(
+  deployment: () => Promise<Deployment>,
+  options: { clients?: AwsClients; logger?: Logger } = {},
+) {
+  const { logger } = options;
+  let clients = options.clients;
+  return async (event: SQSEvent) => {
+    const { connections, config } = await deployment();
+    clients ??= clientsFor(config);
+    const ready = clients;
+    return processBatch(
+      event,
+      async (record) => {
+        const parsed = parseMessage(EventsQueueMessageSchema, record.body, {
+          maxBytes: MAX_BODY_BYTES,
+        });
+        // Retrying cannot fix it; failing it moves it to the DLQ where it can be looked at.
+        if (!parsed.ok) throw new Error(`bad events message: ${parsed.error.message}`);
+        const { message, connectionId } = parsed.message;
+        await postToSession(ready, connections, message, connectionId, logger);
+      },
+      logger,
+    );
+  };
+}

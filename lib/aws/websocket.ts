@@ -1,0 +1,60 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { APIGatewayProxyResultV2 } from 'aws-lambda';
+import type { Deployment } from './runtime.js';
+
+/** The parts of an API Gateway WebSocket event the handlers read. */
+export interface WebSocketEvent {
+  requestContext: {
+    connectionId: string;
+    domainName: string;
+    stage: string;
+    routeKey?: string;
+    authorizer?: { principalId?: unknown; principal?: unknown } | null;
+  };
+  body?: string | null;
+  isBase64Encoded?: boolean;
+}
+
+export type WebSocketResult = Exclude<APIGatewayProxyResultV2, string>;
+
+export const ok: WebSocketResult = { statusCode: 200 };
+
+/** The principal the $connect authorizer put in the context (`principalId` = the JWT's sub). */
+export function principalOf(event: WebSocketEvent): string | undefined {
+  const authorizer = event.requestContext.authorizer;
+  const id = authorizer?.principalId ?? authorizer?.principal;
+  return typeof id === 'string' && id ? id : undefined;
+}
+
+/** Where to post to this connection; WEBSOCKET_ENDPOINT overrides it (local stack, tests). */
+export function endpointOf(event: WebSocketEvent, override?: string): string {
+  if (override) return override;
+  const { domainName, stage } = event.requestContext;
+  return `https://${domainName}/${stage}`;
+}
+
+/** `$connect`: the authorizer has already let the caller in; remember who they are. */
+export function createConnectHandler(deployment: () => Promise<Deployment>, logger?: Logger) {
+  return async (event: WebSocketEvent): Promise<WebSocketResult> => {
+    const { connections, config } = await deployment();
+    const principal = principalOf(event);
+    await connections.connect({
+      connectionId: event.requestContext.connectionId,
+      ...(principal ? { principal } : {}),
+      endpoint: endpointOf(event, config.WEBSOCKET_ENDPOINT),
+      connectedAt: Date.now(),
+    });
+    logger?.info('connected', { connectionId: event.requestContext.connectionId, principal });
+    return ok;
+  };
+}
+
+/** `$disconnect`: the connection and its subscriptions go. */
+export function createDisconnectHandler(deployment: () => Promise<Deployment>, logger?: Logger) {
+  return async (event: WebSocketEvent): Promise<WebSocketResult> => {
+    const { connections } = await deployment();
+    await connections.disconnect(event.requestContext.connectionId);
+    logger?.info('disconnected', { connectionId: event.requestContext.connectionId });
+    return ok;
+  };
+}

@@ -1,0 +1,173 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { createApprovalsHandler } from '../../../lib/aws/approvals.js';
+import { type AwsClients, managementClients } from '../../../lib/aws/clients.js';
+import { createFanoutHandler } from '../../../lib/aws/fanout.js';
+import type { Deployment } from '../../../lib/aws/runtime.js';
+import { createConnectHandler } from '../../../lib/aws/websocket.js';
+import { createWorkerHandler } from '../../../lib/aws/worker.js';
+import { createMessageHandler } from '../../../lib/aws/ws-message.js';
+import type { LocalEndpoint } from '../../../lib/local/dynalite.js';
+import { createQueue, drain, localSqsClient, startLocalSqs } from '../../../lib/local/sqs.js';
+import type { ScriptedModelServer } from '../../../lib/testing/index.js';
+import { deployment, sampleEvent } from './setup.js';
+
+/** Stands in for API Gateway's @connections endpoint: records posts, answers 410 for gone ones. */
+export interface ConnectionsServer {
+  url: string;
+  /** Every message posted to each connection, parsed, in arrival order. */
+  received: Map<string, any[]>;
+  gone: Set<string>;
+  messages(connectionId: string): any[];
+  close(): Promise<void>;
+}
+
+export async function startConnectionsServer(): Promise<ConnectionsServer> {
+  const received = new Map<string, any[]>();
+  const gone = new Set<string>();
+  const server: Server = createServer((req, res) => {
+    const match = /^\/@connections\/([^/?]+)$/.exec(req.url ?? '');
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const id = match?.[1] ? decodeURIComponent(match[1]) : undefined;
+      if (req.method !== 'POST' || id === undefined) {
+        res.writeHead(404).end();
+      } else if (gone.has(id)) {
+        res.writeHead(410, { 'content-type': 'application/json' }).end('{"message":"Gone"}');
+      } else {
+        const list = received.get(id) ?? [];
+        list.push(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+        received.set(id, list);
+        res.writeHead(200).end();
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    received,
+    gone,
+    messages: (id) => received.get(id) ?? [],
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export interface Stack {
+  deployed: Deployment;
+  sqs: SQSClient;
+  clients: AwsClients;
+  queues: { run: string; runDlq: string; events: string; approvals: string; requests: string };
+  handlers: {
+    connect: ReturnType<typeof createConnectHandler>;
+    message: ReturnType<typeof createMessageHandler>;
+    worker: ReturnType<typeof createWorkerHandler>;
+    fanout: ReturnType<typeof createFanoutHandler>;
+    approvals: ReturnType<typeof createApprovalsHandler>;
+  };
+}
+
+/** Shared by a test file: the SQS endpoint and the @connections stand-in. */
+export interface Endpoints {
+  sqs: LocalEndpoint;
+  sqsClient: SQSClient;
+  connections: ConnectionsServer;
+}
+
+export async function startEndpoints(): Promise<Endpoints> {
+  const sqs = await startLocalSqs();
+  return { sqs, sqsClient: localSqsClient(sqs.url), connections: await startConnectionsServer() };
+}
+
+export async function stopEndpoints(endpoints: Endpoints): Promise<void> {
+  endpoints.sqsClient.destroy();
+  await endpoints.sqs.stop();
+  await endpoints.connections.close();
+}
+
+/** Fresh queues and table, and every handler wired to them. */
+export async function newStack(
+  server: ScriptedModelServer,
+  endpoints: Endpoints,
+  env: Record<string, string> = {},
+): Promise<Stack> {
+  const sqs = endpoints.sqsClient;
+  const id = randomBytes(4).toString('hex');
+  const run = await createQueue(sqs, `run-${id}`, { fifo: true, maxReceiveCount: 3 });
+  const events = await createQueue(sqs, `events-${id}`, { fifo: true });
+  const approvals = await createQueue(sqs, `approvals-${id}`);
+  const requests = await createQueue(sqs, `approval-requests-${id}`);
+  const deployed = await deployment(server, {
+    SQS_ENDPOINT: endpoints.sqs.url,
+    RUN_QUEUE_URL: run.url,
+    EVENTS_QUEUE_URL: events.url,
+    APPROVALS_QUEUE_URL: approvals.url,
+    APPROVAL_REQUESTS_QUEUE_URL: requests.url,
+    WEBSOCKET_ENDPOINT: endpoints.connections.url,
+    ...env,
+  });
+  const clients: AwsClients = {
+    sqs,
+    management: managementClients('us-east-1', { accessKeyId: 'l', secretAccessKey: 'l' }),
+  };
+  const get = async () => deployed;
+  return {
+    deployed,
+    sqs,
+    clients,
+    queues: {
+      run: run.url,
+      runDlq: run.dlqUrl as string,
+      events: events.url,
+      approvals: approvals.url,
+      requests: requests.url,
+    },
+    handlers: {
+      connect: createConnectHandler(get),
+      message: createMessageHandler(get, { clients }),
+      worker: createWorkerHandler(get, { clients }),
+      fanout: createFanoutHandler(get, { clients }),
+      approvals: createApprovalsHandler(get, { clients }),
+    },
+  };
+}
+
+/** Connects a client as the $connect route would after the authorizer let it in. */
+export async function connect(stack: Stack, connectionId: string, principal: string) {
+  await stack.handlers.connect(wsEvent('websocket/connect.json', connectionId, principal));
+}
+
+/** A WebSocket event from the samples, for this connection and principal, with this body. */
+export function wsEvent(path: string, connectionId: string, principal: string, body?: string) {
+  const event = sampleEvent(path, { CONNECTION_ID: connectionId, 'user-1': principal });
+  if (body !== undefined) event.body = body;
+  return event;
+}
+
+export function send(stack: Stack, connectionId: string, principal: string, body: unknown) {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  return stack.handlers.message(
+    wsEvent('websocket/message-run.json', connectionId, principal, text),
+  );
+}
+
+type Handler = (event: SQSEvent) => Promise<SQSBatchResponse>;
+
+/** Runs each queue's consumer until all three queues are empty, as the event sources would. */
+export async function settle(stack: Stack): Promise<void> {
+  const sqs = stack.sqs;
+  for (let round = 0; round < 20; round++) {
+    const handled =
+      (await drain(sqs, stack.queues.approvals, stack.handlers.approvals as Handler)) +
+      (await drain(sqs, stack.queues.run, stack.handlers.worker as Handler)) +
+      (await drain(sqs, stack.queues.events, stack.handlers.fanout as Handler));
+    if (handled === 0) return;
+  }
+}

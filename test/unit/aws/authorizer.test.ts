@@ -1,0 +1,83 @@
+import { SignJWT } from 'jose';
+import { describe, expect, it } from 'vitest';
+import { createAuthorizerHandler } from '../../../lib/aws/authorizer.js';
+import { loadConfig } from '../../../lib/aws/config.js';
+import { sampleEvent } from './sample.js';
+
+const SECRET = 'a-development-secret-of-32-bytes!';
+const config = loadConfig({ AUTH_MODE: 'hs256', JWT_SECRET: SECRET });
+const key = new TextEncoder().encode(SECRET);
+
+function sign(claims: Record<string, unknown>, expires = '5m', secret = key): Promise<string> {
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: 'HS256' })
+    .setIssuedAt()
+    .setExpirationTime(expires)
+    .sign(secret);
+}
+
+function event(token?: string, header?: string): any {
+  const sample = sampleEvent('websocket/authorizer.json');
+  sample.queryStringParameters = token === undefined ? {} : { token };
+  if (header) sample.headers.Authorization = header;
+  return sample;
+}
+
+describe('WebSocket authorizer (HS256)', () => {
+  it('lets a valid token in with principalId = sub', async () => {
+    // Prepare
+    const authorize = createAuthorizerHandler(config);
+    const token = await sign({ sub: 'alice' });
+
+    // Act
+    const result = await authorize(event(token));
+
+    // Assess
+    expect(result).toMatchObject({
+      principalId: 'alice',
+      context: { principal: 'alice' },
+      policyDocument: {
+        Statement: [
+          {
+            Effect: 'Allow',
+            Action: 'execute-api:Invoke',
+            Resource: event().methodArn,
+          },
+        ],
+      },
+    });
+  });
+
+  it('reads a bearer token from the Authorization header', async () => {
+    // Prepare
+    const authorize = createAuthorizerHandler(config);
+    const token = await sign({ sub: 'bob' });
+
+    // Act
+    const result = await authorize(event(undefined, `Bearer ${token}`));
+
+    // Assess
+    expect(result.principalId).toBe('bob');
+  });
+
+  it.each([
+    ['a missing token', async () => undefined],
+    ['a malformed token', async () => 'not.a.jwt'],
+    ['an expired token', () => sign({ sub: 'alice' }, '-1m')],
+    [
+      'a token signed with another secret',
+      () =>
+        sign({ sub: 'alice' }, '5m', new TextEncoder().encode('another-secret-of-32-bytes-long!!')),
+    ],
+    ['a token without a subject', () => sign({})],
+  ])('refuses %s', async (_label, token) => {
+    // Prepare
+    const authorize = createAuthorizerHandler(config);
+
+    // Act
+    const result = authorize(event(await token()));
+
+    // Assess
+    await expect(result).rejects.toThrow('Unauthorized');
+  });
+});

@@ -1,0 +1,68 @@
+import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import { processBatch } from '../../../lib/aws/batch.js';
+
+function record(messageId: string, body: string, group?: string): SQSRecord {
+  return {
+    messageId,
+    receiptHandle: messageId,
+    body,
+    attributes: {
+      ApproximateReceiveCount: '1',
+      SentTimestamp: '0',
+      SenderId: 's',
+      ApproximateFirstReceiveTimestamp: '0',
+      ...(group ? { MessageGroupId: group } : {}),
+    },
+    messageAttributes: {},
+    md5OfBody: '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: 'arn:aws:sqs:us-east-1:0:q',
+    awsRegion: 'us-east-1',
+  };
+}
+
+const failOn = (bad: string) => async (r: SQSRecord) => {
+  if (r.body === bad) throw new Error('bad');
+};
+
+describe('processBatch', () => {
+  it('reports only the failed records of a standard queue', async () => {
+    // Prepare
+    const seen: string[] = [];
+    const event: SQSEvent = { Records: [record('1', 'ok'), record('2', 'bad'), record('3', 'ok')] };
+
+    // Act
+    const result = await processBatch(event, async (r) => {
+      seen.push(r.messageId);
+      await failOn('bad')(r);
+    });
+
+    // Assess
+    expect(seen).toEqual(['1', '2', '3']);
+    expect(result.batchItemFailures).toEqual([{ itemIdentifier: '2' }]);
+  });
+
+  it('fails the later records of a failed FIFO group without handling them', async () => {
+    // Prepare
+    const seen: string[] = [];
+    const event: SQSEvent = {
+      Records: [
+        record('a1', 'bad', 'a'),
+        record('b1', 'ok', 'b'),
+        record('a2', 'ok', 'a'),
+        record('b2', 'ok', 'b'),
+      ],
+    };
+
+    // Act
+    const result = await processBatch(event, async (r) => {
+      seen.push(r.messageId);
+      await failOn('bad')(r);
+    });
+
+    // Assess
+    expect(seen).toEqual(['a1', 'b1', 'b2']);
+    expect(result.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(['a1', 'a2']);
+  });
+});
