@@ -1,0 +1,100 @@
+import * as z from 'zod';
+
+/** Where the model provider's API key lives: only its name reaches the functions, never the value. */
+export type ModelSecret = { secretName: string } | { parameterName: string };
+
+/** hs256 is for development (a shared secret); jwks verifies tokens of a real identity provider. */
+export type AuthConfig =
+  | { mode: 'hs256'; secretName: string }
+  | { mode: 'jwks'; jwksUrl: string; issuer: string; audience: string };
+
+export interface KernelConfig {
+  /** The user's agents module; absent: package.json "imports" `#agents` decides. */
+  readonly agentsEntry?: string;
+  readonly modelSecret?: ModelSecret;
+  /** Bedrock model (or inference profile) ARNs the agent-running functions may invoke. */
+  readonly bedrockModelArns: readonly string[];
+  readonly deliveryMode: 'sqs-fanout' | 'direct';
+  readonly auth: AuthConfig;
+  readonly logRetentionDays: number;
+  readonly sessionTtlSeconds: number;
+  readonly pausedRunTtlSeconds: number;
+  readonly corsOrigins: readonly string[];
+  /** Keep the table (and its sessions) when the stack is destroyed. */
+  readonly retainTable: boolean;
+}
+
+const list = z
+  .union([z.array(z.string()), z.string()])
+  .transform((value) =>
+    (Array.isArray(value) ? value : value.split(',')).map((item) => item.trim()).filter(Boolean),
+  );
+const positive = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+/** Context keys (cdk.json or `cdk -c key=value`); every one is optional. */
+const ContextSchema = z.object({
+  agentsEntry: z.string().min(1).optional(),
+  modelSecretName: z.string().min(1).optional(),
+  modelParameterName: z.string().min(1).optional(),
+  bedrockModelArns: list.default([]),
+  deliveryMode: z.enum(['sqs-fanout', 'direct']).default('sqs-fanout'),
+  authMode: z.enum(['hs256', 'jwks']).default('hs256'),
+  jwtSecretName: z.string().min(1).default('agent-kernel/dev-jwt-secret'),
+  jwksUrl: z.url().optional(),
+  jwtIssuer: z.string().min(1).optional(),
+  jwtAudience: z.string().min(1).optional(),
+  logRetentionDays: positive(30),
+  sessionTtlSeconds: positive(7 * 24 * 3600),
+  pausedRunTtlSeconds: positive(24 * 3600),
+  corsOrigins: list.default(['*']),
+  retainTable: z
+    .union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')])
+    .default(true),
+});
+
+export const CONTEXT_KEYS = Object.keys(
+  ContextSchema.shape,
+) as (keyof typeof ContextSchema.shape)[];
+
+/** Reads the configuration from context values; throws one error naming every bad key. */
+export function configFromContext(context: Record<string, unknown>): KernelConfig {
+  const present = Object.fromEntries(
+    CONTEXT_KEYS.filter((key) => context[key] !== undefined && context[key] !== '').map((key) => [
+      key,
+      context[key],
+    ]),
+  );
+  const parsed = ContextSchema.safeParse(present);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map(
+      (issue) => `${String(issue.path[0])}: ${issue.message}`,
+    );
+    throw new Error(`Invalid agent kernel context: ${problems.join('; ')}`);
+  }
+  const c = parsed.data;
+  if (c.modelSecretName && c.modelParameterName) {
+    throw new Error('Set modelSecretName or modelParameterName, not both.');
+  }
+  let auth: AuthConfig;
+  if (c.authMode === 'jwks') {
+    if (!c.jwksUrl || !c.jwtIssuer || !c.jwtAudience) {
+      throw new Error('authMode=jwks needs jwksUrl, jwtIssuer and jwtAudience.');
+    }
+    auth = { mode: 'jwks', jwksUrl: c.jwksUrl, issuer: c.jwtIssuer, audience: c.jwtAudience };
+  } else {
+    auth = { mode: 'hs256', secretName: c.jwtSecretName };
+  }
+  return {
+    ...(c.agentsEntry ? { agentsEntry: c.agentsEntry } : {}),
+    ...(c.modelSecretName ? { modelSecret: { secretName: c.modelSecretName } } : {}),
+    ...(c.modelParameterName ? { modelSecret: { parameterName: c.modelParameterName } } : {}),
+    bedrockModelArns: c.bedrockModelArns,
+    deliveryMode: c.deliveryMode,
+    auth,
+    logRetentionDays: c.logRetentionDays,
+    sessionTtlSeconds: c.sessionTtlSeconds,
+    pausedRunTtlSeconds: c.pausedRunTtlSeconds,
+    corsOrigins: c.corsOrigins,
+    retainTable: c.retainTable,
+  };
+}

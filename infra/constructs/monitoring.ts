@@ -1,0 +1,117 @@
+import { Duration } from 'aws-cdk-lib';
+import {
+  type Alarm,
+  ComparisonOperator,
+  Dashboard,
+  GraphWidget,
+  MathExpression,
+  TextWidget,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+
+export interface MonitoredQueue {
+  readonly name: string;
+  readonly queue: IQueue;
+  readonly deadLetterQueue: IQueue;
+  /** Oldest message older than this: consumers are stuck or too few. */
+  readonly maxAge: Duration;
+}
+
+export interface KernelMonitoringProps {
+  readonly functions: ReadonlyMap<string, IFunction>;
+  readonly queues: readonly MonitoredQueue[];
+  /** Percent of invocations that fail, over five minutes. */
+  readonly errorRatePercent: number;
+}
+
+const PERIOD = Duration.minutes(5);
+
+/** Alarms (DLQ not empty, error rate, throttles, oldest message age) and one dashboard. */
+export class KernelMonitoring extends Construct {
+  readonly alarms: Alarm[] = [];
+  readonly dashboard: Dashboard;
+
+  constructor(scope: Construct, id: string, props: KernelMonitoringProps) {
+    super(scope, id);
+    this.dashboard = new Dashboard(this, 'Dashboard', { defaultInterval: Duration.hours(3) });
+    this.dashboard.addWidgets(
+      new TextWidget({ markdown: '# Agent kernel: functions and queues', width: 24, height: 1 }),
+    );
+    for (const [name, fn] of props.functions) this.watchFunction(name, fn, props.errorRatePercent);
+    for (const queue of props.queues) this.watchQueue(queue);
+  }
+
+  private watchFunction(name: string, fn: IFunction, errorRatePercent: number): void {
+    const errors = fn.metricErrors({ period: PERIOD, statistic: 'Sum' });
+    const invocations = fn.metricInvocations({ period: PERIOD, statistic: 'Sum' });
+    const throttles = fn.metricThrottles({ period: PERIOD, statistic: 'Sum' });
+    const errorRate = new MathExpression({
+      expression: '100 * errors / MAX([invocations, 1])',
+      usingMetrics: { errors, invocations },
+      label: `${name} error rate (%)`,
+      period: PERIOD,
+    });
+    this.alarms.push(
+      errorRate.createAlarm(this, `${name}ErrorRate`, {
+        alarmDescription: `More than ${errorRatePercent}% of ${name} invocations failed`,
+        threshold: errorRatePercent,
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+      throttles.createAlarm(this, `${name}Throttles`, {
+        alarmDescription: `${name} was throttled`,
+        threshold: 1,
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+    );
+    this.dashboard.addWidgets(
+      new GraphWidget({
+        title: `${name}: invocations, errors, throttles`,
+        left: [invocations, errors, throttles],
+        right: [fn.metricDuration({ period: PERIOD, statistic: 'p99' })],
+        width: 12,
+      }),
+    );
+  }
+
+  private watchQueue(q: MonitoredQueue): void {
+    const dlqDepth = q.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+      period: Duration.minutes(1),
+      statistic: 'Maximum',
+    });
+    const age = q.queue.metricApproximateAgeOfOldestMessage({
+      period: PERIOD,
+      statistic: 'Maximum',
+    });
+    this.alarms.push(
+      dlqDepth.createAlarm(this, `${q.name}DlqNotEmpty`, {
+        alarmDescription: `Messages of the ${q.name} queue reached its dead-letter queue`,
+        threshold: 1,
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+      age.createAlarm(this, `${q.name}OldestMessage`, {
+        alarmDescription: `The oldest message of the ${q.name} queue waits too long`,
+        threshold: q.maxAge.toSeconds(),
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+    );
+    this.dashboard.addWidgets(
+      new GraphWidget({
+        title: `${q.name} queue: depth, oldest message (s), dead letters`,
+        left: [q.queue.metricApproximateNumberOfMessagesVisible({ period: PERIOD }), dlqDepth],
+        right: [age],
+        width: 12,
+      }),
+    );
+  }
+}

@@ -1,0 +1,40 @@
+import { Duration } from 'aws-cdk-lib';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+
+export interface KernelQueueProps {
+  readonly fifo: boolean;
+  /** Above the consumer's timeout, so a message is never redelivered while still being handled. */
+  readonly visibilityTimeout: Duration;
+  /** Receives before a message moves to the dead-letter queue. */
+  readonly maxReceiveCount: number;
+}
+
+const RETENTION = Duration.days(4);
+const DLQ_RETENTION = Duration.days(14);
+
+/** A queue and its dead-letter queue: SSE, TLS only, FIFO (content-based dedup off) when asked. */
+export class KernelQueue extends Construct {
+  readonly queue: Queue;
+  readonly deadLetterQueue: Queue;
+
+  constructor(scope: Construct, id: string, props: KernelQueueProps) {
+    super(scope, id);
+    // CloudFormation names FIFO queues itself (with the .fifo suffix).
+    const common = {
+      fifo: props.fifo ? true : undefined,
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+    };
+    this.deadLetterQueue = new Queue(this, 'Dlq', {
+      ...common,
+      retentionPeriod: DLQ_RETENTION,
+    });
+    this.queue = new Queue(this, 'Queue', {
+      ...common,
+      retentionPeriod: RETENTION,
+      visibilityTimeout: props.visibilityTimeout,
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: props.maxReceiveCount },
+    });
+  }
+}

@@ -1,0 +1,272 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import {
+  Annotations,
+  CfnOutput,
+  Duration,
+  RemovalPolicy,
+  SecretValue,
+  Stack,
+  type StackProps,
+} from 'aws-cdk-lib';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { StringParameter } from 'aws-cdk-lib/aws-ssm';
+import type { Construct } from 'constructs';
+import type { KernelConfig } from './config.js';
+import { type HttpAuth, KernelHttpApi } from './constructs/http-api.js';
+import { KernelFunction, PROJECT_ROOT } from './constructs/kernel-function.js';
+import { KernelMonitoring } from './constructs/monitoring.js';
+import { KernelQueue } from './constructs/queues.js';
+import { KernelTable } from './constructs/table.js';
+import { KernelWebSocketApi } from './constructs/websocket-api.js';
+import {
+  type Access,
+  consumerOf,
+  FUNCTIONS,
+  type FunctionName,
+  type FunctionSpec,
+  type QueueName,
+} from './functions.js';
+
+export interface AgentKernelStackProps extends StackProps {
+  readonly config: KernelConfig;
+  /** Where `<name>.ts` entries are looked for; a function without its file is left out. */
+  readonly functionsDir?: string;
+}
+
+const WEBSOCKET_FUNCTIONS: readonly FunctionName[] = [
+  'ws-connect',
+  'ws-disconnect',
+  'ws-message',
+  'authorizer',
+];
+const MAX_RECEIVE: Record<QueueName, number> = {
+  run: 3,
+  events: 5,
+  approvals: 5,
+  approvalRequests: 5,
+};
+// Lambda's guidance for SQS event sources: visibility at least six times the function timeout.
+const VISIBILITY_FACTOR = 6;
+// approval-requests is read by systems outside the stack: give them time to handle a message.
+const EXTERNAL_VISIBILITY = Duration.minutes(5);
+const THROTTLE = { rateLimit: 50, burstLimit: 100 };
+
+/** Everything the kernel needs in one account and region: `cdk deploy` creates all of it. */
+export class AgentKernelStack extends Stack {
+  readonly table: KernelTable;
+  readonly queues: Partial<Record<QueueName, KernelQueue>> = {};
+  readonly functions = new Map<FunctionName, KernelFunction>();
+  readonly webSocket?: KernelWebSocketApi;
+  readonly http?: KernelHttpApi;
+
+  constructor(scope: Construct, id: string, props: AgentKernelStackProps) {
+    super(scope, id, props);
+    const config = props.config;
+    const dir = props.functionsDir ?? resolve(PROJECT_ROOT, 'functions');
+    const logRetention = config.logRetentionDays as RetentionDays;
+    const logRemovalPolicy = RemovalPolicy.DESTROY;
+
+    this.table = new KernelTable(this, 'Store', { retain: config.retainTable });
+    for (const name of ['run', 'events', 'approvals', 'approvalRequests'] as const) {
+      if (name === 'events' && config.deliveryMode !== 'sqs-fanout') continue;
+      const consumer = consumerOf(name);
+      this.queues[name] = new KernelQueue(this, `${name[0]!.toUpperCase()}${name.slice(1)}Queue`, {
+        fifo: name === 'run' || name === 'events',
+        visibilityTimeout: consumer
+          ? Duration.seconds(consumer.timeout.toSeconds() * VISIBILITY_FACTOR)
+          : EXTERNAL_VISIBILITY,
+        maxReceiveCount: MAX_RECEIVE[name],
+      });
+    }
+
+    const present = new Set(
+      FUNCTIONS.filter(
+        (spec) =>
+          existsSync(resolve(dir, `${spec.name}.ts`)) &&
+          (!spec.deliveryMode || spec.deliveryMode === config.deliveryMode),
+      ).map((spec) => spec.name),
+    );
+    // Without a $connect authorizer API Gateway would accept any connection: all four or none.
+    const webSocketReady = WEBSOCKET_FUNCTIONS.every((name) => present.has(name));
+    if (webSocketReady) {
+      this.webSocket = new KernelWebSocketApi(this, 'WebSocketApi', {
+        stageName: 'live',
+        throttle: THROTTLE,
+        logRetention,
+        logRemovalPolicy,
+      });
+    } else {
+      for (const name of WEBSOCKET_FUNCTIONS) present.delete(name);
+      present.delete('fanout');
+      Annotations.of(this).addInfo(
+        `WebSocket API left out until functions/ has ${WEBSOCKET_FUNCTIONS.join(', ')}.`,
+      );
+    }
+
+    for (const spec of FUNCTIONS) {
+      if (!present.has(spec.name)) continue;
+      const fn = new KernelFunction(this, functionId(spec.name), {
+        entry: resolve(dir, `${spec.name}.ts`),
+        description: spec.description,
+        timeout: spec.timeout,
+        memorySize: spec.memorySize,
+        environment: {},
+        logRetention,
+        logRemovalPolicy,
+        ...(config.agentsEntry ? { agentsEntry: config.agentsEntry } : {}),
+      });
+      this.functions.set(spec.name, fn);
+      this.grantAccess(spec, fn.function, config);
+      if (spec.trigger) {
+        const queue = this.queues[spec.trigger.queue];
+        if (!queue) throw new Error(`${spec.name}: queue ${spec.trigger.queue} is not deployed`);
+        fn.function.addEventSource(
+          new SqsEventSource(queue.queue, {
+            batchSize: spec.trigger.batchSize,
+            maxConcurrency: spec.trigger.maxConcurrency,
+            reportBatchItemFailures: true,
+          }),
+        );
+      }
+    }
+
+    const fnOf = (name: FunctionName) => this.functions.get(name)?.function;
+    if (this.webSocket) {
+      this.webSocket.wire({
+        connect: fnOf('ws-connect')!,
+        disconnect: fnOf('ws-disconnect')!,
+        message: fnOf('ws-message')!,
+        authorizer: fnOf('authorizer')!,
+      });
+    }
+    const httpHandler = fnOf('http');
+    if (httpHandler) {
+      const authorizer = fnOf('authorizer');
+      const auth: HttpAuth =
+        config.auth.mode === 'jwks'
+          ? { kind: 'jwt', issuer: config.auth.issuer, audience: config.auth.audience }
+          : authorizer
+            ? { kind: 'lambda', authorizer }
+            : { kind: 'unavailable' };
+      if (auth.kind === 'unavailable') {
+        Annotations.of(this).addInfo('HTTP API serves only /health until functions/authorizer.ts.');
+      }
+      this.http = new KernelHttpApi(this, 'HttpApi', {
+        handler: httpHandler,
+        auth,
+        corsOrigins: config.corsOrigins,
+        throttle: THROTTLE,
+        logRetention,
+        logRemovalPolicy,
+      });
+    }
+
+    const monitoring = new KernelMonitoring(this, 'Monitoring', {
+      functions: new Map([...this.functions].map(([name, fn]) => [name, fn.function])),
+      queues: Object.entries(this.queues).map(([name, q]) => ({
+        name,
+        queue: q.queue,
+        deadLetterQueue: q.deadLetterQueue,
+        maxAge: name === 'approvalRequests' ? Duration.days(1) : Duration.minutes(15),
+      })),
+      errorRatePercent: 5,
+    });
+    this.outputs(monitoring);
+  }
+
+  /** Environment and grants for one function, from its access list. */
+  private grantAccess(spec: FunctionSpec, fn: NodejsFunction, config: KernelConfig): void {
+    const env = (name: string, value: string) => fn.addEnvironment(name, value);
+    const access = new Set<Access>(spec.access);
+    if (access.has('deliver')) {
+      access.add(config.deliveryMode === 'sqs-fanout' ? 'send-events' : 'post-to-connections');
+    }
+    env('POWERTOOLS_SERVICE_NAME', `agent-kernel-${spec.name}`);
+    env('LOG_LEVEL', 'INFO');
+    env('DELIVERY_MODE', config.deliveryMode);
+    if (access.has('table')) {
+      env('TABLE_NAME', this.table.table.tableName);
+      env('SESSION_TTL_SECONDS', String(config.sessionTtlSeconds));
+      env('PAUSED_RUN_TTL_SECONDS', String(config.pausedRunTtlSeconds));
+      this.table.table.grantReadWriteData(fn);
+    }
+    const send = (flag: Access, queue: QueueName, variable: string) => {
+      const q = this.queues[queue];
+      if (!access.has(flag) || !q) return;
+      env(variable, q.queue.queueUrl);
+      q.queue.grantSendMessages(fn);
+    };
+    send('send-run', 'run', 'RUN_QUEUE_URL');
+    send('send-events', 'events', 'EVENTS_QUEUE_URL');
+    send('send-approval-requests', 'approvalRequests', 'APPROVAL_REQUESTS_QUEUE_URL');
+    if (access.has('post-to-connections') && this.webSocket) {
+      env('WEBSOCKET_ENDPOINT', this.webSocket.stage.callbackUrl);
+      this.webSocket.grantPostToConnections(fn);
+    }
+    if (access.has('runs-agents')) this.grantModelAccess(fn, config, env);
+    if (access.has('verify-tokens')) {
+      env('AUTH_MODE', config.auth.mode);
+      if (config.auth.mode === 'hs256') {
+        // Development only: CloudFormation resolves the secret at deploy time, so the value is in
+        // the function's configuration but never in the template or the cloud assembly.
+        env('JWT_SECRET', SecretValue.secretsManager(config.auth.secretName).unsafeUnwrap());
+      } else {
+        env('JWKS_URL', config.auth.jwksUrl);
+        env('JWT_ISSUER', config.auth.issuer);
+        env('JWT_AUDIENCE', config.auth.audience);
+      }
+    }
+  }
+
+  private grantModelAccess(
+    fn: IFunction,
+    config: KernelConfig,
+    env: (name: string, value: string) => void,
+  ): void {
+    const secret = config.modelSecret;
+    if (secret && 'secretName' in secret) {
+      env('MODEL_SECRET_NAME', secret.secretName);
+      Secret.fromSecretNameV2(this, `ModelSecret${fn.node.addr}`, secret.secretName).grantRead(fn);
+    } else if (secret) {
+      env('MODEL_SECRET_PARAMETER', secret.parameterName);
+      StringParameter.fromStringParameterName(
+        this,
+        `ModelParameter${fn.node.addr}`,
+        secret.parameterName,
+      ).grantRead(fn);
+    }
+    if (config.bedrockModelArns.length > 0) {
+      fn.addToRolePolicy(
+        new PolicyStatement({
+          actions: ['bedrock:InvokeModel', 'bedrock:InvokeModelWithResponseStream'],
+          resources: [...config.bedrockModelArns],
+        }),
+      );
+    }
+  }
+
+  private outputs(monitoring: KernelMonitoring): void {
+    const out = (id: string, value: string, description: string) =>
+      new CfnOutput(this, id, { value, description });
+    out('TableName', this.table.table.tableName, 'DynamoDB table of sessions and runs');
+    for (const [name, q] of Object.entries(this.queues)) {
+      out(`${name[0]!.toUpperCase()}${name.slice(1)}QueueUrl`, q.queue.queueUrl, `${name} queue`);
+    }
+    if (this.webSocket) out('WebSocketUrl', this.webSocket.stage.url, 'wss:// URL for clients');
+    if (this.http) out('HttpUrl', this.http.url, 'HTTP API base URL');
+    const invoke = this.functions.get('invoke');
+    if (invoke) out('InvokeFunctionName', invoke.function.functionName, 'Direct invoke target');
+    out('DashboardName', monitoring.dashboard.dashboardName, 'CloudWatch dashboard');
+  }
+}
+
+/** `ws-connect` → `WsConnectFunction`: stable construct ids (and so stable logical ids). */
+function functionId(name: string): string {
+  return `${name.replace(/(^|-)(\w)/g, (_, _dash, c: string) => c.toUpperCase())}Function`;
+}

@@ -1,0 +1,204 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { jwtVerify } from 'jose';
+import { type WebSocket, WebSocketServer } from 'ws';
+
+type Handler = (event: any, context: any) => Promise<any>;
+
+export interface GatewayHandlers {
+  http: Handler;
+  authorizer: Handler;
+  connect: Handler;
+  disconnect: Handler;
+  message: Handler;
+}
+
+export interface Gateway {
+  /** HTTP API base URL; the WebSocket API is the same origin with ws:// */
+  readonly url: string;
+  readonly wsUrl: string;
+  /** The @connections management endpoint the real ApiGatewayManagementApiClient posts to. */
+  readonly connectionsUrl: string;
+  close(): Promise<void>;
+}
+
+const STAGE = 'local';
+
+/**
+ * API Gateway on 127.0.0.1: the HTTP API (JWT authorizer emulated with the development secret),
+ * the WebSocket API ($connect through the REQUEST authorizer, $default, $disconnect) and the
+ * `@connections` endpoint, all calling the same handler modules Lambda runs.
+ */
+export async function startGateway(
+  handlers: GatewayHandlers,
+  options: { secret: string; context: (name: string) => unknown; port?: number },
+): Promise<Gateway> {
+  const sockets = new Map<string, { socket: WebSocket; principal: string | undefined }>();
+  const secret = new TextEncoder().encode(options.secret);
+  const wss = new WebSocketServer({ noServer: true });
+  let origin = '';
+
+  const wsContext = (
+    connectionId: string,
+    routeKey: string,
+    eventType: string,
+    principal?: string,
+  ) => ({
+    routeKey,
+    eventType,
+    stage: STAGE,
+    connectionId,
+    domainName: new URL(origin).host,
+    apiId: 'local',
+    requestId: randomUUID(),
+    connectedAt: Date.now(),
+    requestTimeEpoch: Date.now(),
+    identity: { sourceIp: '127.0.0.1' },
+    ...(principal ? { authorizer: { principalId: principal, principal } } : {}),
+  });
+
+  const server: Server = createServer((req, res) => {
+    void route(req, res).catch((err) => {
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ type: 'error', code: 'internal-error', message: String(err) }));
+    });
+  });
+
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', origin);
+    const body = await readBody(req);
+    const connection = /^\/@connections\/([^/]+)$/.exec(url.pathname);
+    if (connection?.[1]) {
+      const entry = sockets.get(decodeURIComponent(connection[1]));
+      if (!entry || entry.socket.readyState !== entry.socket.OPEN) {
+        res.writeHead(410, { 'content-type': 'application/json' }).end('{"message":"Gone"}');
+        return;
+      }
+      if (req.method === 'DELETE') entry.socket.close();
+      else if (req.method === 'POST') entry.socket.send(body);
+      res.writeHead(200).end();
+      return;
+    }
+    const sub = await bearerSub(req.headers.authorization);
+    if (sub === null) {
+      res.writeHead(401, { 'content-type': 'application/json' });
+      res.end('{"message":"Unauthorized"}');
+      return;
+    }
+    const event = {
+      version: '2.0',
+      routeKey: '$default',
+      rawPath: url.pathname,
+      rawQueryString: url.search.slice(1),
+      headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)])),
+      requestContext: {
+        http: {
+          method: req.method ?? 'GET',
+          path: url.pathname,
+          protocol: 'HTTP/1.1',
+          sourceIp: '127.0.0.1',
+          userAgent: req.headers['user-agent'] ?? '',
+        },
+        requestId: randomUUID(),
+        stage: '$default',
+        timeEpoch: Date.now(),
+        ...(sub ? { authorizer: { jwt: { claims: { sub }, scopes: null } } } : {}),
+      },
+      body,
+      isBase64Encoded: false,
+    };
+    const result = await handlers.http(event, options.context('http'));
+    res.writeHead(result.statusCode ?? 200, result.headers ?? {});
+    res.end(result.body ?? '');
+  }
+
+  /** undefined: no token (the handler decides); null: a bad one (401, as API Gateway answers). */
+  async function bearerSub(header: string | undefined): Promise<string | undefined | null> {
+    if (!header) return undefined;
+    try {
+      const { payload } = await jwtVerify(header.replace(/^Bearer\s+/i, ''), secret, {
+        algorithms: ['HS256'],
+      });
+      return typeof payload.sub === 'string' ? payload.sub : null;
+    } catch {
+      return null;
+    }
+  }
+
+  server.on('upgrade', (req, socket, head) => {
+    void (async () => {
+      const url = new URL(req.url ?? '/', origin);
+      const connectionId = randomUUID();
+      const query = Object.fromEntries(url.searchParams);
+      let principal: string | undefined;
+      try {
+        const policy = await handlers.authorizer(
+          {
+            type: 'REQUEST',
+            methodArn: `arn:aws:execute-api:us-east-1:000000000000:local/${STAGE}/$connect`,
+            headers: Object.fromEntries(
+              Object.entries(req.headers).map(([k, v]) => [k, String(v)]),
+            ),
+            queryStringParameters: query,
+            requestContext: wsContext(connectionId, '$connect', 'CONNECT'),
+          },
+          options.context('authorizer'),
+        );
+        if (policy?.policyDocument?.Statement?.[0]?.Effect !== 'Allow')
+          throw new Error('Unauthorized');
+        principal = policy.principalId;
+      } catch {
+        socket.end('HTTP/1.1 401 Unauthorized\r\n\r\n');
+        return;
+      }
+      await handlers.connect(
+        { requestContext: wsContext(connectionId, '$connect', 'CONNECT', principal) },
+        options.context('ws-connect'),
+      );
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        sockets.set(connectionId, { socket: ws, principal });
+        ws.on('message', (data) => {
+          void handlers.message(
+            {
+              body: data.toString(),
+              requestContext: wsContext(connectionId, '$default', 'MESSAGE', principal),
+            },
+            options.context('ws-message'),
+          );
+        });
+        ws.on('close', () => {
+          sockets.delete(connectionId);
+          void handlers.disconnect(
+            { requestContext: wsContext(connectionId, '$disconnect', 'DISCONNECT', principal) },
+            options.context('ws-disconnect'),
+          );
+        });
+      });
+    })();
+  });
+
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  origin = `http://127.0.0.1:${port}`;
+  return {
+    url: origin,
+    wsUrl: `ws://127.0.0.1:${port}`,
+    connectionsUrl: origin,
+    close: async () => {
+      for (const { socket } of sockets.values()) socket.terminate();
+      wss.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}

@@ -1,0 +1,158 @@
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { SignJWT } from 'jose';
+import { createDynamoClient, createTable } from '../stores/dynamodb/index.js';
+import { fakeLambdaContext } from '../testing/lambda-context.js';
+import { type ScriptEntry, startScriptedModelServer } from '../testing/scripted-model-server.js';
+import { startDynalite } from './dynalite.js';
+import { type Gateway, type GatewayHandlers, startGateway } from './gateway.js';
+import {
+  createQueue,
+  localSqsClient,
+  type Poller,
+  type SqsHandler,
+  startLocalSqs,
+  startPoller,
+} from './sqs.js';
+
+export interface LocalStack {
+  readonly httpUrl: string;
+  readonly wsUrl: string;
+  /** A development token (HS256, sub = `developer`) accepted by both APIs. */
+  readonly token: string;
+  readonly queues: Record<'run' | 'events' | 'approvals' | 'approvalRequests', string>;
+  readonly sqsEndpoint: string;
+  /** Signs a development token for another principal. */
+  tokenFor(sub: string): Promise<string>;
+  stop(): Promise<void>;
+}
+
+type Handler = (event: any, context: any) => Promise<any>;
+
+/**
+ * The whole deployment on 127.0.0.1, offline: dynalite, local-aws-sqs with Lambda-like pollers,
+ * API Gateway emulation, and the very handler modules of functions/ (loaded once the environment
+ * they read at cold start is in place). Without OPENAI_API_KEY the agents talk to the scripted
+ * model server, answering with the agents entry's `offlineResponder`.
+ */
+export async function startLocalStack(options: { port?: number } = {}): Promise<LocalStack> {
+  const stops: (() => Promise<void>)[] = [];
+  const stop = async () => {
+    for (const fn of stops.reverse()) await fn().catch(() => undefined);
+  };
+  try {
+    const dynalite = await startDynalite();
+    stops.push(dynalite.stop);
+    const dynamo = createDynamoClient({ endpoint: dynalite.url });
+    await createTable(dynamo, 'agent-kernel-local');
+    dynamo.destroy();
+
+    const sqsEndpoint = await startLocalSqs();
+    stops.push(sqsEndpoint.stop);
+    const sqs = localSqsClient(sqsEndpoint.url);
+    const run = await createQueue(sqs, 'runs', { fifo: true, maxReceiveCount: 3 });
+    const events = await createQueue(sqs, 'events', { fifo: true, maxReceiveCount: 3 });
+    const approvals = await createQueue(sqs, 'approvals', { maxReceiveCount: 3 });
+    const approvalRequests = await createQueue(sqs, 'approval-requests');
+
+    if (!process.env.OPENAI_API_KEY && !process.env.OPENAI_BASE_URL) {
+      const entry = (await import('#agents')) as { offlineResponder?: ScriptEntry };
+      const model = await startScriptedModelServer({
+        fallback: entry.offlineResponder ?? { text: 'Hello from the offline scripted model.' },
+      });
+      stops.push(() => model.close());
+      process.env.OPENAI_BASE_URL = model.url;
+      process.env.OPENAI_API_KEY = 'offline';
+    }
+
+    const secret = process.env.JWT_SECRET ?? randomBytes(24).toString('hex');
+    const loaded: Partial<Record<string, Handler>> = {};
+    const call =
+      (name: string): Handler =>
+      (event, context) =>
+        (loaded[name] as Handler)(event, context);
+    const handlers: GatewayHandlers = {
+      http: call('http'),
+      authorizer: call('authorizer'),
+      connect: call('ws-connect'),
+      disconnect: call('ws-disconnect'),
+      message: call('ws-message'),
+    };
+    const gateway: Gateway = await startGateway(handlers, {
+      secret,
+      port: options.port,
+      context: (name) => fakeLambdaContext(name, 60_000),
+    });
+    stops.push(() => gateway.close());
+
+    Object.assign(process.env, {
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID ?? 'local',
+      AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY ?? 'local',
+      TABLE_NAME: 'agent-kernel-local',
+      DYNAMODB_ENDPOINT: dynalite.url,
+      SQS_ENDPOINT: sqsEndpoint.url,
+      RUN_QUEUE_URL: run.url,
+      EVENTS_QUEUE_URL: events.url,
+      APPROVALS_QUEUE_URL: approvals.url,
+      APPROVAL_REQUESTS_QUEUE_URL: approvalRequests.url,
+      WEBSOCKET_ENDPOINT: gateway.connectionsUrl,
+      AUTH_MODE: 'hs256',
+      JWT_SECRET: secret,
+    });
+    for (const name of [
+      'http',
+      'authorizer',
+      'ws-connect',
+      'ws-disconnect',
+      'ws-message',
+      'worker',
+      'fanout',
+      'approvals',
+    ]) {
+      const url = pathToFileURL(resolve(import.meta.dirname, '../../functions', `${name}.ts`)).href;
+      loaded[name] = ((await import(url)) as { handler: Handler }).handler;
+    }
+    const pollers: Poller[] = [
+      startPoller(sqs, run.url, sqsHandler(call('worker'), 'worker'), { batchSize: 10 }),
+      startPoller(sqs, events.url, sqsHandler(call('fanout'), 'fanout'), { batchSize: 10 }),
+      startPoller(sqs, approvals.url, sqsHandler(call('approvals'), 'approvals'), {
+        batchSize: 10,
+      }),
+    ];
+    stops.push(async () => {
+      await Promise.all(pollers.map((p) => p.stop()));
+      sqs.destroy();
+    });
+
+    const tokenFor = (sub: string) =>
+      new SignJWT({})
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject(sub)
+        .setIssuedAt()
+        .setExpirationTime('12h')
+        .sign(new TextEncoder().encode(secret));
+    return {
+      httpUrl: gateway.url,
+      wsUrl: gateway.wsUrl,
+      token: await tokenFor('developer'),
+      queues: {
+        run: run.url,
+        events: events.url,
+        approvals: approvals.url,
+        approvalRequests: approvalRequests.url,
+      },
+      sqsEndpoint: sqsEndpoint.url,
+      tokenFor,
+      stop,
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+function sqsHandler(handler: Handler, name: string): SqsHandler {
+  return (event) => handler(event, fakeLambdaContext(name, 60_000));
+}

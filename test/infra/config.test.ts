@@ -1,0 +1,156 @@
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { configFromContext } from '../../infra/config.js';
+import { resourcesOf, stubFunctionsDir, synthesise as synthesiseOnce } from './helpers.js';
+
+// No bundling here: these synths check wiring that depends on configuration and on which
+// entry files exist (the functions not written yet are created as stubs in a temp dir).
+// The first synth of a run loads aws-cdk-lib and cdk-nag: seconds, not milliseconds.
+vi.setConfig({ testTimeout: 60_000 });
+const dirs: string[] = [];
+const stubs = (...args: Parameters<typeof stubFunctionsDir>) => {
+  const dir = stubFunctionsDir(...args);
+  dirs.push(dir);
+  return dir;
+};
+const synthesise = (...args: Parameters<typeof synthesiseOnce>) => {
+  const synth = synthesiseOnce(...args);
+  dirs.push(synth.outdir);
+  return synth;
+};
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+const JWKS = {
+  authMode: 'jwks',
+  jwksUrl: 'https://id.example.com/.well-known/jwks.json',
+  jwtIssuer: 'https://id.example.com/',
+  jwtAudience: 'agent-kernel',
+};
+
+describe('configuration from context', () => {
+  it('defaults to sqs-fanout, hs256 with a named secret, 30-day logs', () => {
+    // Prepare / Act
+    const config = configFromContext({});
+    // Assess
+    expect(config).toMatchObject({
+      deliveryMode: 'sqs-fanout',
+      auth: { mode: 'hs256', secretName: 'agent-kernel/dev-jwt-secret' },
+      logRetentionDays: 30,
+      retainTable: true,
+    });
+  });
+
+  it('names every bad key, and refuses jwks without issuer and audience', () => {
+    expect(() => configFromContext({ deliveryMode: 'carrier-pigeon' })).toThrow(/deliveryMode/);
+    expect(() => configFromContext({ authMode: 'jwks' })).toThrow(/jwtIssuer/);
+    expect(() => configFromContext({ modelSecretName: 'a', modelParameterName: 'b' })).toThrow(
+      /not both/,
+    );
+  });
+});
+
+describe('wiring by configuration', () => {
+  it('direct delivery: no events queue or fan-out; the worker posts to connections', () => {
+    // Prepare / Act
+    const { template } = synthesise({
+      functionsDir: stubs(),
+      bundle: false,
+      context: { deliveryMode: 'direct' },
+    });
+    // Assess
+    expect(Object.keys(resourcesOf(template, 'AWS::SQS::Queue'))).toHaveLength(6);
+    const functions = resourcesOf(template, 'AWS::Lambda::Function');
+    expect(Object.keys(functions).some((id) => id.startsWith('Fanout'))).toBe(false);
+    const worker = Object.entries(functions).find(([id]) => id.startsWith('WorkerFunction'))![1];
+    expect(worker.Properties.Environment.Variables.WEBSOCKET_ENDPOINT).toBeDefined();
+    expect(worker.Properties.Environment.Variables.EVENTS_QUEUE_URL).toBeUndefined();
+  });
+
+  it('jwks: the HTTP API verifies JWTs itself; the WebSocket authorizer gets the JWKS URL', () => {
+    // Prepare / Act
+    const { template } = synthesise({ functionsDir: stubs(), bundle: false, context: JWKS });
+    // Assess
+    template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
+      AuthorizerType: 'JWT',
+      JwtConfiguration: { Issuer: JWKS.jwtIssuer, Audience: [JWKS.jwtAudience] },
+    });
+    const authorizer = Object.entries(resourcesOf(template, 'AWS::Lambda::Function')).find(([id]) =>
+      id.startsWith('AuthorizerFunction'),
+    )![1];
+    expect(authorizer.Properties.Environment.Variables).toMatchObject({
+      AUTH_MODE: 'jwks',
+      JWKS_URL: JWKS.jwksUrl,
+      JWT_ISSUER: JWKS.jwtIssuer,
+      JWT_AUDIENCE: JWKS.jwtAudience,
+    });
+    expect(authorizer.Properties.Environment.Variables.JWT_SECRET).toBeUndefined();
+  });
+
+  it('an SSM parameter as model secret: its name in the environment, read granted', () => {
+    // Prepare / Act
+    const { template } = synthesise({
+      functionsDir: stubs(['invoke']),
+      bundle: false,
+      context: { modelParameterName: '/agent-kernel/openai-key' },
+    });
+    // Assess
+    const policies = JSON.stringify(resourcesOf(template, 'AWS::IAM::Policy'));
+    expect(policies).toContain('ssm:GetParameter');
+    expect(policies).toContain(':parameter/agent-kernel/openai-key');
+    expect(JSON.stringify(resourcesOf(template, 'AWS::Lambda::Function'))).toContain(
+      '"MODEL_SECRET_PARAMETER":"/agent-kernel/openai-key"',
+    );
+  });
+});
+
+describe('functions that do not exist yet', () => {
+  it('today (invoke, http): no WebSocket API, and with hs256 only /health', () => {
+    // Prepare / Act
+    const { template } = synthesise({ functionsDir: stubs(['invoke', 'http']), bundle: false });
+    // Assess
+    expect(Object.keys(resourcesOf(template, 'AWS::Lambda::Function'))).toHaveLength(2);
+    template.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
+    const routes = Object.values(resourcesOf(template, 'AWS::ApiGatewayV2::Route'));
+    expect(routes.map((r) => r.Properties.RouteKey)).toEqual(['GET /health']);
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 0);
+  });
+
+  it('with jwks every HTTP route is served before the authorizer function exists', () => {
+    // Prepare / Act
+    const { template } = synthesise({
+      functionsDir: stubs(['invoke', 'http']),
+      bundle: false,
+      context: JWKS,
+    });
+    // Assess
+    template.resourceCountIs('AWS::ApiGatewayV2::Route', 6);
+  });
+
+  it('picks a function up as soon as its entry file lands', () => {
+    // Prepare / Act
+    const { template } = synthesise({
+      functionsDir: stubs(['invoke', 'http', 'worker', 'approvals']),
+      bundle: false,
+    });
+    // Assess
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 2);
+  });
+});
+
+describe('the agents entry', () => {
+  it('replaces #agents with the file named by agentsEntry (one bundle)', () => {
+    // Prepare
+    const dir = stubs(['invoke']);
+    const agents = join(dir, 'my-agents.ts');
+    writeFileSync(agents, "export const marker = 'custom-agents-entry-marker';\n");
+    // Act
+    const { outdir } = synthesise({ functionsDir: dir, context: { agentsEntry: agents } });
+    // Assess
+    const [asset] = readdirSync(outdir).filter((name) => name.startsWith('asset.'));
+    const code = readFileSync(join(outdir, asset!, 'index.mjs'), 'utf8');
+    expect(code).toContain('custom-agents-entry-marker');
+  });
+});

@@ -1,0 +1,78 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../../infra/constructs/kernel-function.js';
+import { FUNCTION_NAMES } from '../../infra/functions.js';
+
+// The real thing, once: `npm run synth` (cdk synth --quiet) on this repository's functions/ and cdk.json,
+// with every TCP connection and DNS lookup of its Node.js processes recorded and refused.
+let outdir: string;
+let guardLog: string;
+let result: ReturnType<typeof spawnSync>;
+let seconds: number;
+
+beforeAll(() => {
+  outdir = mkdtempSync(join(PROJECT_ROOT, 'node_modules', '.cache', 'infra-synth-'));
+  guardLog = join(outdir, '..', `${outdir.split('/').pop()}-network.log`);
+  writeFileSync(guardLog, '');
+  const guard = join(import.meta.dirname, 'fixtures', 'network-guard.cjs');
+  const started = Date.now();
+  result = spawnSync('npm', ['run', 'synth', '--', '--output', outdir], {
+    cwd: PROJECT_ROOT,
+    encoding: 'utf8',
+    timeout: 170_000,
+    env: {
+      ...process.env,
+      NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${guard}`.trim(),
+      NETWORK_GUARD_LOG: guardLog,
+      // No credentials lookup may turn into an IMDS call; npm's own update check is not ours.
+      AWS_EC2_METADATA_DISABLED: 'true',
+      npm_config_update_notifier: 'false',
+    },
+  });
+  seconds = (Date.now() - started) / 1000;
+}, 180_000);
+
+afterAll(() => {
+  rmSync(outdir, { recursive: true, force: true });
+  rmSync(guardLog, { force: true });
+});
+
+it('`npm run synth` finishes offline with cdk-nag clean', () => {
+  expect(result.error).toBeUndefined();
+  expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
+  expect(readFileSync(guardLog, 'utf8')).toBe('');
+  expect(seconds).toBeLessThan(170);
+  const report = JSON.parse(readFileSync(join(outdir, 'validation-report.json'), 'utf8'));
+  expect(report.pluginReports).toEqual([]);
+});
+
+it('deploys a function for each entry file in functions/ and resolves #agents', () => {
+  const template = JSON.parse(readFileSync(join(outdir, 'AgentKernel.template.json'), 'utf8'));
+  const functions = Object.values(template.Resources as Record<string, { Type: string }>).filter(
+    (r) => r.Type === 'AWS::Lambda::Function',
+  );
+  const entries = FUNCTION_NAMES.filter((name) =>
+    existsSync(join(PROJECT_ROOT, 'functions', `${name}.ts`)),
+  );
+  // fanout is left out until the WebSocket functions exist; the other entries are all deployed.
+  expect(functions.length).toBeGreaterThanOrEqual(entries.filter((n) => n !== 'fanout').length);
+  const bundles = readdirSync(outdir)
+    .filter((name) => name.startsWith('asset.'))
+    .map((asset) => readFileSync(join(outdir, asset, 'index.mjs'), 'utf8'));
+  // The demo agents (package.json "imports" #agents) read OPENAI_BASE_URL.
+  expect(bundles.some((code) => code.includes('OPENAI_BASE_URL'))).toBe(true);
+});
+
+it('bundles minified ESM with a createRequire banner and a source map', () => {
+  const assets = readdirSync(outdir).filter((name) => name.startsWith('asset.'));
+  expect(assets.length).toBeGreaterThan(0);
+  for (const asset of assets) {
+    const code = readFileSync(join(outdir, asset, 'index.mjs'), 'utf8');
+    expect(code.startsWith("import { createRequire } from 'node:module';")).toBe(true);
+    // Minified: lines of kilobytes (only template literals keep their line breaks).
+    expect(code.length / code.split('\n').length).toBeGreaterThan(200);
+    expect(existsSync(join(outdir, asset, 'index.mjs.map'))).toBe(true);
+  }
+});

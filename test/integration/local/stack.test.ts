@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { type LocalStack, startLocalStack } from '../../../lib/local/stack.js';
+
+let stack: LocalStack;
+
+beforeAll(async () => {
+  process.env.POWERTOOLS_LOG_LEVEL = 'ERROR';
+  for (const key of ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'TABLE_NAME', 'DYNAMODB_ENDPOINT']) {
+    delete process.env[key];
+  }
+  stack = await startLocalStack();
+}, 60_000);
+afterAll(async () => {
+  await stack?.stop();
+});
+
+function connect(token?: string): Promise<WebSocket> {
+  const ws = new WebSocket(token ? `${stack.wsUrl}?token=${token}` : stack.wsUrl);
+  return new Promise((resolve, reject) => {
+    ws.once('open', () => resolve(ws));
+    ws.once('error', reject);
+    ws.once('unexpected-response', (_req, res) => reject(new Error(`HTTP ${res.statusCode}`)));
+  });
+}
+
+/** Messages until one carries a terminal event (or the budget runs out). */
+function untilTerminal(ws: WebSocket, budgetMs = 20_000): Promise<any[]> {
+  const messages: any[] = [];
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`no terminal event: ${JSON.stringify(messages)}`)),
+      budgetMs,
+    );
+    ws.on('message', (data) => {
+      const message = JSON.parse(String(data));
+      messages.push(message);
+      const terminal =
+        message.type === 'events' &&
+        message.events.some((e: any) =>
+          ['run-finished', 'run-error', 'run-paused'].includes(e.type),
+        );
+      if (terminal || message.type === 'error') {
+        clearTimeout(timer);
+        resolve(messages);
+      }
+    });
+  });
+}
+
+describe('local stack (npm start)', () => {
+  it('refuses a WebSocket without a valid token', async () => {
+    await expect(connect()).rejects.toThrow(/401/);
+    await expect(connect('not-a-jwt')).rejects.toThrow(/401/);
+  });
+
+  it('streams a run over the WebSocket through the queue, worker and fan-out, in order', async () => {
+    // Prepare
+    const ws = await connect(stack.token);
+    const done = untilTerminal(ws);
+
+    // Act
+    ws.send(
+      JSON.stringify({
+        action: 'run',
+        requestId: 'r1',
+        agent: 'demo',
+        sessionId: 'local-1',
+        input: 'weather in Paris?',
+      }),
+    );
+    const messages = await done;
+    ws.close();
+
+    // Assess
+    expect(messages[0]).toMatchObject({ type: 'accepted', requestId: 'r1', sessionId: 'local-1' });
+    const batches = messages.filter((m) => m.type === 'events');
+    expect(batches.map((b) => b.seq)).toEqual(batches.map((_, i) => i));
+    const events = batches.flatMap((b) => b.events);
+    const types = events.map((e: any) => e.type);
+    expect(types[0]).toBe('run-started');
+    expect(types.at(-1)).toBe('run-finished');
+    const tools = types.filter((t: string) => t.startsWith('tool-call'));
+    expect(tools[0]).toBe('tool-call-start');
+    expect(tools.slice(-2)).toEqual(['tool-call-end', 'tool-call-result']);
+    expect(events.at(-1).reply.text).toContain('Paris');
+  });
+
+  it('serves the HTTP API with the same token and refuses a bad one', async () => {
+    // Act
+    const session = await fetch(`${stack.httpUrl}/sessions/local-1`, {
+      headers: { authorization: `Bearer ${stack.token}` },
+    });
+    const refused = await fetch(`${stack.httpUrl}/agents`, {
+      headers: { authorization: 'Bearer nope' },
+    });
+    const other = await fetch(`${stack.httpUrl}/sessions/local-1`, {
+      headers: { authorization: `Bearer ${await stack.tokenFor('someone-else')}` },
+    });
+
+    // Assess
+    expect(session.status).toBe(200);
+    expect(await session.json()).toMatchObject({ sessionId: 'local-1', turns: 1 });
+    expect(refused.status).toBe(401);
+    expect(other.status).toBe(403);
+  });
+});
