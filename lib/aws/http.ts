@@ -1,10 +1,19 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Logger } from '@aws-lambda-powertools/logger';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from 'aws-lambda';
 import { AgentKernelError, RunAborted, SessionForbidden } from '../core/errors.js';
+import { runJobFifoKeys } from '../transport/fifo.js';
 import { parseMessage } from '../transport/parse.js';
-import { HttpDecisionsBodySchema, HttpRunBodySchema } from '../transport/protocol.js';
+import {
+  HttpDecisionsBodySchema,
+  type HttpRunBody,
+  HttpRunBodySchema,
+  type RunJob,
+} from '../transport/protocol.js';
+import { clientsFor } from './clients.js';
 import { errorBody, statusOf } from './errors-http.js';
+import { queueUrl, sendJson } from './queues.js';
 import type { Deployment } from './runtime.js';
 
 type Event = APIGatewayProxyEventV2 & {
@@ -25,10 +34,21 @@ class NotFound extends AgentKernelError {
  * `POST /sessions/{id}/runs/{runId}/decisions`, `GET /agents`, `GET /health`. Runs here are
  * synchronous and end inside API Gateway's 29 s; every error is a JSON body with a code.
  */
-export function createHttpHandler(deployment: () => Promise<Deployment>, logger?: Logger) {
+export function createHttpHandler(
+  deployment: () => Promise<Deployment>,
+  logger?: Logger,
+  options: { sqs?: SQSClient } = {},
+) {
+  let sqs = options.sqs;
+  // The SQS client is made on the first async run only: sync-only deployments never need it.
+  const sqsFor = (deployed: Deployment) => {
+    sqs ??= clientsFor(deployed.config).sqs;
+    return sqs;
+  };
   return async (event: Event): Promise<Result> => {
     try {
-      const { runtime, config, runs } = await deployment();
+      const deployed = await deployment();
+      const { runtime, config, runs } = deployed;
       const method = event.requestContext.http.method;
       const parts = event.rawPath.split('/').filter(Boolean).map(decodeURIComponent);
       const principal = principalOf(event);
@@ -39,13 +59,18 @@ export function createHttpHandler(deployment: () => Promise<Deployment>, logger?
       if (method === 'POST' && parts.join('/') === 'runs') {
         const body = parseMessage(HttpRunBodySchema, bodyOf(event));
         if (!body.ok) return json(statusOf(body.error.code), body.error);
-        if (body.message.mode === 'async') {
-          throw new AgentKernelError(
-            'async-unavailable',
-            'Asynchronous runs need the run queue, which this deployment does not have yet; use mode "sync".',
-          );
-        }
         const sessionId = body.message.sessionId ?? randomUUID();
+        if (body.message.mode === 'async') {
+          const queued = await enqueueRun(
+            deployed,
+            sqsFor(deployed),
+            body.message,
+            sessionId,
+            principal,
+            event,
+          );
+          return json(202, queued);
+        }
         const reply = await withTimeout(config.SYNC_RUN_TIMEOUT_MS, (signal) =>
           runtime.run(body.message.agent, sessionId, body.message.input, { principal, signal }),
         );
@@ -89,6 +114,65 @@ export function createHttpHandler(deployment: () => Promise<Deployment>, logger?
       const body = errorBody(err);
       return json(statusOf(body.code), body);
     }
+  };
+}
+
+/**
+ * `mode: "async"`: a queued run record, then a run job on the FIFO run queue (group = session);
+ * the worker runs it and updates the record, which `GET /sessions/{id}/runs/{runId}` returns.
+ * An `Idempotency-Key` header becomes the job's requestId, so a retried POST queues one run.
+ */
+async function enqueueRun(
+  deployed: Deployment,
+  sqs: SQSClient,
+  body: HttpRunBody,
+  sessionId: string,
+  principal: string | undefined,
+  event: Event,
+): Promise<{ status: 'queued'; runId: string; sessionId: string; poll: string }> {
+  const { runtime, runs, config } = deployed;
+  runtime.agent(body.agent);
+  const session = await runtime.sessions.load(sessionId);
+  if (session?.data.owner !== undefined && session.data.owner !== principal) {
+    throw new SessionForbidden(sessionId);
+  }
+  const key = event.headers?.['idempotency-key'];
+  const requestId = key && /^[A-Za-z0-9._:-]{1,128}$/.test(key) ? key : randomUUID();
+  // The same key gives the same run id, so a retry polls the run the first request queued.
+  const runId = key
+    ? createHash('sha256')
+        .update(`${principal ?? ''}|${sessionId}|${requestId}`)
+        .digest('hex')
+        .slice(0, 32)
+    : randomUUID();
+  const now = Date.now();
+  if (!(await runs.get(sessionId, runId))) {
+    await runs.put({
+      schemaVersion: 1,
+      runId,
+      sessionId,
+      agent: body.agent,
+      status: 'queued',
+      createdAt: now,
+      updatedAt: now,
+    });
+  }
+  const job: RunJob = {
+    kind: 'run',
+    requestId,
+    ...(principal ? { principal } : {}),
+    agent: body.agent,
+    sessionId,
+    runId,
+    input: body.input,
+    enqueuedAt: now,
+  };
+  await sendJson(sqs, queueUrl(config, 'RUN_QUEUE_URL'), job, runJobFifoKeys(job));
+  return {
+    status: 'queued',
+    runId,
+    sessionId,
+    poll: `/sessions/${encodeURIComponent(sessionId)}/runs/${runId}`,
   };
 }
 
