@@ -76,6 +76,29 @@ export const getTime = tool({
   errorFunction: modelVisibleError,
 });
 
+/**
+ * Books a table (demo: nothing is booked). A person approves each call first
+ * (`needsApproval`), so the run pauses until a `resume` decides it (`npm run chat`).
+ */
+export const bookTable = tool({
+  name: 'book_table',
+  description:
+    'Book a restaurant table. Demo: nothing is really booked. A person approves each booking.',
+  parameters: z.object({
+    people: z.number().int().min(1).max(20).describe('How many people'),
+    time: z.string().min(1).describe('When, as the user said it, e.g. "8pm" or "19:30"'),
+  }),
+  needsApproval: true,
+  execute: async ({ people, time }) => ({
+    booked: true,
+    people,
+    time,
+    confirmation: `T-${(hash(`${people}@${time}`) % 9000) + 1000}`,
+    source: 'demo (nothing was really booked)',
+  }),
+  errorFunction: modelVisibleError,
+});
+
 /** The demo agent wrapped for a Runtime: what the Lambda functions deploy (`examples/demo/agents.ts`). */
 export function createDemoModule(options: DemoOptions = {}) {
   const agent = new SdkAgent({
@@ -83,9 +106,10 @@ export function createDemoModule(options: DemoOptions = {}) {
     instructions:
       'You are a friendly assistant in the demo of a serverless agent runtime. Answer briefly. ' +
       'Use get_weather for weather questions (its data is made up: say so) and get_time for ' +
-      'the current time (pass an IANA time zone; use UTC when the user names none).',
+      'the current time (pass an IANA time zone; use UTC when the user names none). ' +
+      'Use book_table to book a table; a person approves it first (bookings are not real).',
     model: options.model ?? process.env.OPENAI_MODEL ?? 'gpt-4.1-mini',
-    tools: [getWeather, getTime],
+    tools: [getWeather, getTime, bookTable],
   });
   const module = new OpenAIModule([agent], {
     runConfig: {
@@ -99,7 +123,7 @@ export function createDemoModule(options: DemoOptions = {}) {
   return { module, agent };
 }
 
-/** The demo: one `@openai/agents` agent with two tools, behind a Runtime. */
+/** The demo: one `@openai/agents` agent with three tools, behind a Runtime. */
 export function createDemo(options: DemoOptions = {}) {
   const { module, agent } = createDemoModule(options);
   const runtime = new Runtime({

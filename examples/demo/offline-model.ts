@@ -39,6 +39,13 @@ export const demoResponder: ScriptEntry = (request: RecordedRequest): ScriptedTu
     return { text: outputs.map((output) => describeOutput(output, input)).join(' ') };
   }
   const text = userText(input.at(-1));
+  if (/\b(?:book|reserve)\b.*\btable\b/i.test(text)) {
+    const booking = bookingIn(text);
+    if (!booking) {
+      return { text: 'For how many people, and when? Try "book a table for 2 at 8pm".' };
+    }
+    return { toolCalls: [{ name: 'book_table', arguments: booking }] };
+  }
   if (/\bweather\b|\bforecast\b|\btemperature\b/i.test(text)) {
     const city = placeIn(text);
     if (!city) return { text: 'Which city? Try "What is the weather in Paris?"' };
@@ -50,8 +57,9 @@ export const demoResponder: ScriptEntry = (request: RecordedRequest): ScriptedTu
   return {
     text:
       `You said: "${text.trim()}". I am the offline scripted model (no OPENAI_API_KEY is set), ` +
-      'so I only understand two things: the weather in a city ("weather in Paris?") and the ' +
-      'current time ("what time is it in Tokyo?"). Set OPENAI_API_KEY to talk to a real model.',
+      'so I only understand three things: the weather in a city ("weather in Paris?"), the ' +
+      'current time ("what time is it in Tokyo?") and booking a table ("book a table for 2 at ' +
+      '8pm", which a person approves first). Set OPENAI_API_KEY to talk to a real model.',
   };
 };
 
@@ -93,6 +101,16 @@ function describeOutput(output: Item, input: Item[]): string {
   if (call?.name === 'get_time' && data?.now) {
     return `In ${data.timeZone} it is now ${data.now}.`;
   }
+  if (call?.name === 'book_table') {
+    if (data?.booked) {
+      return (
+        `Booked a table for ${data.people} at ${data.time} (confirmation ${data.confirmation}). ` +
+        'Demo: nothing was really booked.'
+      );
+    }
+    // A denied call: the framework sends the approver's message (or its default) instead.
+    if (!raw.startsWith('Error: ')) return `I did not book the table: ${raw}`;
+  }
   const name = call?.name ?? 'the tool';
   if (raw.startsWith('Error: ')) return `Sorry, ${name} failed: ${raw.slice('Error: '.length)}`;
   return `${name} answered: ${raw}`;
@@ -104,6 +122,19 @@ function outputText(output: unknown): string {
     return output.map((part: Item) => (typeof part?.text === 'string' ? part.text : '')).join('');
   }
   return JSON.stringify(output);
+}
+
+const NUMBERS = 'one two three four five six seven eight nine ten eleven twelve'.split(' ');
+
+/** "book a table for 2 at 8pm" → `{ people: 2, time: '8pm' }`; undefined when either is missing. */
+function bookingIn(text: string): { people: number; time: string } | undefined {
+  const count = /\bfor\s+(\d{1,2}|[a-z]+)\b/i.exec(text)?.[1]?.toLowerCase();
+  const people = count && /^\d+$/.test(count) ? Number(count) : NUMBERS.indexOf(count ?? '') + 1;
+  const time = /\bat\s+(\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm)?|noon|midnight)(?![\w:])/i
+    .exec(text)?.[1]
+    ?.replace(/\s+/g, '');
+  if (!people || people > 20 || !time) return undefined;
+  return { people, time };
 }
 
 /** The place the user names: up to three words after "in" (e.g. "New York"), else the last word. */

@@ -46,7 +46,7 @@ function chat(input: string, timeoutMs = 20_000): Promise<Exit> {
   });
 }
 
-describe('demo chat (npm run chat)', () => {
+describe('demo chat in-process (npm run chat:local)', () => {
   it('answers piped questions offline with tool calls, then exits 0 at EOF', async () => {
     // Act
     const { code, stdout, stderr } = await chat("What's the weather in Paris?\nwhat time is it?\n");

@@ -1,0 +1,305 @@
+/**
+ * Terminal chat over the WebSocket API: `npm run chat`. With AGENT_KERNEL_WS_URL and
+ * AGENT_KERNEL_TOKEN it connects there (e.g. to `npm start` or a deployment); otherwise it starts
+ * the local stack in this process (offline unless OPENAI_API_KEY is set) and connects to that.
+ * Each line is a `run`; a paused run asks you to approve each tool call, then sends a `resume`.
+ * Type `/exit` or press Ctrl+D to quit; Ctrl+C quits too (a run cannot be cancelled remotely).
+ */
+import { randomUUID } from 'node:crypto';
+import { stdin, stdout } from 'node:process';
+import { createInterface } from 'node:readline/promises';
+import WebSocket from 'ws';
+import type { StreamEvent } from '../../lib/core/events.js';
+import type { Interruption } from '../../lib/core/requests.js';
+import type { Decision } from '../../lib/core/runner.js';
+import type {
+  EventsMessage,
+  ResumeMessage,
+  RunMessage,
+  ServerMessage,
+} from '../../lib/transport/protocol.js';
+
+const AGENT = process.env.AGENT_KERNEL_AGENT ?? 'demo';
+const color = stdout.isTTY && !process.env.NO_COLOR;
+const dim = (text: string) => (color ? `\x1b[2m${text}\x1b[22m` : text);
+const red = (text: string) => (color ? `\x1b[31m${text}\x1b[39m` : text);
+const interactive = stdin.isTTY === true;
+
+// ---------------------------------------------------------------- where to connect
+
+const remote = process.env.AGENT_KERNEL_WS_URL;
+let stack: { wsUrl: string; token: string; stop(): Promise<void> } | undefined;
+let wsUrl: string;
+let token: string;
+if (remote) {
+  const given = process.env.AGENT_KERNEL_TOKEN;
+  if (!given) {
+    console.error(red('AGENT_KERNEL_WS_URL is set but AGENT_KERNEL_TOKEN is not.'));
+    process.exit(2);
+  }
+  wsUrl = remote;
+  token = given;
+} else {
+  // The handlers log through Powertools to stdout: keep the chat readable.
+  process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
+  const { startLocalStack } = await import('../../lib/local/stack.js');
+  stack = await startLocalStack();
+  ({ wsUrl, token } = stack);
+}
+
+const url = new URL(wsUrl);
+url.searchParams.set('token', token);
+const ws = new WebSocket(url);
+try {
+  await new Promise<void>((resolve, reject) => {
+    ws.once('open', () => resolve());
+    ws.once('error', reject);
+    ws.once('unexpected-response', (_request, response) =>
+      reject(new Error(`HTTP ${response.statusCode} from ${wsUrl}`)),
+    );
+  });
+} catch (err) {
+  console.error(red(`✗ cannot connect: ${err instanceof Error ? err.message : String(err)}`));
+  await stack?.stop();
+  process.exit(1);
+}
+
+const offline = process.env.OPENAI_API_KEY === 'offline';
+console.log(
+  stack
+    ? `Started the local stack in this process${offline ? ' (offline scripted model: try "weather in Paris?" or "book a table for 2 at 8pm")' : ''}; connected to ${wsUrl}. /exit quits.`
+    : `Connected to ${wsUrl}. /exit quits.`,
+);
+
+// ---------------------------------------------------------------- the server's messages
+
+const sessionId = `chat-${randomUUID()}`;
+
+/** How a run's part ends: each `run` or `resume` waits for one of these. */
+type Outcome =
+  | { kind: 'finished' }
+  | { kind: 'paused'; runId: string; interruptions: Interruption[] }
+  | { kind: 'failed' }
+  | { kind: 'quit' };
+let waiting: { requestId: string; resolve: (outcome: Outcome) => void } | undefined;
+const settle = (outcome: Outcome) => {
+  const current = waiting;
+  waiting = undefined;
+  current?.resolve(outcome);
+};
+
+/** Per run: the next `seq` to show and the batches that arrived early. Resumes keep the runId. */
+const runs = new Map<string, { next: number; early: Map<number, EventsMessage> }>();
+const calls = new Map<string, { name: string; args: string }>();
+/** Arguments edited at an approval, by tool call id (our runners use it as the interruption id). */
+const edits = new Map<string, string>();
+let lineOpen = false;
+const endLine = () => {
+  if (lineOpen) stdout.write('\n');
+  lineOpen = false;
+};
+const print = (text: string) => {
+  endLine();
+  stdout.write(`${text}\n`);
+};
+
+ws.on('message', (data) => {
+  let message: ServerMessage;
+  try {
+    message = JSON.parse(String(data)) as ServerMessage;
+  } catch {
+    print(red(`✗ unreadable message from the server: ${short(String(data))}`));
+    return;
+  }
+  if (message.type === 'error') {
+    print(red(`✗ ${message.code}: ${message.message}`));
+    if (waiting && (message.requestId === undefined || message.requestId === waiting.requestId)) {
+      settle({ kind: 'failed' });
+    }
+  } else if (message.type === 'events' && message.sessionId === sessionId) {
+    receive(message);
+  }
+  // `accepted` needs nothing: the run's events follow.
+});
+
+/** Shows batches in `seq` order; a batch seen before (queues deliver at least once) is dropped. */
+function receive(message: EventsMessage): void {
+  let run = runs.get(message.runId);
+  if (!run) {
+    run = { next: 0, early: new Map() };
+    runs.set(message.runId, run);
+  }
+  if (message.seq < run.next || run.early.has(message.seq)) return;
+  run.early.set(message.seq, message);
+  for (let batch = run.early.get(run.next); batch; batch = run.early.get(run.next)) {
+    run.early.delete(run.next);
+    run.next += 1;
+    for (const event of batch.events) show(event);
+  }
+}
+
+function show(event: StreamEvent): void {
+  if (event.type === 'text-delta') {
+    stdout.write(event.delta);
+    lineOpen = !event.delta.endsWith('\n');
+  } else if (event.type === 'tool-call-start') {
+    calls.set(event.toolCallId, { name: event.toolName, args: '' });
+  } else if (event.type === 'tool-call-args') {
+    const call = calls.get(event.toolCallId);
+    if (call) call.args += event.delta;
+  } else if (event.type === 'tool-call-result') {
+    const call = calls.get(event.toolCallId);
+    const edited = edits.get(event.toolCallId);
+    calls.delete(event.toolCallId);
+    edits.delete(event.toolCallId);
+    const args = edited ? `${edited} (edited)` : (call?.args ?? '');
+    print(dim(`  ↳ ${event.toolName || call?.name} ${args} → ${short(event.result)}`));
+  } else if (event.type === 'run-error') {
+    print(red(`✗ ${event.code}: ${event.message}`));
+    settle({ kind: 'failed' });
+  } else if (event.type === 'run-paused') {
+    endLine();
+    settle({ kind: 'paused', runId: event.runId, interruptions: event.interruptions });
+  } else if (event.type === 'run-finished') {
+    endLine();
+    settle({ kind: 'finished' });
+  }
+}
+
+function short(result: unknown, max = 120): string {
+  const text = typeof result === 'string' ? result : JSON.stringify(result);
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+let quitting = false;
+let exitCode = 0;
+ws.on('close', (code) => {
+  if (quitting) return;
+  print(red(`✗ the server closed the connection (${code})`));
+  quitting = true;
+  exitCode = 1;
+  settle({ kind: 'quit' });
+  rl.close();
+});
+ws.on('error', (err) => print(red(`✗ ${err.message}`)));
+
+/** Sends a `run` or `resume` and waits for the end of what it started. */
+function send(message: RunMessage | ResumeMessage): Promise<Outcome> {
+  if (quitting) return Promise.resolve({ kind: 'quit' });
+  return new Promise((resolve) => {
+    waiting = { requestId: message.requestId, resolve };
+    ws.send(JSON.stringify(message), (err) => {
+      if (err) {
+        print(red(`✗ ${err.message}`));
+        settle({ kind: 'failed' });
+      }
+    });
+  });
+}
+
+// ---------------------------------------------------------------- the terminal
+
+// Iterated from the start, so piped lines that arrive during a run wait in its buffer.
+const rl = createInterface({ input: stdin, output: stdout, terminal: interactive });
+const lines = rl[Symbol.asyncIterator]();
+
+/** The next line typed (or piped) after `prompt`; undefined at EOF or on quitting. */
+async function ask(prompt: string): Promise<string | undefined> {
+  if (interactive) {
+    rl.setPrompt(prompt);
+    rl.prompt();
+  }
+  const next = await lines.next();
+  if (next.done || quitting) return undefined;
+  // Piped input is not echoed by a terminal: show it, so the transcript reads as a chat.
+  if (!interactive) stdout.write(`${prompt}${next.value}\n`);
+  return next.value;
+}
+
+const quit = () => {
+  quitting = true;
+  settle({ kind: 'quit' });
+  rl.close();
+};
+rl.on('SIGINT', quit); // a terminal's Ctrl+C, which readline catches
+process.on('SIGINT', quit); // a signal sent to the process
+
+/** One decision per interruption, asked in turn; undefined when the input ends first. */
+async function decide(interruptions: Interruption[]): Promise<Decision[] | undefined> {
+  const decisions: Decision[] = [];
+  for (const interruption of interruptions) {
+    if (interruption.kind === 'input') {
+      const answer = await ask(`${interruption.message ?? 'The agent asks for input'}: `);
+      if (answer === undefined) return undefined;
+      decisions.push({ id: interruption.id, status: 'approved', message: answer });
+      continue;
+    }
+    const args = JSON.stringify(interruption.arguments ?? {});
+    const answer = await ask(`Approve ${interruption.toolName} ${args}? [y/N/edit] `);
+    if (answer === undefined) return undefined;
+    const choice = answer.trim().toLowerCase();
+    if (choice === 'y' || choice === 'yes') {
+      decisions.push({ id: interruption.id, status: 'approved' });
+    } else if (choice === 'e' || choice === 'edit') {
+      const edited = await editedArguments(args);
+      if (edited === undefined) return undefined;
+      edits.set(interruption.id, JSON.stringify(edited));
+      decisions.push({ id: interruption.id, status: 'approved', arguments: edited });
+    } else {
+      decisions.push({ id: interruption.id, status: 'denied' });
+    }
+  }
+  return decisions;
+}
+
+/** Reads JSON arguments until they parse; an empty line keeps `current`. */
+async function editedArguments(current: string): Promise<unknown> {
+  for (;;) {
+    const line = await ask('  arguments (JSON, empty keeps them): ');
+    if (line === undefined) return undefined;
+    if (!line.trim()) return JSON.parse(current);
+    try {
+      return JSON.parse(line);
+    } catch (err) {
+      print(red(`✗ not JSON: ${err instanceof Error ? err.message : String(err)}`));
+    }
+  }
+}
+
+/** One turn: the run, then a resume for each pause, until it finishes or fails. */
+async function turn(input: string): Promise<void> {
+  let outcome = await send({
+    action: 'run',
+    requestId: randomUUID(),
+    agent: AGENT,
+    sessionId,
+    input,
+  });
+  while (outcome.kind === 'paused') {
+    const decisions = await decide(outcome.interruptions);
+    if (!decisions) return;
+    outcome = await send({
+      action: 'resume',
+      requestId: randomUUID(),
+      sessionId,
+      runId: outcome.runId,
+      decisions,
+    });
+  }
+}
+
+for (;;) {
+  const raw = await ask('> ');
+  if (raw === undefined) break;
+  const line = raw.trim();
+  if (line === '/exit') break;
+  if (line) await turn(line);
+  if (quitting) break;
+}
+// Ctrl+D and Ctrl+C leave the cursor after the prompt.
+if (interactive) stdout.write('\n');
+quitting = true;
+rl.close();
+ws.close();
+await stack?.stop();
+process.exit(exitCode);

@@ -1,0 +1,110 @@
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+// tsx 4 registers itself for both ESM and CJS through `node --import tsx`.
+const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+
+interface Exit {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs the WebSocket chat with `input` piped to stdin (then EOF): no server named and no API key
+ * in its env, so it starts the local stack in-process with the offline scripted model. The stack
+ * takes a few seconds to start and every run goes through the SQS pollers: generous budget.
+ */
+function wsChat(input: string, timeoutMs = 90_000): Promise<Exit> {
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
+  for (const key of [
+    'OPENAI_API_KEY',
+    'OPENAI_BASE_URL',
+    'AGENT_KERNEL_WS_URL',
+    'AGENT_KERNEL_TOKEN',
+    'TABLE_NAME',
+    'DYNAMODB_ENDPOINT',
+  ]) {
+    delete env[key];
+  }
+  const child = spawn(process.execPath, ['--import', tsx, 'examples/demo/ws-chat.ts'], {
+    cwd: root,
+    env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  child.stdin.end(input);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(
+        new Error(`chat did not exit in ${timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`),
+      );
+    }, timeoutMs);
+    child.once('error', reject);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+const APPROVAL = 'Approve book_table {"people":2,"time":"8pm"}? [y/N/edit]';
+
+describe('WebSocket chat (npm run chat)', () => {
+  it('streams replies from the local stack and resumes an approved tool call, then exits 0 at EOF', async () => {
+    // Act
+    const { code, stdout, stderr } = await wsChat(
+      "what's the weather in Paris?\nbook a table for 2 at 8pm\ny\n",
+    );
+
+    // Assess
+    expect(code, `stdout:\n${stdout}\nstderr:\n${stderr}`).toBe(0);
+    expect(stdout.split('\n')[0]).toMatch(/^Started the local stack in this process \(offline/);
+    expect(stdout).toContain("> what's the weather in Paris?");
+    expect(stdout).toMatch(/ {2}↳ get_weather \{"city":"Paris"\} → \{.*"city":"Paris".*\}/);
+    expect(stdout).toMatch(/^Demo data: in Paris it is -?\d+°C and [a-z ]+\.$/m);
+    expect(stdout).toContain(`${APPROVAL} y\n`);
+    expect(stdout).toMatch(
+      / {2}↳ book_table \{"people":2,"time":"8pm"\} → \{"booked":true,"people":2,"time":"8pm","confirmation":"T-\d{4}"/,
+    );
+    expect(stdout).toMatch(/^Booked a table for 2 at 8pm \(confirmation T-\d{4}\)\./m);
+    expect(stdout).not.toContain('✗');
+    // In order: the weather reply, then the question, then the booking.
+    const weather = stdout.indexOf('Demo data: in Paris');
+    const question = stdout.indexOf(APPROVAL);
+    const booked = stdout.indexOf('↳ book_table');
+    expect(weather).toBeLessThan(question);
+    expect(question).toBeLessThan(booked);
+  }, 120_000);
+
+  it('denies a tool call: it does not run, the agent says so, and the session goes on', async () => {
+    // Act
+    const { code, stdout, stderr } = await wsChat(
+      'book a table for 2 at 8pm\nn\nweather in Oslo?\n/exit\nweather in Rome?\n',
+    );
+
+    // Assess
+    expect(code, `stdout:\n${stdout}\nstderr:\n${stderr}`).toBe(0);
+    expect(stdout).toContain(`${APPROVAL} n\n`);
+    expect(stdout).toContain(
+      '  ↳ book_table {"people":2,"time":"8pm"} → Tool execution was not approved.',
+    );
+    expect(stdout).toMatch(/^I did not book the table: Tool execution was not approved\.$/m);
+    expect(stdout).not.toContain('"booked":true');
+    expect(stdout).toMatch(/^Demo data: in Oslo it is -?\d+°C and [a-z ]+\.$/m);
+    expect(stdout).not.toContain('✗');
+    // `/exit` quits before the last line.
+    expect(stdout).not.toContain('Rome');
+  }, 120_000);
+});
