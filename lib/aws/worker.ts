@@ -104,6 +104,8 @@ async function runJob(
     sink: (message) => delivery.deliver(message),
     // A resumed run continues its seq, so clients and the events queue see no repeats.
     firstSeq: job.kind === 'resume' ? nextSeqOf(previous?.reply) : 0,
+    // Longer windows send fewer messages per token at the cost of latency (docs/benchmarks.md).
+    maxDelayMs: config.EVENT_BATCH_MAX_DELAY_MS,
   });
   const stream =
     job.kind === 'run'

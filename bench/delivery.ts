@@ -1,0 +1,423 @@
+/**
+ * Delivery: how long a streamed event takes from leaving the runner to arriving at a WebSocket
+ * client, and how many SQS messages and PostToConnection calls 1,000 streamed tokens cost, for
+ * `direct` and `sqs-fanout` delivery, through the whole local stack (`startLocalStack`: the real
+ * functions/ handlers, local-aws-sqs, dynalite, API Gateway emulation).
+ *
+ * DELIVERY_MODE is read when the function modules load (once per process), so the parent runs
+ * each mode in a child process of its own and prints them side by side.
+ *
+ *   npm run bench:delivery
+ *   BENCH_RUNS=5 BENCH_TOKENS=1000 BENCH_TOKENS_PER_SECOND=100 npm run bench:delivery
+ *
+ * What is measured (see docs/benchmarks.md#delivery):
+ * - "left the runner": the worker hands every event of `runtime.stream` to its `EventBatcher`
+ *   (`await batcher.push(event)`); this bench wraps `EventBatcher.prototype.push` in the child
+ *   and stamps each text delta there. The client stamps it when its WebSocket frame arrives. Both
+ *   stamps are `performance.now()` of the same process, matched by the delta's text (every token
+ *   is unique: ` t0000`, ` t0001`, …).
+ * - calls: `SQSClient.prototype.send` and `ApiGatewayManagementApiClient.prototype.send` are
+ *   wrapped in the child, so every SendMessage (by queue) and PostToConnection of the handlers'
+ *   own clients is counted.
+ * - the model: the scripted model server streams one 6-character delta per token; a pacing proxy
+ *   in front of it releases the deltas at `BENCH_TOKENS_PER_SECOND` (a model's speed) or all at
+ *   once (`burst`), and stamps when each delta left the model (model → runner, for reference).
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { ApiGatewayManagementApiClient } from '@aws-sdk/client-apigatewaymanagementapi';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import WebSocket from 'ws';
+import type { StreamEvent } from '../lib/core/events.js';
+import { startLocalStack } from '../lib/local/stack.js';
+import { startScriptedModelServer } from '../lib/testing/index.js';
+import { EventBatcher } from '../lib/transport/batcher.js';
+
+const MODES = ['direct', 'sqs-fanout'] as const;
+type Mode = (typeof MODES)[number];
+/**
+ * local-aws-sqs answers a long poll only when it holds MaxNumberOfMessages (10) messages or the
+ * wait is over, where SQS answers as soon as it has any: with the local stack's 1 s polls a
+ * fan-out message waits up to a second. The `0 s polls` variant rewrites every ReceiveMessage to
+ * WaitTimeSeconds 0 (the emulator then answers within 40 ms), a closer stand-in for SQS.
+ */
+const VARIANTS: { mode: Mode; zeroWait: boolean; label: string }[] = [
+  { mode: 'direct', zeroWait: false, label: 'direct' },
+  { mode: 'sqs-fanout', zeroWait: false, label: 'sqs-fanout (1 s polls)' },
+  { mode: 'sqs-fanout', zeroWait: true, label: 'sqs-fanout (0 s polls)' },
+];
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const TOKENS = Number(process.env.BENCH_TOKENS ?? 1000);
+const TOKENS_PER_SECOND = Number(process.env.BENCH_TOKENS_PER_SECOND ?? 100);
+/** Paced runs take TOKENS / TOKENS_PER_SECOND seconds each, so fewer of them by default. */
+const PACED_RUNS = Number(process.env.BENCH_PACED_RUNS ?? 2);
+const WARMUP_TOKENS = 200;
+/** One token = one delta of this many characters: a space, `t`, four base-36 digits. */
+const TOKEN_WIDTH = 6;
+
+interface Stats {
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+interface PhaseResult {
+  pace: string;
+  runs: number;
+  tokens: number;
+  /** Runner (batcher push) → WebSocket client, ms. */
+  delivery: Stats;
+  /** Model server write → runner, ms (the part of a real model stream this bench adds). */
+  modelToRunner: Stats;
+  eventsMessages: number;
+  posts: number;
+  frames: number;
+  runJobs: number;
+}
+
+interface ChildResult {
+  label: string;
+  mode: Mode;
+  node: string;
+  phases: PhaseResult[];
+}
+
+const token = (i: number) => ` t${i.toString(36).padStart(4, '0')}`;
+
+function stats(values: number[]): Stats {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q: number) =>
+    sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
+  return { p50: at(0.5), p99: at(0.99), max: sorted.at(-1) ?? NaN };
+}
+
+// ---------------------------------------------------------------- child: one delivery mode
+
+async function child(mode: Mode, zeroWait: boolean, label: string): Promise<ChildResult> {
+  process.env.DELIVERY_MODE = mode;
+  process.env.POWERTOOLS_LOG_LEVEL = 'ERROR';
+  for (const key of ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'TABLE_NAME', 'DYNAMODB_ENDPOINT']) {
+    delete process.env[key];
+  }
+
+  // Where each delta left the runner (the worker's batcher) and the model, by `runId|delta`.
+  const leftRunner = new Map<string, number>();
+  const push = EventBatcher.prototype.push;
+  EventBatcher.prototype.push = function (this: EventBatcher, event: StreamEvent) {
+    if (event.type === 'text-delta')
+      leftRunner.set(`${this.runId}|${event.delta}`, performance.now());
+    return push.call(this, event);
+  };
+  const counts = { sends: new Map<string, number>(), posts: 0 };
+  const sqsSend = SQSClient.prototype.send;
+  SQSClient.prototype.send = function (this: SQSClient, command: any, ...rest: any[]) {
+    const name = command?.constructor?.name;
+    if (zeroWait && name === 'ReceiveMessageCommand') command.input.WaitTimeSeconds = 0;
+    if (name === 'SendMessageCommand') {
+      const url = String(command.input?.QueueUrl);
+      counts.sends.set(url, (counts.sends.get(url) ?? 0) + 1);
+    }
+    return (sqsSend as any).call(this, command, ...rest);
+  } as typeof sqsSend;
+  const managementSend = ApiGatewayManagementApiClient.prototype.send;
+  ApiGatewayManagementApiClient.prototype.send = function (
+    this: ApiGatewayManagementApiClient,
+    command: any,
+    ...rest: any[]
+  ) {
+    // Only `events` messages: ws-message also posts one `accepted` per run.
+    const data = command?.input?.Data;
+    if (
+      command?.constructor?.name === 'PostToConnectionCommand' &&
+      String(data).startsWith('{"type":"events"')
+    ) {
+      counts.posts += 1;
+    }
+    return (managementSend as any).call(this, command, ...rest);
+  } as typeof managementSend;
+
+  let tokens = 0;
+  const model = await startScriptedModelServer({
+    chunkSize: TOKEN_WIDTH,
+    fallback: () => ({ text: Array.from({ length: tokens }, (_, i) => token(i)).join('') }),
+  });
+  const proxy = await startPacingProxy(model.url);
+  process.env.OPENAI_BASE_URL = proxy.url;
+  process.env.OPENAI_API_KEY = 'bench';
+  const stack = await startLocalStack();
+
+  const ws = new WebSocket(`${stack.wsUrl}?token=${stack.token}`);
+  await new Promise((resolve, reject) => {
+    ws.once('open', resolve);
+    ws.once('error', reject);
+  });
+  const arrived = new Map<string, number>();
+  let frames = 0;
+  let finished: ((runId: string) => void) | undefined;
+  ws.on('message', (data) => {
+    const now = performance.now();
+    const message = JSON.parse(String(data));
+    if (message.type === 'error') throw new Error(`run refused: ${String(data)}`);
+    if (message.type !== 'events') return;
+    frames += 1;
+    for (const event of message.events as StreamEvent[]) {
+      if (event.type === 'text-delta') arrived.set(`${event.runId}|${event.delta}`, now);
+      if (event.type === 'run-error') throw new Error(`run failed: ${event.message}`);
+      if (event.type === 'run-finished') finished?.(event.runId);
+    }
+  });
+
+  let runNumber = 0;
+  async function runOnce(count: number, pace: number): Promise<string> {
+    tokens = count;
+    proxy.pace = pace;
+    runNumber += 1;
+    const done = new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error('run timed out')),
+        30_000 + (pace > 0 ? (count / pace) * 1000 : 0),
+      );
+      finished = (runId) => {
+        clearTimeout(timer);
+        resolve(runId);
+      };
+    });
+    ws.send(
+      JSON.stringify({
+        action: 'run',
+        requestId: `bench-${runNumber}`,
+        agent: 'demo',
+        sessionId: `bench-${mode}-${runNumber}`,
+        input: `Stream ${count} tokens.`,
+      }),
+    );
+    return done;
+  }
+
+  async function phase(label: string, runs: number, pace: number): Promise<PhaseResult> {
+    const delivery: number[] = [];
+    const modelToRunner: number[] = [];
+    counts.sends.clear();
+    counts.posts = 0;
+    frames = 0;
+    for (let run = 0; run < runs; run++) {
+      leftRunner.clear();
+      arrived.clear();
+      proxy.written.clear();
+      const runId = await runOnce(TOKENS, pace);
+      for (let i = 0; i < TOKENS; i++) {
+        const key = `${runId}|${token(i)}`;
+        const left = leftRunner.get(key);
+        const at = arrived.get(key);
+        const wrote = proxy.written.get(token(i));
+        if (left === undefined || at === undefined || wrote === undefined) {
+          throw new Error(`token ${i} of run ${runId} was not seen on every side`);
+        }
+        delivery.push(at - left);
+        modelToRunner.push(left - wrote);
+      }
+    }
+    return {
+      pace: label,
+      runs,
+      tokens: runs * TOKENS,
+      delivery: stats(delivery),
+      modelToRunner: stats(modelToRunner),
+      eventsMessages: counts.sends.get(stack.queues.events) ?? 0,
+      posts: counts.posts,
+      frames,
+      runJobs: counts.sends.get(stack.queues.run) ?? 0,
+    };
+  }
+
+  try {
+    await runOnce(WARMUP_TOKENS, 0);
+    const phases = [await phase('burst', RUNS, 0)];
+    if (PACED_RUNS > 0 && TOKENS_PER_SECOND > 0) {
+      phases.push(await phase(`${TOKENS_PER_SECOND} tok/s`, PACED_RUNS, TOKENS_PER_SECOND));
+    }
+    return { label, mode, node: process.version, phases };
+  } finally {
+    ws.close();
+    await stack.stop();
+    await proxy.close();
+    await model.close();
+  }
+}
+
+interface PacingProxy {
+  url: string;
+  /** Text deltas per second; 0 lets them through as they come. */
+  pace: number;
+  /** When each delta (by its text) was written to the runner's connection. */
+  readonly written: Map<string, number>;
+  close(): Promise<void>;
+}
+
+/**
+ * Sits between the OpenAI client and the scripted model server: passes every request through
+ * and re-emits the Responses API SSE stream event by event, holding each text delta back until
+ * its slot at `pace` deltas per second.
+ */
+async function startPacingProxy(target: string): Promise<PacingProxy> {
+  const written = new Map<string, number>();
+  const proxy: PacingProxy = {
+    url: '',
+    pace: 0,
+    written,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+  const base = new URL(target);
+  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    void (async () => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const headers: Record<string, string> = {};
+      for (const [key, value] of Object.entries(req.headers)) {
+        if (typeof value === 'string' && !['host', 'content-length'].includes(key))
+          headers[key] = value;
+      }
+      const upstream = await fetch(new URL(req.url ?? '/', base.origin), {
+        method: req.method ?? 'GET',
+        headers,
+        ...(chunks.length > 0 ? { body: Buffer.concat(chunks) } : {}),
+      });
+      const type = upstream.headers.get('content-type') ?? '';
+      res.writeHead(upstream.status, { 'content-type': type });
+      if (!type.startsWith('text/event-stream') || !upstream.body) {
+        res.end(Buffer.from(await upstream.arrayBuffer()));
+        return;
+      }
+      res.flushHeaders();
+      const decoder = new TextDecoder();
+      const started = performance.now();
+      let deltas = 0;
+      let buffer = '';
+      for await (const piece of upstream.body as AsyncIterable<Uint8Array>) {
+        buffer += decoder.decode(piece, { stream: true });
+        for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+          const event = buffer.slice(0, end + 2);
+          buffer = buffer.slice(end + 2);
+          const delta = /^event: response\.output_text\.delta\n/.test(event)
+            ? (JSON.parse(event.slice(event.indexOf('data: ') + 6)) as { delta: string }).delta
+            : undefined;
+          if (delta !== undefined) {
+            if (proxy.pace > 0) {
+              const due = started + (deltas * 1000) / proxy.pace;
+              const wait = due - performance.now();
+              if (wait > 0) await sleep(wait);
+            }
+            deltas += 1;
+            written.set(delta, performance.now());
+          }
+          res.write(event);
+        }
+      }
+      res.end(buffer);
+    })().catch((err: unknown) => {
+      if (res.headersSent) res.destroy();
+      else res.writeHead(502).end(String(err));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${base.pathname}`;
+  return proxy;
+}
+
+// ---------------------------------------------------------------- parent: both modes, one table
+
+function runChild(variant: (typeof VARIANTS)[number]): Promise<ChildResult> {
+  const { mode } = variant;
+  const file = fileURLToPath(import.meta.url);
+  const args = ['--mode', mode, ...(variant.zeroWait ? ['--zero-wait'] : [])];
+  const proc: ChildProcess = fork(file, args, {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+  });
+  let output = '';
+  proc.stdout?.on('data', (data: Buffer) => {
+    output += data.toString();
+  });
+  proc.stderr?.on('data', (data: Buffer) => {
+    output += data.toString();
+  });
+  return new Promise((resolve, reject) => {
+    let result: ChildResult | undefined;
+    proc.on('message', (message) => {
+      result = message as ChildResult;
+    });
+    proc.on('exit', (code) => {
+      if (result) resolve(result);
+      else reject(new Error(`${mode} child exited with ${code}:\n${output.slice(-4000)}`));
+    });
+  });
+}
+
+const ms = (value: number) => `${value.toFixed(1)} ms`;
+const perThousand = (count: number, tokens: number) => ((count * 1000) / tokens).toFixed(1);
+
+async function parent(): Promise<void> {
+  console.log(
+    `delivery: ${RUNS} burst runs + ${PACED_RUNS} runs at ${TOKENS_PER_SECOND} tok/s of ${TOKENS} tokens per mode (+1 warm-up), Node ${process.version}`,
+  );
+  const results: ChildResult[] = [];
+  for (const variant of VARIANTS) results.push(await runChild(variant));
+  const header = [
+    'mode',
+    'model pace',
+    'tokens',
+    'runner→client p50',
+    'p99',
+    'max',
+    'SQS events msgs /1k tok',
+    'PostToConnection /1k tok',
+    'fewer than 1 msg/token',
+    'model→runner p50',
+  ];
+  const rows = results.flatMap((result) =>
+    result.phases.map((p) => {
+      // The Python kernel sends one SQS message (and so one post) per token; we send one per batch.
+      const messages = result.mode === 'direct' ? p.posts : p.eventsMessages;
+      return [
+        result.label,
+        p.pace,
+        String(p.tokens),
+        ms(p.delivery.p50),
+        ms(p.delivery.p99),
+        ms(p.delivery.max),
+        perThousand(p.eventsMessages, p.tokens),
+        perThousand(p.posts, p.tokens),
+        `${(p.tokens / messages).toFixed(1)}x`,
+        ms(p.modelToRunner.p50),
+      ];
+    }),
+  );
+  console.log(`| ${header.join(' | ')} |`);
+  console.log(`|${header.map(() => '---').join('|')}|`);
+  for (const row of rows) console.log(`| ${row.join(' | ')} |`);
+  for (const result of results) {
+    for (const p of result.phases) {
+      if (p.frames !== p.posts) {
+        console.log(`note: ${result.label} ${p.pace}: ${p.frames} frames for ${p.posts} posts`);
+      }
+    }
+  }
+}
+
+const modeFlag = process.argv.indexOf('--mode');
+if (modeFlag >= 0) {
+  const mode = process.argv[modeFlag + 1] as Mode;
+  if (!MODES.includes(mode)) throw new Error(`--mode must be one of ${MODES.join(', ')}`);
+  const zeroWait = process.argv.includes('--zero-wait');
+  const variant = VARIANTS.find((v) => v.mode === mode && v.zeroWait === zeroWait);
+  const result = await child(mode, zeroWait, variant?.label ?? mode);
+  // Handles of the stack's clients (keep-alive sockets) may linger: exit once the result is out.
+  process.send?.(result, () => process.exit(0));
+} else {
+  await parent();
+}
