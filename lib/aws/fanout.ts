@@ -4,8 +4,8 @@ import { parseMessage } from '../transport/parse.js';
 import { EventsQueueMessageSchema } from '../transport/protocol.js';
 import { processBatch } from './batch.js';
 import { type AwsClients, clientsFor } from './clients.js';
+import type { ConnectionsDeployment } from './connections.js';
 import { postToSession } from './post.js';
-import type { Deployment } from './runtime.js';
 
 const MAX_BODY_BYTES = 256 * 1024;
 
@@ -14,7 +14,7 @@ const MAX_BODY_BYTES = 256 * 1024;
  * (AG-UI subscribers get AG-UI events). Gone connections are deleted; the others still get it.
  */
 export function createFanoutHandler(
-  deployment: () => Promise<Deployment>,
+  deployment: () => Promise<ConnectionsDeployment>,
   options: { clients?: AwsClients; logger?: Logger } = {},
 ) {
   const { logger } = options;

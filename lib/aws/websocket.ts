@@ -1,6 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
-import type { Deployment } from './runtime.js';
+import type { ConnectionsDeployment } from './connections.js';
 
 /** The parts of an API Gateway WebSocket event the handlers read. */
 export interface WebSocketEvent {
@@ -34,7 +34,10 @@ export function endpointOf(event: WebSocketEvent, override?: string): string {
 }
 
 /** `$connect`: the authorizer has already let the caller in; remember who they are. */
-export function createConnectHandler(deployment: () => Promise<Deployment>, logger?: Logger) {
+export function createConnectHandler(
+  deployment: () => Promise<ConnectionsDeployment>,
+  logger?: Logger,
+) {
   return async (event: WebSocketEvent): Promise<WebSocketResult> => {
     const { connections, config } = await deployment();
     const principal = principalOf(event);
@@ -50,7 +53,10 @@ export function createConnectHandler(deployment: () => Promise<Deployment>, logg
 }
 
 /** `$disconnect`: the connection and its subscriptions go. */
-export function createDisconnectHandler(deployment: () => Promise<Deployment>, logger?: Logger) {
+export function createDisconnectHandler(
+  deployment: () => Promise<ConnectionsDeployment>,
+  logger?: Logger,
+) {
   return async (event: WebSocketEvent): Promise<WebSocketResult> => {
     const { connections } = await deployment();
     await connections.disconnect(event.requestContext.connectionId);

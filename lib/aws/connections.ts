@@ -1,0 +1,39 @@
+import { createDynamoClient } from '../stores/dynamodb/client.js';
+import { DynamoConnectionStore } from '../stores/dynamodb/connection-store.js';
+import { type Config, type ConfigKey, loadConfig } from './config.js';
+import { ConfigError } from './errors.js';
+
+/** What the functions that never run an agent need: no Runtime, no agents entry in their bundle. */
+export interface ConnectionsDeployment {
+  readonly config: Config;
+  readonly connections: DynamoConnectionStore;
+}
+
+/**
+ * For ws-connect, ws-disconnect and fan-out: the configuration now (a missing variable fails the
+ * cold start), the connection store on first use. Keeping `#agents` out of these bundles keeps
+ * them small and their cold starts short (docs/benchmarks.md, "Bundles").
+ */
+export function connectionsFor(
+  require: readonly ConfigKey[] = ['TABLE_NAME'],
+  env: Record<string, string | undefined> = process.env,
+): () => Promise<ConnectionsDeployment> {
+  const config = loadConfig(env, require);
+  let built: ConnectionsDeployment | undefined;
+  return async () => {
+    if (!config.TABLE_NAME)
+      throw new ConfigError([{ variable: 'TABLE_NAME', message: 'is required' }]);
+    built ??= {
+      config,
+      connections: new DynamoConnectionStore({
+        client: createDynamoClient({
+          region: config.AWS_REGION,
+          endpoint: config.DYNAMODB_ENDPOINT,
+        }),
+        tableName: config.TABLE_NAME,
+        ttlSeconds: config.SESSION_TTL_SECONDS,
+      }),
+    };
+    return built;
+  };
+}
