@@ -18,6 +18,8 @@ TOKEN=${stack.token}
 
 Try:  npx wscat -c "${stack.wsUrl}?token=$TOKEN"
       > {"action":"run","requestId":"r1","agent":"demo","sessionId":"s1","input":"weather in Paris?"}
+A paused run can be decided from the approvals queue too:
+      npm run approve -- ${stack.queues.approvals} <sessionId> <runId> <callId> [approved|denied]
 Ctrl+C stops everything.`);
 
 let stopping = false;

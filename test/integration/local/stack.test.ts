@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { sendApproval } from '../../../lib/local/approve.js';
 import { type LocalStack, startLocalStack } from '../../../lib/local/stack.js';
 
 let stack: LocalStack;
@@ -103,5 +104,42 @@ describe('local stack (npm start)', () => {
     expect(await session.json()).toMatchObject({ sessionId: 'local-1', turns: 1 });
     expect(refused.status).toBe(401);
     expect(other.status).toBe(403);
+  });
+
+  it('finishes a paused run when a decision arrives on the approvals queue (npm run approve)', async () => {
+    // Prepare
+    const ws = await connect(stack.token);
+    const paused = untilTerminal(ws);
+    ws.send(
+      JSON.stringify({
+        action: 'run',
+        requestId: 'r2',
+        agent: 'demo',
+        sessionId: 'local-2',
+        input: 'book a table for 2 at 8pm',
+      }),
+    );
+    const first = await paused;
+    const pause = first.flatMap((m) => m.events ?? []).find((e: any) => e.type === 'run-paused');
+    const finished = untilTerminal(ws);
+
+    // Act
+    await sendApproval(stack.queues.approvals, {
+      sessionId: 'local-2',
+      runId: pause.runId,
+      principal: 'developer',
+      decisions: [{ id: pause.interruptions[0].id, status: 'approved' }],
+    });
+    const second = await finished;
+    ws.close();
+
+    // Assess
+    expect(pause.interruptions[0]).toMatchObject({ kind: 'tool-approval', toolName: 'book_table' });
+    const events = second.flatMap((m) => m.events ?? []);
+    expect(events.map((e: any) => e.type)).toContain('tool-call-result');
+    expect(events.at(-1)).toMatchObject({
+      type: 'run-finished',
+      reply: { text: expect.stringContaining('Booked') },
+    });
   });
 });
