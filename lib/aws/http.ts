@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from 'aws-lambda';
-import { AgentKernelError, RunAborted, SessionForbidden } from '../core/errors.js';
+import { AgentKernelError, InvalidRequest, RunAborted, SessionForbidden } from '../core/errors.js';
 import { runJobFifoKeys } from '../transport/fifo.js';
 import { parseMessage } from '../transport/parse.js';
 import {
@@ -50,7 +50,7 @@ export function createHttpHandler(
       const deployed = await deployment();
       const { runtime, config, runs } = deployed;
       const method = event.requestContext.http.method;
-      const parts = event.rawPath.split('/').filter(Boolean).map(decodeURIComponent);
+      const parts = pathParts(event.rawPath);
       const principal = principalOf(event);
       if (method === 'GET' && parts.join('/') === 'health') return json(200, { status: 'ok' });
       if (method === 'GET' && parts.join('/') === 'agents') {
@@ -220,6 +220,15 @@ async function withTimeout<T>(ms: number, fn: (signal: AbortSignal) => Promise<T
       );
     }
     throw err;
+  }
+}
+
+/** A malformed escape (`/sessions/%E0`) is the caller's mistake: 400, not a 500. */
+function pathParts(rawPath: string): string[] {
+  try {
+    return rawPath.split('/').filter(Boolean).map(decodeURIComponent);
+  } catch {
+    throw new InvalidRequest(`The path "${rawPath.slice(0, 200)}" is not valid percent-encoding.`);
   }
 }
 

@@ -1,12 +1,19 @@
 import * as z from 'zod';
-import { InvalidDecisions, PauseUnsupported, SessionForbidden } from './errors.js';
+import { InvalidDecisions, PauseUnsupported } from './errors.js';
 import { PAUSED_RUN_SCHEMA_VERSION, type PausedRun } from './paused-run.js';
 import type { PausedReply } from './requests.js';
-import { resolveRunOptions } from './run-options.js';
 import type { Decision, RunnerPaused } from './runner.js';
 import { newSession, type SessionData } from './session.js';
 import type { PausedRunStore } from './stores.js';
-import type { PreparedTurn, TurnDeps, TurnSetup } from './turn.js';
+import type { ToolApproval } from './tool-context.js';
+import {
+  loadTurn,
+  type PreparedTurn,
+  runnerInput,
+  type TurnDeps,
+  type TurnSetup,
+  toolCtx,
+} from './turn.js';
 
 export const DecisionSchema = z.strictObject({
   id: z.string().min(1),
@@ -94,36 +101,15 @@ export async function prepareResume(
   run: PausedRun,
   decisions: readonly Decision[],
 ): Promise<PreparedTurn> {
-  const { agent, runId, sessionId, principal, signal } = setup;
-  const stored = await deps.sessions.load(sessionId);
-  if (stored?.data.owner !== undefined && stored.data.owner !== principal) {
-    throw new SessionForbidden(sessionId);
-  }
+  const { agent, runId, sessionId } = setup;
+  // The owner check comes first: another principal learns nothing about the run.
+  const { stored, data, info } = await loadTurn(deps, setup);
   if (run.runner !== agent.runner.name) {
     throw new PauseUnsupported(
       `Run "${runId}" was paused by the ${run.runner} runner; agent "${agent.name}" now uses ${agent.runner.name}.`,
     );
   }
   checkDecisions(run, decisions);
-  const data = stored?.data ?? newSession(sessionId, deps.now(), principal);
-  const context = structuredClone(data.context) as Record<string, unknown>;
-  const runOptions = await resolveRunOptions(
-    agent.runner.name,
-    agent.runner.reservedRunOptions,
-    agent.runOptions,
-    agent.runOptionsFactory,
-    setup.runOptions,
-    { runId, sessionId, agent: agent.name, requests: [], principal },
-  );
-  const info = {
-    runId,
-    sessionId,
-    agent: agent.name,
-    principal,
-    requests: [],
-    runOptions,
-    context,
-  };
   // Last, so nothing after it can fail and strand the claim. It also answers "not found" and
   // "already resuming" with typed errors.
   const claimed = await deps.pausedRuns.claim(sessionId, runId);
@@ -131,34 +117,22 @@ export async function prepareResume(
     setup,
     stored,
     info,
-    input: {
-      runId,
-      sessionId,
-      agent,
-      requests: [],
-      state: data.state[agent.runner.name],
-      context,
-      options: runOptions,
-      signal,
-    },
-    toolContext: {
-      runId,
-      sessionId,
-      agent: agent.name,
-      principal,
-      signal,
-      context,
-      decisions: Object.fromEntries(
-        decisions.map((d) => [
-          d.id,
-          {
-            status: d.status,
-            ...(d.message === undefined ? {} : { message: d.message }),
-            ...(d.arguments === undefined ? {} : { arguments: d.arguments }),
-          },
-        ]),
-      ),
-    },
+    input: runnerInput(setup, info, data),
+    toolContext: { ...toolCtx(setup, info), decisions: decisionsById(decisions) },
     resume: { pausedState: claimed.state, decisions },
   };
+}
+
+/** The decisions as the tool layer reads them (`ToolContext.decisions`), by interruption id. */
+function decisionsById(decisions: readonly Decision[]): Record<string, ToolApproval> {
+  return Object.fromEntries(
+    decisions.map((d) => [
+      d.id,
+      {
+        status: d.status,
+        ...(d.message === undefined ? {} : { message: d.message }),
+        ...(d.arguments === undefined ? {} : { arguments: d.arguments }),
+      },
+    ]),
+  );
 }

@@ -58,17 +58,20 @@ export interface PreparedTurn {
   readonly resume?: { pausedState: JsonValue; decisions: readonly Decision[] };
 }
 
-/** Load the session, resolve options, run pre-hooks (agent's, then the system's). */
-export async function prepareTurn(deps: TurnDeps, setup: TurnSetup): Promise<PreparedTurn> {
-  const { agent, runId, sessionId, principal, signal } = setup;
+/**
+ * What every turn starts from, a new one or a resumed one: the session (owner-checked), a deep copy
+ * of its framework context, and the run options resolved once.
+ */
+export async function loadTurn(
+  deps: TurnDeps,
+  setup: TurnSetup,
+): Promise<{ stored: StoredSession | undefined; data: SessionData; info: TurnInfo }> {
+  const { agent, runId, sessionId, principal } = setup;
   const stored = await deps.sessions.load(sessionId);
   if (stored?.data.owner !== undefined && stored.data.owner !== principal) {
     throw new SessionForbidden(sessionId);
   }
   const data = stored?.data ?? newSession(sessionId, deps.now(), principal);
-  // An expired paused run no longer blocks the session: it can never be resumed.
-  const waiting = data.paused?.filter((p) => p.expiresAt > deps.now()).map((p) => p.runId);
-  if (waiting?.length) throw new SessionPaused(sessionId, waiting);
   // A deep copy: whatever the framework does to it reaches the session only after success.
   const context = structuredClone(data.context) as Record<string, unknown>;
   const runOptions = await resolveRunOptions(
@@ -79,7 +82,7 @@ export async function prepareTurn(deps: TurnDeps, setup: TurnSetup): Promise<Pre
     setup.runOptions,
     { runId, sessionId, agent: agent.name, requests: setup.requests, principal },
   );
-  let info: TurnInfo = {
+  const info: TurnInfo = {
     runId,
     sessionId,
     agent: agent.name,
@@ -88,6 +91,18 @@ export async function prepareTurn(deps: TurnDeps, setup: TurnSetup): Promise<Pre
     runOptions,
     context,
   };
+  return { stored, data, info };
+}
+
+/** Load the turn, then run pre-hooks (agent's, then the system's). */
+export async function prepareTurn(deps: TurnDeps, setup: TurnSetup): Promise<PreparedTurn> {
+  const { agent, sessionId, signal } = setup;
+  const loaded = await loadTurn(deps, setup);
+  const { stored, data } = loaded;
+  // An expired paused run no longer blocks the session: it can never be resumed.
+  const waiting = data.paused?.filter((p) => p.expiresAt > deps.now()).map((p) => p.runId);
+  if (waiting?.length) throw new SessionPaused(sessionId, waiting);
+  let info = loaded.info;
   for (const hook of [...agent.preHooks, ...deps.preHooks]) {
     signal.throwIfAborted();
     const current = info;
@@ -123,7 +138,7 @@ export async function prepareTurn(deps: TurnDeps, setup: TurnSetup): Promise<Pre
   };
 }
 
-function runnerInput(setup: TurnSetup, info: TurnInfo, data: SessionData): RunnerInput<any> {
+export function runnerInput(setup: TurnSetup, info: TurnInfo, data: SessionData): RunnerInput<any> {
   return {
     runId: setup.runId,
     sessionId: setup.sessionId,
@@ -136,7 +151,7 @@ function runnerInput(setup: TurnSetup, info: TurnInfo, data: SessionData): Runne
   };
 }
 
-function toolCtx(setup: TurnSetup, info: TurnInfo): ToolContext {
+export function toolCtx(setup: TurnSetup, info: TurnInfo): ToolContext {
   return {
     runId: setup.runId,
     sessionId: setup.sessionId,

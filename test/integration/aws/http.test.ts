@@ -109,10 +109,15 @@ describe('HTTP function', () => {
       runEvent({ agent: 'payer', sessionId: 's-alice', input: 'Hi' }, 'mallory'),
     );
     const route = await call({ ...sampleEvent('http/get-health.json'), rawPath: '/nope' });
+    const malformed = await call({
+      ...sampleEvent('http/get-health.json'),
+      rawPath: '/sessions/%E0',
+    });
 
     // Assess
     expect(other).toMatchObject({ status: 403, body: { code: 'session-forbidden' } });
     expect(route).toMatchObject({ status: 404, body: { code: 'not-found' } });
+    expect(malformed).toMatchObject({ status: 400, body: { code: 'invalid-request' } });
   });
 
   it('ends a synchronous run that outlives its budget with 504 and stores nothing', async () => {
