@@ -99,6 +99,9 @@ export async function pollOnce(
       MaxNumberOfMessages: options.batchSize ?? 10,
       WaitTimeSeconds: options.waitSeconds ?? 0,
       MessageSystemAttributeNames: ['All'],
+      // local-aws-sqs reads only the older name: without it no MessageGroupId, SequenceNumber or
+      // receive count reaches the handler, and the batch's FIFO rules go unexercised.
+      AttributeNames: ['All'],
     }),
   );
   const messages = [...(received.Messages ?? [])].sort(bySequence);
@@ -213,6 +216,8 @@ function toRecord(message: Message, queueUrl: string): SQSRecord {
       ...(attributes.MessageDeduplicationId
         ? { MessageDeduplicationId: attributes.MessageDeduplicationId }
         : {}),
+      // Lambda hands the sender's X-Ray header on as a system attribute (lib/tracing/propagation).
+      ...(attributes.AWSTraceHeader ? { AWSTraceHeader: attributes.AWSTraceHeader } : {}),
     },
     messageAttributes: {},
     md5OfBody: message.MD5OfBody ?? '',
