@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { Redactor } from '../tracing/redact.js';
 import { ConfigError } from './errors.js';
 
 const seconds = (fallback: number) => z.coerce.number().int().positive().default(fallback);
@@ -33,6 +34,16 @@ export const ConfigSchema = z.object({
   JWT_AUDIENCE: z.string().optional(),
   TRACING_BACKEND: z.enum(['cloudwatch', 'none']).optional(),
   LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
+  /**
+   * The model provider key, read at cold start (lib/aws/secrets.ts): a Secrets Manager secret or
+   * an SSM SecureString parameter, by name (the stack grants read access to one of them).
+   */
+  MODEL_SECRET_NAME: z.string().min(1).optional(),
+  MODEL_SECRET_PARAMETER: z.string().min(1).optional(),
+  /** The variable a plain-string model secret is put in (a JSON object names its own). */
+  MODEL_API_KEY_ENV: z.string().default('OPENAI_API_KEY'),
+  SECRETS_MANAGER_ENDPOINT: z.url().optional(),
+  SSM_ENDPOINT: z.url().optional(),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
@@ -58,10 +69,44 @@ export function loadConfig(
     }
   }
   if (problems.length > 0 || !parsed.success) throw new ConfigError(problems);
+  if (parsed.data.MODEL_SECRET_NAME && parsed.data.MODEL_SECRET_PARAMETER) {
+    throw bothModelSecretsError();
+  }
+  const keyEnv = modelKeyVariableProblem(parsed.data.MODEL_API_KEY_ENV);
+  if (keyEnv) throw new ConfigError([{ variable: 'MODEL_API_KEY_ENV', message: keyEnv }]);
   if (parsed.data.AUTH_MODE === 'hs256' && !parsed.data.JWT_SECRET) {
     throw new ConfigError([
       { variable: 'JWT_SECRET', message: 'is required when AUTH_MODE=hs256' },
     ]);
   }
   return parsed.data;
+}
+
+/** The model secret comes from a Secrets Manager secret or an SSM parameter, not both. */
+export function bothModelSecretsError(): ConfigError {
+  return new ConfigError([
+    { variable: 'MODEL_SECRET_NAME', message: 'is set' },
+    {
+      variable: 'MODEL_SECRET_PARAMETER',
+      message: 'is set too (the model secret comes from one of them)',
+    },
+  ]);
+}
+
+const RESERVED_VARIABLE = /^(?:AWS_|_X_AMZN|LAMBDA_)/;
+const probe = new Redactor();
+
+/**
+ * Why `name` may not receive a value of the model secret, or undefined when it may: a plain
+ * upper-case name, not one Lambda or the kernel reads, and one the tracing redactor treats as a
+ * secret (`*_API_KEY`, `*_TOKEN`, `*_SECRET`, …), so `secretsFromEnv` hides its value.
+ */
+export function modelKeyVariableProblem(name: string): string | undefined {
+  if (RESERVED_VARIABLE.test(name)) return 'is reserved (AWS_*, _X_AMZN*, LAMBDA_*)';
+  if (!/^[A-Z][A-Z0-9_]*$/.test(name)) return 'is not a variable name (A-Z, 0-9, _)';
+  if (name in ConfigSchema.shape) return 'is a variable of the kernel itself';
+  if (!probe.isSensitiveKey(name)) {
+    return 'is not a secret-shaped name (end it in _API_KEY, _TOKEN, _SECRET or _PASSWORD)';
+  }
+  return undefined;
 }

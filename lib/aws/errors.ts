@@ -19,3 +19,14 @@ export class AgentsEntryError extends AgentKernelError {
     super('agents-entry-error', message);
   }
 }
+
+/**
+ * The model provider secret could not be read (`model-secret-unavailable`) or holds something
+ * that cannot be put in the environment (`model-secret-invalid`). The message names the secret
+ * and never carries its value; the cold start fails and the next invocation tries again.
+ */
+export class ModelSecretError extends AgentKernelError {
+  constructor(code: 'model-secret-unavailable' | 'model-secret-invalid', message: string) {
+    super(code, message);
+  }
+}

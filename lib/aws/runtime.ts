@@ -14,6 +14,7 @@ import {
 import { type AgentsDefinition, resolveAgents } from './agents.js';
 import { type Config, type ConfigKey, loadConfig } from './config.js';
 import { ConfigError } from './errors.js';
+import { loadModelSecret } from './secrets.js';
 
 /** Everything a function needs from the table: built once per cold start, shared by invocations. */
 export interface Deployment {
@@ -70,7 +71,10 @@ export function deploymentFor(
   const config = loadConfig(env, require);
   let built: Promise<Deployment> | undefined;
   return () => {
-    built ??= resolveAgents(entry).then((agents) => buildDeployment(config, agents));
+    // The model key first: an agents entry reads it from the environment when it builds agents.
+    built ??= loadModelSecret(config, env)
+      .then(() => resolveAgents(entry))
+      .then((agents) => buildDeployment(config, agents));
     // A failed build is retried on the next invocation rather than cached.
     built.catch(() => {
       built = undefined;
