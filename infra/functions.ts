@@ -1,4 +1,5 @@
 import { Duration } from 'aws-cdk-lib';
+import { PARTITIONS } from '../lib/stores/dynamodb/table.js';
 
 /** Every Lambda function of the kernel; each has its entry file `functions/<name>.ts`. */
 export const FUNCTION_NAMES = [
@@ -18,7 +19,6 @@ export type QueueName = 'run' | 'events' | 'approvals' | 'approvalRequests';
 
 /** What a function may touch; the stack turns each into `grant*` calls and environment. */
 export type Access =
-  | 'table' // TABLE_NAME, read/write items
   | 'runs-agents' // model secret, Bedrock models, TTLs
   | 'send-run' // RUN_QUEUE_URL
   | 'send-events' // EVENTS_QUEUE_URL (sqs-fanout delivery)
@@ -26,6 +26,61 @@ export type Access =
   | 'post-to-connections' // WEBSOCKET_ENDPOINT, execute-api:ManageConnections on the stage
   | 'deliver' // sqs-fanout: send-events; direct: post-to-connections
   | 'verify-tokens'; // AUTH_MODE and the JWT settings
+
+/**
+ * The DynamoDB actions the stores issue (lib/stores/dynamodb). Never Scan: the table grants are
+ * conditioned on `ForAllValues:StringLike dynamodb:LeadingKeys`, which a request without a
+ * partition key (Scan) would pass vacuously. No BatchGetItem, no transactions either.
+ */
+export type DynamoAction =
+  | 'GetItem'
+  | 'Query'
+  | 'PutItem'
+  | 'UpdateItem'
+  | 'DeleteItem'
+  | 'BatchWriteItem';
+
+/** Item families, each in partitions of its own (lib/stores/dynamodb/table.ts, PARTITIONS). */
+export type ItemFamily = 'sessions' | 'connections' | 'subscriptions' | 'idempotency';
+
+/** The partition-key prefixes of each family: the `dynamodb:LeadingKeys` a grant allows. */
+export const FAMILY_PARTITIONS: Record<ItemFamily, readonly string[]> = {
+  // Head, state chunks, lease, paused runs, run records, ledger.
+  sessions: [PARTITIONS.session],
+  connections: [PARTITIONS.connection],
+  // The subscribers of a session: a partition of its own, not the session's.
+  subscriptions: [PARTITIONS.subscriptions],
+  idempotency: [PARTITIONS.idempotency],
+};
+
+/** Per family, the actions a function's code issues; a family left out is not reachable. */
+export type TableAccess = Partial<Record<ItemFamily, readonly DynamoAction[]>>;
+
+/** SessionStore.load, PausedRunStore.get, RunRecordStore.get: GetItem, Query for state chunks. */
+const READ_SESSIONS: readonly DynamoAction[] = ['GetItem', 'Query'];
+/**
+ * A turn: session load and versioned save (chunks written, replaced ones batch-deleted), the
+ * lease (put, renew by update, delete), paused runs (put, claim by update, delete), run records.
+ */
+const RUN_SESSIONS: readonly DynamoAction[] = [
+  'GetItem',
+  'Query',
+  'PutItem',
+  'UpdateItem',
+  'DeleteItem',
+  'BatchWriteItem',
+];
+/** IdempotencyStore: claim (conditional put, then a read), complete (update), release (delete). */
+const IDEMPOTENCY: readonly DynamoAction[] = ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'];
+/**
+ * Posting to a session's connections (lib/aws/post.ts): the subscribers (Query), the requester's
+ * connection (GetItem), and a gone connection's removal (DeleteItem of the connection with
+ * ALL_OLD, BatchWriteItem deleting its subscriptions). Fan-out, and the worker in `direct` mode.
+ */
+export const POST_TO_SUBSCRIBERS: TableAccess = {
+  connections: ['GetItem', 'DeleteItem'],
+  subscriptions: ['Query', 'BatchWriteItem'],
+};
 
 export interface SqsTrigger {
   readonly queue: Exclude<QueueName, 'approvalRequests'>;
@@ -40,6 +95,8 @@ export interface FunctionSpec {
   readonly timeout: Duration;
   readonly memorySize: number;
   readonly access: readonly Access[];
+  /** Table items it may touch (TABLE_NAME and the TTLs come with it); absent: no table access. */
+  readonly table?: TableAccess;
   readonly trigger?: SqsTrigger;
   /** Which API route(s) call it; the API constructs wire them. */
   readonly route?: 'http' | '$connect' | '$disconnect' | '$default' | 'ws-authorizer';
@@ -57,7 +114,9 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
     description: 'Direct Lambda invoke: run or resume, answered with the reply',
     timeout: Duration.minutes(5),
     memorySize: AGENT_MEMORY,
-    access: ['table', 'runs-agents'],
+    access: ['runs-agents'],
+    // Turns, and requestIds made idempotent.
+    table: { sessions: RUN_SESSIONS, idempotency: IDEMPOTENCY },
   },
   {
     name: 'http',
@@ -66,7 +125,10 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
     timeout: Duration.seconds(29),
     memorySize: AGENT_MEMORY,
     // send-run: asynchronous POST /runs become run jobs.
-    access: ['table', 'runs-agents', 'send-run'],
+    access: ['runs-agents', 'send-run'],
+    // Sync runs, decisions, run records; an Idempotency-Key becomes the job's requestId (the
+    // worker claims it), so http itself keeps no idempotency records.
+    table: { sessions: RUN_SESSIONS },
     route: 'http',
   },
   {
@@ -74,7 +136,9 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
     description: 'Runs run and resume jobs from the run queue, streaming events to subscribers',
     timeout: Duration.minutes(15),
     memorySize: AGENT_MEMORY,
-    access: ['table', 'runs-agents', 'deliver', 'send-approval-requests'],
+    // deliver: sqs-fanout → send to the events queue; direct → post (and POST_TO_SUBSCRIBERS).
+    access: ['runs-agents', 'deliver', 'send-approval-requests'],
+    table: { sessions: RUN_SESSIONS, idempotency: IDEMPOTENCY },
     // One turn per invocation: a long turn never holds back the messages batched with it.
     trigger: { queue: 'run', batchSize: 1, maxConcurrency: 50 },
   },
@@ -83,7 +147,9 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
     description: 'Posts event batches to every connection subscribed to their session',
     timeout: Duration.seconds(30),
     memorySize: SMALL_MEMORY,
-    access: ['table', 'post-to-connections'],
+    access: ['post-to-connections'],
+    // Subscribers and connections only: no session, run or paused-run item.
+    table: POST_TO_SUBSCRIBERS,
     trigger: { queue: 'events', batchSize: 10, maxConcurrency: 20 },
     deliveryMode: 'sqs-fanout',
   },
@@ -92,7 +158,9 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
     description: 'Validates approval decisions and turns them into resume jobs',
     timeout: Duration.seconds(30),
     memorySize: SMALL_MEMORY,
-    access: ['table', 'send-run'],
+    access: ['send-run'],
+    // The owner check and the paused run's agent: reads only; the worker does the resume.
+    table: { sessions: READ_SESSIONS },
     trigger: { queue: 'approvals', batchSize: 10, maxConcurrency: 5 },
   },
   {
@@ -100,7 +168,9 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
     description: 'WebSocket $connect: records the authorised connection',
     timeout: Duration.seconds(10),
     memorySize: SMALL_MEMORY,
-    access: ['table'],
+    access: [],
+    // ConnectionStore.connect: one put of CONN#<id>.
+    table: { connections: ['PutItem'] },
     route: '$connect',
   },
   {
@@ -108,7 +178,9 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
     description: 'WebSocket $disconnect: removes the connection and its subscriptions',
     timeout: Duration.seconds(10),
     memorySize: SMALL_MEMORY,
-    access: ['table'],
+    access: [],
+    // ConnectionStore.disconnect: delete CONN#<id> (ALL_OLD), batch-delete its SUB# items.
+    table: { connections: ['DeleteItem'], subscriptions: ['BatchWriteItem'] },
     route: '$disconnect',
   },
   {
@@ -116,7 +188,16 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
     description: 'WebSocket messages: run, resume, subscribe, unsubscribe',
     timeout: Duration.seconds(10),
     memorySize: SMALL_MEMORY,
-    access: ['table', 'send-run', 'post-to-connections'],
+    // Runs no agent: run and resume become jobs; replies are posted to the caller.
+    access: ['send-run', 'post-to-connections'],
+    table: {
+      // Owner checks and the paused run of a resume.
+      sessions: READ_SESSIONS,
+      // subscribe (update CONN#, put SUB#), unsubscribe (delete SUB#, update CONN#), and the
+      // caller's removal when a reply finds it gone (delete CONN#, batch-delete its SUB#s).
+      connections: ['UpdateItem', 'DeleteItem'],
+      subscriptions: ['PutItem', 'DeleteItem', 'BatchWriteItem'],
+    },
     route: '$default',
   },
   {

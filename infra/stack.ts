@@ -27,10 +27,15 @@ import { KernelWebSocketApi } from './constructs/websocket-api.js';
 import {
   type Access,
   consumerOf,
+  type DynamoAction,
+  FAMILY_PARTITIONS,
   FUNCTIONS,
   type FunctionName,
   type FunctionSpec,
+  type ItemFamily,
+  POST_TO_SUBSCRIBERS,
   type QueueName,
+  type TableAccess,
 } from './functions.js';
 
 export interface AgentKernelStackProps extends StackProps {
@@ -56,6 +61,7 @@ const VISIBILITY_FACTOR = 6;
 // approval-requests is read by systems outside the stack: give them time to handle a message.
 const EXTERNAL_VISIBILITY = Duration.minutes(5);
 const THROTTLE = { rateLimit: 50, burstLimit: 100 };
+type Families = [ItemFamily, readonly DynamoAction[]][];
 
 /** Everything the kernel needs in one account and region: `cdk deploy` creates all of it. */
 export class AgentKernelStack extends Stack {
@@ -190,11 +196,18 @@ export class AgentKernelStack extends Stack {
     env('POWERTOOLS_SERVICE_NAME', `agent-kernel-${spec.name}`);
     env('LOG_LEVEL', 'INFO');
     env('DELIVERY_MODE', config.deliveryMode);
-    if (access.has('table')) {
+    const table: TableAccess = { ...spec.table };
+    if (access.has('post-to-connections') && spec.access.includes('deliver')) {
+      // Direct delivery: the worker posts to the subscribers itself, as fan-out would.
+      for (const [family, actions] of Object.entries(POST_TO_SUBSCRIBERS) as Families) {
+        table[family] = [...new Set([...(table[family] ?? []), ...actions])];
+      }
+    }
+    if (Object.keys(table).length > 0) {
       env('TABLE_NAME', this.table.table.tableName);
       env('SESSION_TTL_SECONDS', String(config.sessionTtlSeconds));
       env('PAUSED_RUN_TTL_SECONDS', String(config.pausedRunTtlSeconds));
-      this.table.table.grantReadWriteData(fn);
+      this.grantTable(fn, table);
     }
     const send = (flag: Access, queue: QueueName, variable: string) => {
       const q = this.queues[queue];
@@ -221,6 +234,26 @@ export class AgentKernelStack extends Stack {
         env('JWT_ISSUER', config.auth.issuer);
         env('JWT_AUDIENCE', config.auth.audience);
       }
+    }
+  }
+
+  /**
+   * One statement per item family: only the actions listed, on the table only (it has no index),
+   * and only on items whose partition key starts with the family's prefixes.
+   */
+  private grantTable(fn: IFunction, table: TableAccess): void {
+    for (const [family, actions] of Object.entries(table) as Families) {
+      fn.addToRolePolicy(
+        new PolicyStatement({
+          actions: actions.map((action) => `dynamodb:${action}`),
+          resources: [this.table.table.tableArn],
+          conditions: {
+            'ForAllValues:StringLike': {
+              'dynamodb:LeadingKeys': FAMILY_PARTITIONS[family].map((prefix) => `${prefix}*`),
+            },
+          },
+        }),
+      );
     }
   }
 

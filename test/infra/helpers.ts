@@ -73,3 +73,53 @@ export function logicalId(template: Template, type: string, prefix: string): str
   if (ids.length !== 1) throw new Error(`${prefix}: ${ids.length} ${type} resources`);
   return ids[0]!;
 }
+
+/** One IAM statement, readable: `Ref`/`GetAtt` as the logical id without its hash, `<AWS::Region>`. */
+export interface Grant {
+  readonly actions: readonly string[];
+  readonly resources: readonly string[];
+  readonly condition?: unknown;
+}
+
+const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : [value]);
+
+/** `{"Fn::GetAtt": ["StoreTable0A1B2C3D", "Arn"]}` → `StoreTable.Arn`; joins flattened. */
+export function render(value: unknown): string {
+  if (typeof value === 'string') return value;
+  const v = value as Record<string, any>;
+  const name = (id: string) => id.replace(/[0-9A-F]{8}$/, '');
+  if (v.Ref) return String(v.Ref).startsWith('AWS::') ? `<${v.Ref}>` : name(v.Ref);
+  if (v['Fn::GetAtt']) return `${name(v['Fn::GetAtt'][0])}.${v['Fn::GetAtt'][1]}`;
+  if (v['Fn::Join']) return (v['Fn::Join'][1] as unknown[]).map(render).join(v['Fn::Join'][0]);
+  return JSON.stringify(value);
+}
+
+/**
+ * Every statement of every policy attached to the role of the function `functionPrefix`
+ * (e.g. `FanoutFunction`), one `Grant` per statement, sorted, actions and resources sorted.
+ */
+export function grantsOf(template: Template, functionPrefix: string): Grant[] {
+  const functions = resourcesOf(template, 'AWS::Lambda::Function');
+  const fn = functions[logicalId(template, 'AWS::Lambda::Function', functionPrefix)]!;
+  const role = fn.Properties.Role['Fn::GetAtt'][0] as string;
+  const grants: Grant[] = [];
+  for (const policy of Object.values(resourcesOf(template, 'AWS::IAM::Policy'))) {
+    if (!list(policy.Properties.Roles).some((r: any) => r.Ref === role)) continue;
+    for (const s of policy.Properties.PolicyDocument.Statement as any[]) {
+      if (s.Effect !== 'Allow' || s.NotAction || s.NotResource) {
+        throw new Error(`${functionPrefix}: unexpected statement ${JSON.stringify(s)}`);
+      }
+      grants.push({
+        actions: list(s.Action).map(String).sort(),
+        resources: list(s.Resource).map(render).sort(),
+        ...(s.Condition ? { condition: s.Condition } : {}),
+      });
+    }
+  }
+  const roleResource = resourcesOf(template, 'AWS::IAM::Role')[role]!;
+  // Inline and managed policies on the role itself would escape the check above.
+  if (roleResource.Properties.Policies || roleResource.Properties.ManagedPolicyArns) {
+    throw new Error(`${functionPrefix}: its role has inline or managed policies`);
+  }
+  return grants.sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+}

@@ -23,8 +23,10 @@ const SubItemSchema = ConnectionSchema.extend({
 
 /**
  * Connections as `CONN#<id>/META` (principal, endpoint, and the string set of subscribed session
- * ids, so disconnect needs no scan or index); subscriptions as `SESSION#<id>/SUB#<connectionId>`
- * carrying the endpoint, so fan-out lists a session's subscribers with one query.
+ * ids, so disconnect needs no scan or index); subscriptions as `SUBS#<sessionId>/SUB#<connectionId>`
+ * carrying the endpoint, so fan-out lists a session's subscribers with one query. Subscriptions
+ * have a partition of their own, not the session's: the functions that only deliver events are
+ * allowed `CONN#*` and `SUBS#*` items and can read no session.
  */
 export class DynamoConnectionStore extends DynamoBase implements ConnectionStore {
   async connect(connection: Connection): Promise<void> {
@@ -88,7 +90,7 @@ export class DynamoConnectionStore extends DynamoBase implements ConnectionStore
       new PutCommand({
         TableName: this.table,
         Item: {
-          pk: keys.session(sessionId),
+          pk: keys.subscriptions(sessionId),
           sk: keys.subscription(connectionId),
           ...connection,
           sessionId,
@@ -103,7 +105,7 @@ export class DynamoConnectionStore extends DynamoBase implements ConnectionStore
     await this.doc.send(
       new DeleteCommand({
         TableName: this.table,
-        Key: { pk: keys.session(sessionId), sk: keys.subscription(connectionId) },
+        Key: { pk: keys.subscriptions(sessionId), sk: keys.subscription(connectionId) },
       }),
     );
     try {
@@ -123,7 +125,10 @@ export class DynamoConnectionStore extends DynamoBase implements ConnectionStore
 
   async subscribers(sessionId: string): Promise<Subscription[]> {
     const found: Subscription[] = [];
-    for await (const item of this.queryPrefix(keys.session(sessionId), keys.subscriptionPrefix)) {
+    for await (const item of this.queryPrefix(
+      keys.subscriptions(sessionId),
+      keys.subscriptionPrefix,
+    )) {
       if (this.expired(item)) continue;
       const { pk: _pk, sk: _sk, expiresAt: _ttl, ...rest } = item;
       const parsed = SubItemSchema.safeParse(rest);
@@ -149,7 +154,10 @@ export class DynamoConnectionStore extends DynamoBase implements ConnectionStore
     );
     const sessions = Attributes?.sessions instanceof Set ? [...Attributes.sessions] : [];
     await this.deleteQuietly(
-      sessions.map((id) => ({ pk: keys.session(String(id)), sk: keys.subscription(connectionId) })),
+      sessions.map((id) => ({
+        pk: keys.subscriptions(String(id)),
+        sk: keys.subscription(connectionId),
+      })),
     );
   }
 }

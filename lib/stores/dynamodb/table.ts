@@ -19,11 +19,27 @@ export const TABLE = {
   globalSecondaryIndexes: [],
 } as const;
 
+/**
+ * The prefix of every partition key. Each item family has a partition of its own, so IAM can
+ * give a function only the families it uses (`dynamodb:LeadingKeys`, see infra/functions.ts):
+ * fan-out reads subscriptions and connections, never a session.
+ */
+export const PARTITIONS = {
+  /** Session head, state chunks, lease, paused runs, run records, tool ledger. */
+  session: 'SESSION#',
+  /** The connections subscribed to one session. */
+  subscriptions: 'SUBS#',
+  connection: 'CONN#',
+  idempotency: 'IDEMPOTENCY#',
+} as const;
+
 /** Key builders: every pk/sk string the stores write. */
 export const keys = {
-  session: (sessionId: string) => `SESSION#${sessionId}`,
-  connection: (connectionId: string) => `CONN#${connectionId}`,
-  idempotency: (key: string) => `IDEMPOTENCY#${key}`,
+  session: (sessionId: string) => `${PARTITIONS.session}${sessionId}`,
+  /** Partition of a session's subscriptions: `SUBS#<sessionId>`, items `SUB#<connectionId>`. */
+  subscriptions: (sessionId: string) => `${PARTITIONS.subscriptions}${sessionId}`,
+  connection: (connectionId: string) => `${PARTITIONS.connection}${connectionId}`,
+  idempotency: (key: string) => `${PARTITIONS.idempotency}${key}`,
   meta: 'META',
   lease: 'LEASE',
   /** State chunks of one generation of a session head: `STATE#<generation>#<chunk>`. */
