@@ -11,6 +11,7 @@ import type {
 import { drainRunnerStream } from '../../core/runner.js';
 import { mapAiSdkError } from './errors.js';
 import { AiSdkEventMapper } from './events.js';
+import { AiSdkModelSpans } from './model-tracing.js';
 import { loadHistory, resumeMessages, toHistory, toPaused, toUserMessage } from './state.js';
 
 type ProviderOptions = NonNullable<Parameters<typeof streamText>[0]['providerOptions']>;
@@ -70,6 +71,19 @@ export class AiSdkRunner implements Runner<AiSdkAgentDefinition> {
     input: RunnerInput<AiSdkAgentDefinition> | RunnerResumeInput<AiSdkAgentDefinition>,
     messages: ModelMessage[],
   ): RunnerStream {
+    const spans = new AiSdkModelSpans();
+    try {
+      return yield* this.#run(input, messages, spans);
+    } finally {
+      spans.close(input.signal);
+    }
+  }
+
+  async *#run(
+    input: RunnerInput<AiSdkAgentDefinition> | RunnerResumeInput<AiSdkAgentDefinition>,
+    messages: ModelMessage[],
+    spans: AiSdkModelSpans,
+  ): RunnerStream {
     const native = input.agent.native;
     const mapper = new AiSdkEventMapper(input.runId);
     let result: ReturnType<typeof streamText>;
@@ -82,7 +96,8 @@ export class AiSdkRunner implements Runner<AiSdkAgentDefinition> {
         onError: () => undefined,
         ...input.options,
         providerOptions: withoutServerHistory(input.options.providerOptions),
-        model: native.model,
+        // One `model` span per model call, under the run's span.
+        model: spans.model(native.model),
         ...(native.instructions ? { system: native.instructions } : {}),
         ...(native.tools ? { tools: native.tools } : {}),
         messages,

@@ -1,3 +1,5 @@
+import type { BaseCallbackHandler } from '@langchain/core/callbacks/base';
+import type { Callbacks } from '@langchain/core/callbacks/manager';
 import type { BaseMessage } from '@langchain/core/messages';
 import { Command, type Pregel } from '@langchain/langgraph';
 import { ReservedRunOption } from '../../core/errors.js';
@@ -11,9 +13,11 @@ import type {
   RunnerStream,
 } from '../../core/runner.js';
 import { drainRunnerStream } from '../../core/runner.js';
+import { activeSpan } from '../../core/tracer.js';
 import { type CheckpointSnapshot, SessionCheckpointSaver } from './checkpointer.js';
 import { mapLangGraphError } from './errors.js';
 import { LangGraphEventMapper, type RawInterrupt, textOf } from './events.js';
+import { LangGraphModelSpans } from './model-tracing.js';
 import {
   loadPaused,
   loadSlot,
@@ -89,6 +93,7 @@ export class LangGraphRunner implements Runner<LangGraphAgentDefinition> {
   ): RunnerStream {
     const { configurable, ...options } = input.options as {
       configurable?: Record<string, unknown>;
+      callbacks?: Callbacks;
     };
     if (configurable && 'thread_id' in configurable) {
       throw new ReservedRunOption(
@@ -101,11 +106,14 @@ export class LangGraphRunner implements Runner<LangGraphAgentDefinition> {
     const graph = withSaver(input.agent.native, saver);
     const mapper = new LangGraphEventMapper(input.runId);
     const config = { configurable: { ...configurable, thread_id: THREAD } };
+    // One `model` span per model call, under the run's span (none when not traced).
+    const spans = activeSpan() ? new LangGraphModelSpans() : undefined;
     let values: { messages?: BaseMessage[] } | undefined;
     try {
       const stream = await graph.stream(graphInput, {
         ...options,
         ...config,
+        ...(spans ? { callbacks: withHandler(options.callbacks, spans) } : {}),
         context: input.context,
         signal: input.signal,
         streamMode: ['messages', 'updates'],
@@ -115,6 +123,8 @@ export class LangGraphRunner implements Runner<LangGraphAgentDefinition> {
       values = (await graph.getState(config)).values;
     } catch (err) {
       throw mapLangGraphError(err, input.agent.name);
+    } finally {
+      spans?.close(input.signal);
     }
     const usage = mapper.usage;
     if (mapper.interrupts.length > 0) {
@@ -137,6 +147,15 @@ export class LangGraphRunner implements Runner<LangGraphAgentDefinition> {
       context: input.context,
     };
   }
+}
+
+/** The caller's callbacks (a list or a manager) plus ours. */
+function withHandler(given: Callbacks | undefined, handler: BaseCallbackHandler): Callbacks {
+  if (!given) return [handler];
+  if (Array.isArray(given)) return [...given, handler];
+  const manager = given.copy();
+  manager.addHandler(handler, true);
+  return manager;
 }
 
 /** A copy of the graph that checkpoints into `saver` (the same copy `withConfig` makes). */
