@@ -1,6 +1,7 @@
 import { connectionsFor } from '../lib/aws/connections.js';
 import { createFanoutHandler } from '../lib/aws/fanout.js';
-import { createLogger, withLogging } from '../lib/aws/logging.js';
+import { observability, withLogging } from '../lib/aws/logging.js';
 
-const logger = createLogger('fanout');
-export const handler = withLogging(logger, createFanoutHandler(connectionsFor(), { logger }));
+const o = observability('fanout');
+const deployment = connectionsFor(['TABLE_NAME'], process.env, o);
+export const handler = withLogging(o.logger, createFanoutHandler(deployment, o));

@@ -1,7 +1,11 @@
 import * as agents from '#agents';
 import { createHttpHandler } from '../lib/aws/http.js';
-import { createLogger, withLogging } from '../lib/aws/logging.js';
+import { observability, withLogging } from '../lib/aws/logging.js';
 import { deploymentFor } from '../lib/aws/runtime.js';
 
-const logger = createLogger('http');
-export const handler = withLogging(logger, createHttpHandler(deploymentFor(agents), logger));
+const o = observability('http');
+const deployment = deploymentFor(agents, ['TABLE_NAME'], process.env, o);
+export const handler = withLogging(o.logger, createHttpHandler(deployment, o.logger), {
+  tracer: o.tracer,
+  span: 'http',
+});

@@ -1,7 +1,11 @@
 import * as agents from '#agents';
 import { createInvokeHandler } from '../lib/aws/invoke.js';
-import { createLogger, withLogging } from '../lib/aws/logging.js';
+import { observability, withLogging } from '../lib/aws/logging.js';
 import { deploymentFor } from '../lib/aws/runtime.js';
 
-const logger = createLogger('invoke');
-export const handler = withLogging(logger, createInvokeHandler(deploymentFor(agents), logger));
+const o = observability('invoke');
+const deployment = deploymentFor(agents, ['TABLE_NAME'], process.env, o);
+export const handler = withLogging(o.logger, createInvokeHandler(deployment, o.logger), {
+  tracer: o.tracer,
+  span: 'invoke',
+});

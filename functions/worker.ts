@@ -1,7 +1,8 @@
 import * as agents from '#agents';
-import { createLogger, withLogging } from '../lib/aws/logging.js';
+import { observability, withLogging } from '../lib/aws/logging.js';
 import { deploymentFor } from '../lib/aws/runtime.js';
 import { createWorkerHandler } from '../lib/aws/worker.js';
 
-const logger = createLogger('worker');
-export const handler = withLogging(logger, createWorkerHandler(deploymentFor(agents), { logger }));
+const o = observability('worker');
+const deployment = deploymentFor(agents, ['TABLE_NAME'], process.env, o);
+export const handler = withLogging(o.logger, createWorkerHandler(deployment, o));

@@ -1,6 +1,10 @@
 import { connectionsFor } from '../lib/aws/connections.js';
-import { createLogger, withLogging } from '../lib/aws/logging.js';
+import { observability, withLogging } from '../lib/aws/logging.js';
 import { createConnectHandler } from '../lib/aws/websocket.js';
 
-const logger = createLogger('ws-connect');
-export const handler = withLogging(logger, createConnectHandler(connectionsFor(), logger));
+const o = observability('ws-connect');
+const deployment = connectionsFor(['TABLE_NAME'], process.env, o);
+export const handler = withLogging(o.logger, createConnectHandler(deployment, o.logger), {
+  tracer: o.tracer,
+  span: 'ws-connect',
+});

@@ -1,6 +1,10 @@
 import { connectionsFor } from '../lib/aws/connections.js';
-import { createLogger, withLogging } from '../lib/aws/logging.js';
+import { observability, withLogging } from '../lib/aws/logging.js';
 import { createDisconnectHandler } from '../lib/aws/websocket.js';
 
-const logger = createLogger('ws-disconnect');
-export const handler = withLogging(logger, createDisconnectHandler(connectionsFor(), logger));
+const o = observability('ws-disconnect');
+const deployment = connectionsFor(['TABLE_NAME'], process.env, o);
+export const handler = withLogging(o.logger, createDisconnectHandler(deployment, o.logger), {
+  tracer: o.tracer,
+  span: 'ws-disconnect',
+});

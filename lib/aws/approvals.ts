@@ -1,5 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import type { Span } from '../core/tracer.js';
 import { runJobFifoKeys } from '../transport/fifo.js';
 import { parseMessage } from '../transport/parse.js';
 import { ApprovalMessageSchema, type RunJob } from '../transport/protocol.js';
@@ -23,7 +24,11 @@ export function createApprovalsHandler(
     const deployed = await deployment();
     clients ??= clientsFor(deployed.config);
     const ready = clients;
-    return processBatch(event, (record) => handle(deployed, ready, record, logger), logger);
+    return processBatch(event, (record, span) => handle(deployed, ready, record, span, logger), {
+      logger,
+      tracer: deployed.tracer,
+      spanName: 'approval',
+    });
   };
 }
 
@@ -31,6 +36,7 @@ async function handle(
   deployed: Deployment,
   clients: AwsClients,
   record: SQSRecord,
+  span: Span,
   logger?: Logger,
 ): Promise<void> {
   const parsed = parseMessage(ApprovalMessageSchema, record.body);
@@ -39,6 +45,7 @@ async function handle(
     return;
   }
   const approval = parsed.message;
+  span.setAttributes({ sessionId: approval.sessionId, runId: approval.runId });
   const refuse = (reason: string) =>
     logger?.warn('approval refused', {
       messageId: record.messageId,

@@ -1,16 +1,27 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { inSpan, noopTracer, type Span, type Tracer } from '../core/tracer.js';
+import { traceHeaderFromSqs } from '../tracing/propagation.js';
+
+export interface BatchOptions {
+  readonly logger?: Logger | undefined;
+  readonly tracer?: Tracer | undefined;
+  /** Name of the span each record runs in (the function's role: `job`, `fanout`, …). */
+  readonly spanName?: string;
+}
 
 /**
  * Processes a batch one record at a time and reports the failed ones (`batchItemFailures`),
  * so SQS retries only those. On a FIFO queue a failed record also fails the later records of
- * its group: handling them now would break the group's order.
+ * its group: handling them now would break the group's order. Each record runs in a span that
+ * continues the trace its sender put in `AWSTraceHeader`.
  */
 export async function processBatch(
   event: SQSEvent,
-  handle: (record: SQSRecord) => Promise<void>,
-  logger?: Logger,
+  handle: (record: SQSRecord, span: Span) => Promise<void>,
+  options: BatchOptions = {},
 ): Promise<SQSBatchResponse> {
+  const { logger, tracer = noopTracer, spanName = 'record' } = options;
   const failedGroups = new Set<string>();
   const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
   for (const record of event.Records) {
@@ -20,7 +31,14 @@ export async function processBatch(
       continue;
     }
     try {
-      await handle(record);
+      const traceHeader = traceHeaderFromSqs(record);
+      await inSpan(
+        tracer,
+        spanName,
+        { messageId: record.messageId },
+        traceHeader ? { traceHeader } : {},
+        (span) => handle(record, span),
+      );
     } catch (err) {
       logger?.error('record failed', { messageId: record.messageId, error: err as Error });
       if (group !== undefined) failedGroups.add(group);

@@ -1,5 +1,6 @@
 import { ApiGatewayManagementApiClient } from '@aws-sdk/client-apigatewaymanagementapi';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { captureClient } from '../tracing/capture.js';
 import type { Config } from './config.js';
 
 /** The AWS clients the queue and WebSocket functions use, injectable so tests reach emulators. */
@@ -14,11 +15,14 @@ export function clientsFor(config: Config): AwsClients {
   const local = config.SQS_ENDPOINT !== undefined;
   // Emulators accept any signature, but the SDK still needs credentials to sign.
   const credentials = local ? { accessKeyId: 'local', secretAccessKey: 'local' } : undefined;
-  const sqs = new SQSClient({
-    region: config.AWS_REGION,
-    ...(config.SQS_ENDPOINT ? { endpoint: config.SQS_ENDPOINT } : {}),
-    ...(credentials ? { credentials } : {}),
-  });
+  // Captured: each call is an `aws` span under the active request span (no-op when untraced).
+  const sqs = captureClient(
+    new SQSClient({
+      region: config.AWS_REGION,
+      ...(config.SQS_ENDPOINT ? { endpoint: config.SQS_ENDPOINT } : {}),
+      ...(credentials ? { credentials } : {}),
+    }),
+  );
   return { sqs, management: managementClients(config.AWS_REGION, credentials) };
 }
 
@@ -30,11 +34,13 @@ export function managementClients(
   return (endpoint) => {
     let client = cache.get(endpoint);
     if (!client) {
-      client = new ApiGatewayManagementApiClient({
-        region,
-        endpoint,
-        ...(credentials ? { credentials } : {}),
-      });
+      client = captureClient(
+        new ApiGatewayManagementApiClient({
+          region,
+          endpoint,
+          ...(credentials ? { credentials } : {}),
+        }),
+      );
       cache.set(endpoint, client);
     }
     return client;

@@ -1,5 +1,7 @@
+import { noopTracer, type Tracer } from '../core/tracer.js';
 import { createDynamoClient } from '../stores/dynamodb/client.js';
 import { DynamoConnectionStore } from '../stores/dynamodb/connection-store.js';
+import { captureClient } from '../tracing/capture.js';
 import { type Config, type ConfigKey, loadConfig } from './config.js';
 import { ConfigError } from './errors.js';
 
@@ -7,6 +9,7 @@ import { ConfigError } from './errors.js';
 export interface ConnectionsDeployment {
   readonly config: Config;
   readonly connections: DynamoConnectionStore;
+  readonly tracer: Tracer;
 }
 
 /**
@@ -17,6 +20,7 @@ export interface ConnectionsDeployment {
 export function connectionsFor(
   require: readonly ConfigKey[] = ['TABLE_NAME'],
   env: Record<string, string | undefined> = process.env,
+  options: { tracer?: Tracer } = {},
 ): () => Promise<ConnectionsDeployment> {
   const config = loadConfig(env, require);
   let built: ConnectionsDeployment | undefined;
@@ -26,13 +30,13 @@ export function connectionsFor(
     built ??= {
       config,
       connections: new DynamoConnectionStore({
-        client: createDynamoClient({
-          region: config.AWS_REGION,
-          endpoint: config.DYNAMODB_ENDPOINT,
-        }),
+        client: captureClient(
+          createDynamoClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT }),
+        ),
         tableName: config.TABLE_NAME,
         ttlSeconds: config.SESSION_TTL_SECONDS,
       }),
+      tracer: options.tracer ?? noopTracer,
     };
     return built;
   };

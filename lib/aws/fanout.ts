@@ -20,21 +20,22 @@ export function createFanoutHandler(
   const { logger } = options;
   let clients = options.clients;
   return async (event: SQSEvent) => {
-    const { connections, config } = await deployment();
+    const { connections, config, tracer } = await deployment();
     clients ??= clientsFor(config);
     const ready = clients;
     return processBatch(
       event,
-      async (record) => {
+      async (record, span) => {
         const parsed = parseMessage(EventsQueueMessageSchema, record.body, {
           maxBytes: MAX_BODY_BYTES,
         });
         // Retrying cannot fix it; failing it moves it to the DLQ where it can be looked at.
         if (!parsed.ok) throw new Error(`bad events message: ${parsed.error.message}`);
         const { message, connectionId } = parsed.message;
+        span.setAttributes({ sessionId: message.sessionId, runId: message.runId });
         await postToSession(ready, connections, message, connectionId, logger);
       },
-      logger,
+      { logger, tracer, spanName: 'fanout' },
     );
   };
 }

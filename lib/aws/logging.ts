@@ -1,18 +1,120 @@
-import { Logger } from '@aws-lambda-powertools/logger';
+import { LogFormatter, Logger, LogItem, LogLevelThreshold } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import type { UnformattedAttributes } from '@aws-lambda-powertools/logger/types';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
+import { inSpan, noopTracer, type Tracer } from '../core/tracer.js';
+import type { LogLevel } from '../tracing/config.js';
+import type { LogContext, LogPort } from '../tracing/logger.js';
+import { Redactor, secretsFromEnv } from '../tracing/redact.js';
+import { createTracer } from '../tracing/select.js';
+import { activeLogContext } from '../tracing/span.js';
 
-/** One JSON logger per function; request-scoped keys (sessionId, runId) are appended per call. */
-export function createLogger(serviceName: string): Logger {
-  // Powertools reads POWERTOOLS_LOG_LEVEL / LOG_LEVEL from the environment itself.
-  return new Logger({ serviceName });
+/**
+ * Powertools' line (level, message, timestamp, service, Lambda context, X-Ray id) plus the ids
+ * of the active span — the client's requestId, sessionId, runId, agent and the trace that joins
+ * the WebSocket message, the job and the fan-out — every field through the tracer's redactor.
+ */
+class KernelLogFormatter extends LogFormatter {
+  constructor(private readonly redactor: Redactor) {
+    super();
+  }
+
+  formatAttributes(attributes: UnformattedAttributes, additional: Record<string, unknown>) {
+    const lambda = attributes.lambdaContext;
+    const line: Record<string, unknown> = {
+      level: attributes.logLevel,
+      message: attributes.message,
+      timestamp: this.formatTimestamp(attributes.timestamp),
+      service: attributes.serviceName,
+      cold_start: lambda?.coldStart,
+      function_name: lambda?.functionName,
+      function_request_id: lambda?.awsRequestId,
+      xray_trace_id: attributes.xRayTraceId,
+      // The active span's ids first: a line about another span (the tracer's) names its own.
+      ...activeLogContext(),
+      ...additional,
+    };
+    return new LogItem({ attributes: this.redactor.redact(line) as Record<string, unknown> });
+  }
 }
 
-/** The thin front every function shares: middy + Powertools context injection. */
+const THRESHOLD: Record<LogLevel, number> = {
+  debug: LogLevelThreshold.DEBUG,
+  info: LogLevelThreshold.INFO,
+  warn: LogLevelThreshold.WARN,
+  error: LogLevelThreshold.ERROR,
+};
+
+/** The tracer's run and failure lines written by the function's Powertools logger. */
+function logPortOf(logger: Logger): LogPort {
+  const log = (
+    level: LogLevel,
+    message: string,
+    fields?: Record<string, unknown>,
+    context?: LogContext,
+  ) => {
+    const all = { ...fields, ...context };
+    if (level === 'debug') logger.debug(message, all);
+    else if (level === 'info') logger.info(message, all);
+    else if (level === 'warn') logger.warn(message, all);
+    else logger.error(message, all);
+  };
+  return {
+    enabled: (level) => logger.level <= THRESHOLD[level],
+    log,
+    debug: (message, fields) => log('debug', message, fields),
+    info: (message, fields) => log('info', message, fields),
+    warn: (message, fields) => log('warn', message, fields),
+    error: (message, fields) => log('error', message, fields),
+  };
+}
+
+/** What every function writes with: one logger, one tracer, one redactor. */
+export interface Observability {
+  readonly logger: Logger;
+  readonly tracer: Tracer;
+  /** Learns secrets read later (the model key) so no line or trace shows them. */
+  readonly redactor: Redactor;
+}
+
+/**
+ * The function's logger (Powertools, JSON, level from POWERTOOLS_LOG_LEVEL / LOG_LEVEL /
+ * AWS_LAMBDA_LOG_LEVEL) and tracer (`cloudwatch` on Lambda, `none` elsewhere unless
+ * AGENT_KERNEL_TRACING asks; lib/tracing/config.ts), sharing one redactor.
+ */
+export function observability(
+  serviceName: string,
+  env: Record<string, string | undefined> = process.env,
+): Observability {
+  const redactor = new Redactor({ secrets: secretsFromEnv(env) });
+  const logger = new Logger({ serviceName, logFormatter: new KernelLogFormatter(redactor) });
+  // A root segment off Lambda is named after the function, as Lambda names its own.
+  const config = env.AGENT_KERNEL_SERVICE_NAME ? {} : { serviceName };
+  const tracer = createTracer({ env, config, redactor, logger: logPortOf(logger) });
+  return { logger, tracer, redactor };
+}
+
+/** One JSON logger per function; request-scoped keys come from the active span. */
+export function createLogger(serviceName: string): Logger {
+  return observability(serviceName).logger;
+}
+
+/**
+ * The thin front every function shares: middy + Powertools context injection and, with
+ * `span`, one span per invocation (under Lambda's trace) that the handler's spans and log lines
+ * hang under. SQS consumers open one span per record instead (lib/aws/batch.ts), each joining
+ * the trace its sender started.
+ */
 export function withLogging<E, R>(
   logger: Logger,
   handler: (event: E, context: Context) => Promise<R>,
+  options: { tracer?: Tracer; span?: string } = {},
 ): middy.MiddyfiedHandler<E, R, Error, Context> {
-  return middy<E, R, Error, Context>(handler).use(injectLambdaContext(logger, { resetKeys: true }));
+  const { tracer, span } = options;
+  const traced =
+    tracer && tracer !== noopTracer && span
+      ? (event: E, context: Context) => inSpan(tracer, span, {}, {}, () => handler(event, context))
+      : handler;
+  return middy<E, R, Error, Context>(traced).use(injectLambdaContext(logger, { resetKeys: true }));
 }

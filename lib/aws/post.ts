@@ -1,6 +1,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { GoneException, PostToConnectionCommand } from '@aws-sdk/client-apigatewaymanagementapi';
 import type { Connection, ConnectionStore, Subscription } from '../core/stores.js';
+import { traceChild } from '../core/tracer.js';
 import { type AgUiEventsMessage, toAgUiMessage } from '../transport/ag-ui.js';
 import type { EventsMessage, ServerMessage } from '../transport/protocol.js';
 import type { AwsClients } from './clients.js';
@@ -49,6 +50,22 @@ export async function postToSession(
   requester?: string,
   logger?: Logger,
 ): Promise<void> {
+  // A `delivery` span: EventsDelivered / DeliveryFailures come from it (lib/tracing).
+  const attributes = { sessionId: message.sessionId, runId: message.runId };
+  return traceChild('deliver', 'delivery', attributes, async (span) => {
+    const posted = await postToTargets(clients, connections, message, requester, logger);
+    span.setAttributes({ events: message.events.length, connections: posted });
+  });
+}
+
+/** Answers how many connections got the message. */
+async function postToTargets(
+  clients: Pick<AwsClients, 'management'>,
+  connections: ConnectionStore,
+  message: EventsMessage,
+  requester?: string,
+  logger?: Logger,
+): Promise<number> {
   const targets: Pick<Subscription, 'connectionId' | 'endpoint' | 'format'>[] =
     await connections.subscribers(message.sessionId);
   if (requester !== undefined && !targets.some((t) => t.connectionId === requester)) {
@@ -57,18 +74,20 @@ export async function postToSession(
   }
   const agUi = targets.some((t) => t.format === 'ag-ui') ? toAgUiMessage(message) : undefined;
   const failures: unknown[] = [];
+  let posted = 0;
   // Posted side by side: one slow connection should not hold up the others.
   await Promise.all(
     targets.map(async (target) => {
       try {
         const body = target.format === 'ag-ui' && agUi ? agUi : message;
         const delivered = await postTo(clients, connections, target, body);
-        if (!delivered)
-          logger?.info('gone connection deleted', { connectionId: target.connectionId });
+        if (delivered) posted++;
+        else logger?.info('gone connection deleted', { connectionId: target.connectionId });
       } catch (err) {
         failures.push(err);
       }
     }),
   );
   if (failures.length > 0) throw failures[0];
+  return posted;
 }

@@ -1,9 +1,13 @@
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { withTraceHeader } from '../tracing/propagation.js';
 import type { FifoKeys } from '../transport/fifo.js';
 import type { Config, ConfigKey } from './config.js';
 import { ConfigError } from './errors.js';
 
-/** Sends one JSON message; FIFO keys when the queue is FIFO. */
+/**
+ * Sends one JSON message; FIFO keys when the queue is FIFO. The active span's X-Ray header rides
+ * along (`AWSTraceHeader`), so the consumer's spans join this request's trace.
+ */
 export async function sendJson(
   sqs: SQSClient,
   queueUrl: string,
@@ -11,13 +15,15 @@ export async function sendJson(
   keys?: FifoKeys,
 ): Promise<void> {
   await sqs.send(
-    new SendMessageCommand({
-      QueueUrl: queueUrl,
-      MessageBody: JSON.stringify(body),
-      ...(keys
-        ? { MessageGroupId: keys.groupId, MessageDeduplicationId: keys.deduplicationId }
-        : {}),
-    }),
+    new SendMessageCommand(
+      withTraceHeader({
+        QueueUrl: queueUrl,
+        MessageBody: JSON.stringify(body),
+        ...(keys
+          ? { MessageGroupId: keys.groupId, MessageDeduplicationId: keys.deduplicationId }
+          : {}),
+      }),
+    ),
   );
 }
 

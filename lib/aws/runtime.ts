@@ -1,6 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { Runtime } from '../core/runtime.js';
-import type { Tracer } from '../core/tracer.js';
+import { noopTracer, type Tracer } from '../core/tracer.js';
 import {
   createDynamoClient,
   DynamoConnectionStore,
@@ -11,6 +11,8 @@ import {
   DynamoSessionStore,
   DynamoToolLedger,
 } from '../stores/dynamodb/index.js';
+import { captureClient } from '../tracing/capture.js';
+import type { Redactor } from '../tracing/redact.js';
 import { type AgentsDefinition, resolveAgents } from './agents.js';
 import { type Config, type ConfigKey, loadConfig } from './config.js';
 import { ConfigError } from './errors.js';
@@ -25,6 +27,8 @@ export interface Deployment {
   readonly connections: DynamoConnectionStore;
   readonly idempotency: DynamoIdempotencyStore;
   readonly ledger: DynamoToolLedger;
+  /** The function's tracer (no-op unless tracing is on): handlers open request spans with it. */
+  readonly tracer: Tracer;
 }
 
 export function buildDeployment(
@@ -36,7 +40,10 @@ export function buildDeployment(
     throw new ConfigError([{ variable: 'TABLE_NAME', message: 'is required' }]);
   const client =
     options.client ??
-    createDynamoClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT });
+    captureClient(
+      createDynamoClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT }),
+    );
+  const tracer = options.tracer ?? noopTracer;
   const stores = { client, tableName: config.TABLE_NAME, ttlSeconds: config.SESSION_TTL_SECONDS };
   const runtime = new Runtime({
     sessions: new DynamoSessionStore(stores),
@@ -46,7 +53,7 @@ export function buildDeployment(
     lock: new DynamoSessionLock(stores),
     agents: agents.agents ?? [],
     modules: agents.modules ?? [],
-    ...(options.tracer ? { tracer: options.tracer } : {}),
+    tracer,
   });
   return {
     config,
@@ -56,6 +63,7 @@ export function buildDeployment(
     connections: new DynamoConnectionStore(stores),
     idempotency: new DynamoIdempotencyStore(stores),
     ledger: new DynamoToolLedger(stores),
+    tracer,
   };
 }
 
@@ -67,14 +75,19 @@ export function deploymentFor(
   entry: unknown,
   require: readonly ConfigKey[] = ['TABLE_NAME'],
   env: Record<string, string | undefined> = process.env,
+  options: { tracer?: Tracer; redactor?: Pick<Redactor, 'learn'> } = {},
 ): () => Promise<Deployment> {
   const config = loadConfig(env, require);
   let built: Promise<Deployment> | undefined;
   return () => {
     // The model key first: an agents entry reads it from the environment when it builds agents.
     built ??= loadModelSecret(config, env)
-      .then(() => resolveAgents(entry))
-      .then((agents) => buildDeployment(config, agents));
+      .then((loaded) => {
+        // The logger and tracer exist since module load: tell their redactor the new values.
+        for (const name of loaded?.variables ?? []) options.redactor?.learn(env[name] ?? '');
+        return resolveAgents(entry);
+      })
+      .then((agents) => buildDeployment(config, agents, options));
     // A failed build is retried on the next invocation rather than cached.
     built.catch(() => {
       built = undefined;

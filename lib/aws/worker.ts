@@ -3,6 +3,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { StreamEvent } from '../core/events.js';
 import type { JsonValue } from '../core/session.js';
+import type { Span } from '../core/tracer.js';
 import { EventBatcher } from '../transport/batcher.js';
 import { parseMessage } from '../transport/parse.js';
 import { type ApprovalRequest, type RunJob, RunJobSchema } from '../transport/protocol.js';
@@ -37,8 +38,8 @@ export function createWorkerHandler(
     const holdMs = (context?.getRemainingTimeInMillis() ?? MAX_LAMBDA_MS) + 30_000;
     return processBatch(
       event,
-      (record) => handleJob(deployed, ready, record, holdMs, logger),
-      logger,
+      (record, span) => handleJob(deployed, ready, record, holdMs, span, logger),
+      { logger, tracer: deployed.tracer, spanName: 'job' },
     );
   };
 }
@@ -48,12 +49,15 @@ async function handleJob(
   clients: AwsClients,
   record: SQSRecord,
   holdMs: number,
+  span: Span,
   logger?: Logger,
 ): Promise<void> {
   const parsed = parseMessage(RunJobSchema, record.body, { maxBytes: MAX_JOB_BYTES });
   // A malformed job never gets better: failing it sends it to the DLQ after maxReceiveCount.
   if (!parsed.ok) throw new Error(`bad job: ${parsed.error.code}: ${parsed.error.message}`);
   const job = parsed.message;
+  const { requestId, sessionId, runId, kind } = job;
+  span.setAttributes({ requestId, sessionId, runId, job: kind, agent: job.agent });
   // requestIds are chosen by clients: scoped by session so two clients' ids never collide.
   const key = `job:${job.sessionId}:${job.requestId}`;
   const claim = await deployed.idempotency.claim(key, {

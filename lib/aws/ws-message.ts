@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { AgentKernelError, SessionForbidden, toErrorInfo } from '../core/errors.js';
 import { PausedRunNotFound } from '../core/stores.js';
+import { activeSpan } from '../core/tracer.js';
 import { runJobFifoKeys } from '../transport/fifo.js';
 import { parseInbound } from '../transport/parse.js';
 import type {
@@ -152,6 +153,13 @@ async function resume(context: Context, message: ResumeMessage): Promise<ServerM
 /** Queues the job and subscribes the requester to its session, so it sees the run's events. */
 async function enqueue(context: Context, job: RunJob): Promise<void> {
   const { deployed, clients } = context;
+  // The job carries this span's trace header: the worker's and fan-out's spans join this trace.
+  activeSpan()?.setAttributes({
+    requestId: job.requestId,
+    sessionId: job.sessionId,
+    runId: job.runId,
+    agent: job.agent,
+  });
   const url = queueUrl(deployed.config, 'RUN_QUEUE_URL');
   await sendJson(clients.sqs, url, job, runJobFifoKeys(job));
   await deployed.connections.subscribe(context.connectionId, job.sessionId);

@@ -65,6 +65,7 @@ export {
 } from './tool-context.js';
 export {
   activeSpan,
+  inSpan,
   noopTracer,
   type PayloadOptions,
   type Span,

@@ -95,3 +95,26 @@ export async function traceChild<T>(
     span.end();
   }
 }
+
+/**
+ * `fn` inside a new span of `tracer` that is active below it, records its error and always
+ * ends: how a handler opens its request span (with `traceHeader` from an SQS message).
+ */
+export async function inSpan<T>(
+  tracer: Tracer,
+  name: string,
+  attributes: SpanAttributes,
+  options: SpanOptions,
+  fn: (span: Span) => Promise<T>,
+): Promise<T> {
+  if (tracer === noopTracer) return fn(NOOP_SPAN);
+  const span = tracer.startSpan(name, attributes, options);
+  try {
+    return await active.run({ tracer, span }, () => fn(span));
+  } catch (err) {
+    span.recordError(err);
+    throw err;
+  } finally {
+    span.end();
+  }
+}

@@ -6,10 +6,10 @@ import {
   type Tracer,
 } from '../core/tracer.js';
 import { type TracingConfig, tracingConfigFromEnv } from './config.js';
-import { JsonLogger, type LineSink, type LogContext, stdoutSink } from './logger.js';
+import { JsonLogger, type LineSink, type LogContext, type LogPort, stdoutSink } from './logger.js';
 import { MetricsBuffer } from './metrics.js';
 import { Redactor, secretsFromEnv } from './redact.js';
-import { CloudWatchSpan, type SpanHost } from './span.js';
+import { activeLogContext, CloudWatchSpan, type SpanHost } from './span.js';
 import {
   nestSubsegments,
   parseTraceHeader,
@@ -31,6 +31,11 @@ export interface CloudWatchTracerOptions {
   readonly sink?: LineSink;
   /** Defaults to the built-in rules plus the secret values of the environment. */
   readonly redactor?: Redactor;
+  /**
+   * Where run and failure lines go; a JSON logger on `sink` by default. A given logger redacts
+   * its own lines (lib/aws gives the function's Powertools logger with the same redactor).
+   */
+  readonly logger?: LogPort;
   readonly random?: () => number;
 }
 
@@ -41,7 +46,7 @@ export interface CloudWatchTracerOptions {
 export class CloudWatchTracer implements Tracer, SpanHost {
   readonly config: TracingConfig;
   readonly redactor: Redactor;
-  readonly logger: JsonLogger;
+  readonly logger: LogPort;
   readonly capturePayloads: boolean;
   readonly serviceName: string;
   readonly #emitter: SegmentEmitter | undefined;
@@ -61,12 +66,14 @@ export class CloudWatchTracer implements Tracer, SpanHost {
       : undefined;
     this.#sink = options.sink ?? stdoutSink;
     this.#random = options.random ?? Math.random;
-    this.logger = new JsonLogger({
-      sink: this.#sink,
-      level: this.config.logLevel,
-      redactor: this.redactor,
-      context: () => this.logContext(),
-    });
+    this.logger =
+      options.logger ??
+      new JsonLogger({
+        sink: this.#sink,
+        level: this.config.logLevel,
+        redactor: this.redactor,
+        context: () => this.logContext(),
+      });
   }
 
   startSpan(name: string, attributes: SpanAttributes = {}, options: SpanOptions = {}): Span {
@@ -77,8 +84,8 @@ export class CloudWatchTracer implements Tracer, SpanHost {
 
   /** The ids of the active span (or of the Lambda invocation's trace) for a log line. */
   logContext(): LogContext | undefined {
-    const span = activeSpan();
-    if (span instanceof CloudWatchSpan) return { ...span.ids, traceId: span.traceId };
+    const ids = activeLogContext();
+    if (ids) return ids;
     const trace = this.lambdaTrace();
     return trace ? { traceId: trace.traceId } : undefined;
   }

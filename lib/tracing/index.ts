@@ -10,7 +10,13 @@ export {
   tracingConfigFromEnv,
 } from './config.js';
 export * from './errors.js';
-export { JsonLogger, type LineSink, type LogContext, stdoutSink } from './logger.js';
+export {
+  JsonLogger,
+  type LineSink,
+  type LogContext,
+  type LogPort,
+  stdoutSink,
+} from './logger.js';
 export { METRIC_DIMENSIONS, METRICS, type MetricName, MetricsBuffer } from './metrics.js';
 export {
   currentTraceHeader,
@@ -21,7 +27,7 @@ export {
 } from './propagation.js';
 export { REDACTED, Redactor, type RedactorOptions, secretsFromEnv } from './redact.js';
 export { createTracer } from './select.js';
-export { CloudWatchSpan } from './span.js';
+export { activeLogContext, CloudWatchSpan } from './span.js';
 export {
   flattenSegment,
   formatTraceHeader,

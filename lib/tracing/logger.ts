@@ -17,13 +17,32 @@ export const stdoutSink: LineSink = (line) => {
   process.stdout.write(`${line}\n`);
 };
 
+/**
+ * Where the tracer's own lines go. `JsonLogger` by default; on Lambda the function's Powertools
+ * logger (lib/aws/logging.ts), so a function writes one line format.
+ */
+export interface LogPort {
+  enabled(level: LogLevel): boolean;
+  /** `context`: the ids of the span the line is about (they win over the active span's). */
+  log(
+    level: LogLevel,
+    message: string,
+    fields?: Record<string, unknown>,
+    context?: LogContext,
+  ): void;
+  debug(message: string, fields?: Record<string, unknown>): void;
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
 /**
  * JSON lines with the ids of the active span on every one (requestId, sessionId, runId, agent,
  * traceId), every field through the redactor.
  */
-export class JsonLogger {
+export class JsonLogger implements LogPort {
   readonly #sink: LineSink;
   readonly #level: number;
   readonly #redactor: Redactor;

@@ -37,11 +37,11 @@ export function withTraceHeader<T extends object>(
 /** The shapes a received message comes in: a Lambda SQS event record or a ReceiveMessage result. */
 export interface SqsMessageLike {
   /** Lambda event record: system attributes. */
-  readonly attributes?: Record<string, string | undefined>;
+  readonly attributes?: { readonly AWSTraceHeader?: string | undefined };
   /** Lambda event record: message attributes (a sender that used those instead). */
   readonly messageAttributes?: Record<string, { stringValue?: string } | undefined>;
   /** ReceiveMessage (ask for `MessageSystemAttributeNames: ['AWSTraceHeader']`). */
-  readonly Attributes?: Record<string, string | undefined>;
+  readonly Attributes?: { readonly AWSTraceHeader?: string | undefined };
   readonly MessageAttributes?: Record<string, { StringValue?: string } | undefined>;
 }
 

@@ -1,9 +1,10 @@
-import type {
-  PayloadOptions,
-  Span,
-  SpanAttributes,
-  SpanKind,
-  SpanOptions,
+import {
+  activeSpan,
+  type PayloadOptions,
+  type Span,
+  type SpanAttributes,
+  type SpanKind,
+  type SpanOptions,
 } from '../core/tracer.js';
 import { type MetricName, MetricsBuffer } from './metrics.js';
 import type { Redactor } from './redact.js';
@@ -187,6 +188,12 @@ export class CloudWatchSpan implements Span {
     }
     return doc;
   }
+}
+
+/** The ids of the active span (requestId, sessionId, runId, agent, traceId) for a log line. */
+export function activeLogContext(): (SpanIds & { traceId: string }) | undefined {
+  const span = activeSpan();
+  return span instanceof CloudWatchSpan ? { ...span.ids, traceId: span.traceId } : undefined;
 }
 
 /** A header we cannot read starts a new trace: tracing never fails the caller. */
