@@ -8,6 +8,9 @@ export type AuthConfig =
   | { mode: 'hs256'; secretName: string }
   | { mode: 'jwks'; jwksUrl: string; issuer: string; audience: string };
 
+/** Where alarm and OK notifications go: a topic the stack creates for these addresses, or yours. */
+export type AlarmNotifications = { emails: readonly string[] } | { topicArn: string };
+
 export interface KernelConfig {
   /** The user's agents module; absent: package.json "imports" `#agents` decides. */
   readonly agentsEntry?: string;
@@ -22,6 +25,8 @@ export interface KernelConfig {
   readonly corsOrigins: readonly string[];
   /** Keep the table (and its sessions) when the stack is destroyed. */
   readonly retainTable: boolean;
+  /** Absent: the alarms exist (and show on the dashboard) but notify nobody. */
+  readonly alarmNotifications?: AlarmNotifications;
 }
 
 const list = z
@@ -50,6 +55,14 @@ const ContextSchema = z.object({
   retainTable: z
     .union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')])
     .default(true),
+  alarmEmail: list.pipe(z.array(z.email()).min(1)).optional(),
+  alarmTopicArn: z
+    .string()
+    .regex(
+      /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$/,
+      'an SNS topic ARN',
+    )
+    .optional(),
 });
 
 export const CONTEXT_KEYS = Object.keys(
@@ -75,6 +88,11 @@ export function configFromContext(context: Record<string, unknown>): KernelConfi
   if (c.modelSecretName && c.modelParameterName) {
     throw new Error('Set modelSecretName or modelParameterName, not both.');
   }
+  if (c.alarmEmail && c.alarmTopicArn) {
+    throw new Error(
+      'Set alarmEmail or alarmTopicArn, not both (subscribe to your topic yourself).',
+    );
+  }
   let auth: AuthConfig;
   if (c.authMode === 'jwks') {
     if (!c.jwksUrl || !c.jwtIssuer || !c.jwtAudience) {
@@ -96,5 +114,7 @@ export function configFromContext(context: Record<string, unknown>): KernelConfi
     pausedRunTtlSeconds: c.pausedRunTtlSeconds,
     corsOrigins: c.corsOrigins,
     retainTable: c.retainTable,
+    ...(c.alarmEmail ? { alarmNotifications: { emails: c.alarmEmail } } : {}),
+    ...(c.alarmTopicArn ? { alarmNotifications: { topicArn: c.alarmTopicArn } } : {}),
   };
 }

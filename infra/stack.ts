@@ -15,9 +15,11 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import type { KernelConfig } from './config.js';
+import { KernelAlarmTopic } from './constructs/alarm-topic.js';
 import { type HttpAuth, KernelHttpApi } from './constructs/http-api.js';
 import { KernelFunction, PROJECT_ROOT } from './constructs/kernel-function.js';
 import { KernelMonitoring } from './constructs/monitoring.js';
@@ -70,6 +72,8 @@ export class AgentKernelStack extends Stack {
   readonly functions = new Map<FunctionName, KernelFunction>();
   readonly webSocket?: KernelWebSocketApi;
   readonly http?: KernelHttpApi;
+  /** Where alarms notify (`alarmEmail` creates it, `alarmTopicArn` names yours); else none. */
+  readonly alarmTopic?: ITopic;
 
   constructor(scope: Construct, id: string, props: AgentKernelStackProps) {
     super(scope, id, props);
@@ -173,6 +177,12 @@ export class AgentKernelStack extends Stack {
       });
     }
 
+    const alarms = config.alarmNotifications;
+    if (alarms && 'topicArn' in alarms) {
+      this.alarmTopic = Topic.fromTopicArn(this, 'AlarmTopic', alarms.topicArn);
+    } else if (alarms) {
+      this.alarmTopic = new KernelAlarmTopic(this, 'Alarms', { emails: alarms.emails }).topic;
+    }
     const monitoring = new KernelMonitoring(this, 'Monitoring', {
       functions: new Map([...this.functions].map(([name, fn]) => [name, fn.function])),
       queues: Object.entries(this.queues).map(([name, q]) => ({
@@ -182,6 +192,7 @@ export class AgentKernelStack extends Stack {
         maxAge: name === 'approvalRequests' ? Duration.days(1) : Duration.minutes(15),
       })),
       errorRatePercent: 5,
+      ...(this.alarmTopic ? { notify: this.alarmTopic } : {}),
     });
     this.outputs(monitoring);
   }
@@ -296,6 +307,7 @@ export class AgentKernelStack extends Stack {
     const invoke = this.functions.get('invoke');
     if (invoke) out('InvokeFunctionName', invoke.function.functionName, 'Direct invoke target');
     out('DashboardName', monitoring.dashboard.dashboardName, 'CloudWatch dashboard');
+    if (this.alarmTopic) out('AlarmTopicArn', this.alarmTopic.topicArn, 'Alarm notifications');
   }
 }
 

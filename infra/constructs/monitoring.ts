@@ -8,7 +8,9 @@ import {
   TextWidget,
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 
@@ -25,11 +27,16 @@ export interface KernelMonitoringProps {
   readonly queues: readonly MonitoredQueue[];
   /** Percent of invocations that fail, over five minutes. */
   readonly errorRatePercent: number;
+  /** Notified when an alarm goes off and again when it is OK. */
+  readonly notify?: ITopic;
 }
 
 const PERIOD = Duration.minutes(5);
 
-/** Alarms (DLQ not empty, error rate, throttles, oldest message age) and one dashboard. */
+/**
+ * Alarms (DLQ not empty, error rate, throttles, oldest message age), each notifying `notify` when
+ * it goes off and when it recovers, and one dashboard.
+ */
 export class KernelMonitoring extends Construct {
   readonly alarms: Alarm[] = [];
   readonly dashboard: Dashboard;
@@ -42,6 +49,13 @@ export class KernelMonitoring extends Construct {
     );
     for (const [name, fn] of props.functions) this.watchFunction(name, fn, props.errorRatePercent);
     for (const queue of props.queues) this.watchQueue(queue);
+    if (props.notify) {
+      const action = new SnsAction(props.notify);
+      for (const alarm of this.alarms) {
+        alarm.addAlarmAction(action);
+        alarm.addOkAction(action);
+      }
+    }
   }
 
   private watchFunction(name: string, fn: IFunction, errorRatePercent: number): void {

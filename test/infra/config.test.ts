@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { configFromContext } from '../../infra/config.js';
-import { resourcesOf, stubFunctionsDir, synthesise as synthesiseOnce } from './helpers.js';
+import { render, resourcesOf, stubFunctionsDir, synthesise as synthesiseOnce } from './helpers.js';
 
 // No bundling here: these synths check wiring that depends on configuration and on which
 // entry files exist (the functions not written yet are created as stubs in a temp dir).
@@ -152,5 +152,103 @@ describe('the agents entry', () => {
     const [asset] = readdirSync(outdir).filter((name) => name.startsWith('asset.'));
     const code = readFileSync(join(outdir, asset!, 'index.mjs'), 'utf8');
     expect(code).toContain('custom-agents-entry-marker');
+  });
+});
+
+describe('alarm notifications', () => {
+  const alarmsOf = (template: Parameters<typeof resourcesOf>[0]) =>
+    Object.values(resourcesOf(template, 'AWS::CloudWatch::Alarm')).map((a) => a.Properties);
+
+  it('alarmEmail: an encrypted, TLS-only topic only CloudWatch alarms of the account publish to', () => {
+    // Prepare / Act
+    const { template, validationReport } = synthesise({
+      functionsDir: stubs(['invoke', 'worker']),
+      bundle: false,
+      context: { alarmEmail: 'ops@example.com, oncall@example.com' },
+    });
+    // Assess: every alarm notifies the topic when it fires and when it recovers.
+    const [topicId] = Object.keys(resourcesOf(template, 'AWS::SNS::Topic'));
+    const alarms = alarmsOf(template);
+    expect(alarms.length).toBeGreaterThanOrEqual(2 * 2 + 2 * 4);
+    for (const alarm of alarms) {
+      expect(alarm.AlarmActions).toEqual([{ Ref: topicId }]);
+      expect(alarm.OKActions).toEqual([{ Ref: topicId }]);
+    }
+    const [keyId, key] = Object.entries(resourcesOf(template, 'AWS::KMS::Key'))[0]!;
+    expect(resourcesOf(template, 'AWS::SNS::Topic')[topicId!]!.Properties.KmsMasterKeyId).toEqual({
+      'Fn::GetAtt': [keyId, 'Arn'],
+    });
+    expect(key.Properties.EnableKeyRotation).toBe(true);
+    const fromOurAlarms = {
+      StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+      ArnLike: { 'aws:SourceArn': expect.objectContaining({ 'Fn::Join': expect.anything() }) },
+    };
+    expect(key.Properties.KeyPolicy.Statement).toContainEqual(
+      expect.objectContaining({
+        Principal: { Service: 'cloudwatch.amazonaws.com' },
+        Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        Condition: fromOurAlarms,
+      }),
+    );
+    const [policy] = Object.values(resourcesOf(template, 'AWS::SNS::TopicPolicy'));
+    const statements = policy!.Properties.PolicyDocument.Statement as any[];
+    expect(statements).toContainEqual(
+      expect.objectContaining({
+        Effect: 'Deny',
+        Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+      }),
+    );
+    expect(statements).toContainEqual(
+      expect.objectContaining({
+        Effect: 'Allow',
+        Principal: { Service: 'cloudwatch.amazonaws.com' },
+        Action: 'sns:Publish',
+        Resource: { Ref: topicId },
+        Condition: fromOurAlarms,
+      }),
+    );
+    const publish = statements.find((st) => st.Effect === 'Allow');
+    expect(render(publish.Condition.ArnLike['aws:SourceArn'])).toBe(
+      'arn:<AWS::Partition>:cloudwatch:<AWS::Region>:<AWS::AccountId>:alarm:*',
+    );
+    const emails = Object.values(resourcesOf(template, 'AWS::SNS::Subscription')).map(
+      (sub) => `${sub.Properties.Protocol} ${sub.Properties.Endpoint}`,
+    );
+    expect(emails.sort()).toEqual(['email oncall@example.com', 'email ops@example.com']);
+    expect(Object.keys(template.findOutputs('AlarmTopicArn'))).toEqual(['AlarmTopicArn']);
+    expect(validationReport.pluginReports).toEqual([]);
+  });
+
+  it('alarmTopicArn: every alarm notifies your topic; the stack creates none', () => {
+    // Prepare
+    const topicArn = 'arn:aws:sns:eu-west-1:123456789012:ops-alarms';
+    // Act
+    const { template } = synthesise({
+      functionsDir: stubs(['invoke']),
+      bundle: false,
+      context: { alarmTopicArn: topicArn },
+    });
+    // Assess
+    template.resourceCountIs('AWS::SNS::Topic', 0);
+    template.resourceCountIs('AWS::KMS::Key', 0);
+    for (const alarm of alarmsOf(template)) {
+      expect(alarm.AlarmActions).toEqual([topicArn]);
+      expect(alarm.OKActions).toEqual([topicArn]);
+    }
+  });
+
+  it('refuses both, an address that is none and an ARN that is no SNS topic', () => {
+    expect(() =>
+      configFromContext({ alarmEmail: 'a@example.com', alarmTopicArn: 'arn:aws:sns:x' }),
+    ).toThrow(/not both|alarmTopicArn/);
+    expect(() => configFromContext({ alarmEmail: 'ops@example.com,nobody' })).toThrow(/alarmEmail/);
+    expect(() =>
+      configFromContext({ alarmTopicArn: 'arn:aws:sqs:eu-west-1:123456789012:q' }),
+    ).toThrow(/alarmTopicArn/);
+    expect(
+      configFromContext({
+        alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:ops-alarms',
+      }).alarmNotifications,
+    ).toEqual({ topicArn: 'arn:aws:sns:eu-west-1:123456789012:ops-alarms' });
   });
 });

@@ -239,6 +239,9 @@ describe('monitoring and outputs', () => {
     expect(named('Throttles')).toBe(FUNCTION_NAMES.length);
     expect(named('100 * errors / MAX([invocations, 1])')).toBe(FUNCTION_NAMES.length);
     synth.template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+    // Without alarmEmail or alarmTopicArn nobody is notified (config.test.ts has both).
+    synth.template.resourceCountIs('AWS::SNS::Topic', 0);
+    for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toBeUndefined();
   });
 
   it('outputs the URLs, queue URLs and table name', () => {
