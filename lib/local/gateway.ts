@@ -152,27 +152,46 @@ export async function startGateway(
         socket.end('HTTP/1.1 401 Unauthorized\r\n\r\n');
         return;
       }
-      await handlers.connect(
-        { requestContext: wsContext(connectionId, '$connect', 'CONNECT', principal) },
-        options.context('ws-connect'),
-      );
+      // A $connect route that fails or answers other than 2xx refuses the connection.
+      const connected = await handlers
+        .connect(
+          { requestContext: wsContext(connectionId, '$connect', 'CONNECT', principal) },
+          options.context('ws-connect'),
+        )
+        .then((result) => (result?.statusCode ?? 200) < 300)
+        .catch(() => false);
+      if (!connected) {
+        socket.end('HTTP/1.1 500 Internal Server Error\r\n\r\n');
+        return;
+      }
       wss.handleUpgrade(req, socket, head, (ws) => {
         sockets.set(connectionId, { socket: ws, principal });
         ws.on('message', (data) => {
-          void handlers.message(
-            {
-              body: data.toString(),
-              requestContext: wsContext(connectionId, '$default', 'MESSAGE', principal),
-            },
-            options.context('ws-message'),
-          );
+          const requestContext = wsContext(connectionId, '$default', 'MESSAGE', principal);
+          handlers
+            .message({ body: data.toString(), requestContext }, options.context('ws-message'))
+            .catch(() => {
+              // What API Gateway tells the client when the route's function fails.
+              if (ws.readyState !== ws.OPEN) return;
+              ws.send(
+                JSON.stringify({
+                  message: 'Internal server error',
+                  connectionId,
+                  requestId: requestContext.requestId,
+                }),
+              );
+            });
         });
-        ws.on('close', () => {
+        // Whoever closes (the client, a DELETE on @connections, the gateway stopping), API
+        // Gateway then calls $disconnect, once; its failure reaches no one.
+        ws.once('close', () => {
           sockets.delete(connectionId);
-          void handlers.disconnect(
-            { requestContext: wsContext(connectionId, '$disconnect', 'DISCONNECT', principal) },
-            options.context('ws-disconnect'),
-          );
+          handlers
+            .disconnect(
+              { requestContext: wsContext(connectionId, '$disconnect', 'DISCONNECT', principal) },
+              options.context('ws-disconnect'),
+            )
+            .catch(() => undefined);
         });
       });
     })();
