@@ -70,6 +70,7 @@ export function createMessageHandler(
     const context = { deployed, clients, connectionId, principal: principalOf(event) };
     try {
       const answer = await dispatch(context, message);
+      if (answer?.type === 'accepted') logger?.info('job queued', { action: message.action });
       if (answer) await reply(answer);
     } catch (err) {
       if (!(err instanceof AgentKernelError)) logger?.error('message failed', err as Error);

@@ -24,6 +24,7 @@ import { OpenAIEventMapper } from './events.js';
 import { loadState, toState, toUserItem } from './input.js';
 import { tracedModelProvider } from './model-tracing.js';
 import { withEditedArguments } from './state.js';
+import { traceNativeTools } from './tool-tracing.js';
 
 export type NativeOpenAIAgent = OpenAIAgent<any, any>;
 
@@ -58,6 +59,7 @@ export class OpenAIRunner implements Runner<NativeOpenAIAgent> {
     // Model calls become `model` spans of the runtime's tracer (a plain pass-through otherwise).
     const config = this.#sdk.config as { modelProvider: ModelProvider };
     config.modelProvider = tracedModelProvider(config.modelProvider);
+    traceNativeTools(this.#sdk);
   }
 
   async run(input: RunnerInput<NativeOpenAIAgent>): Promise<RunnerResult> {

@@ -3,6 +3,7 @@ import { type ToolContext, tryToolContext } from '../../core/tool-context.js';
 import { isAbortError, modelVisibleError } from '../../tools/errors.js';
 import type { ToolSpec } from '../../tools/spec.js';
 import { type ExportOptions, IntegrationBase } from '../base/integration.js';
+import { markExecutorTool } from './tool-tracing.js';
 
 export type OpenAITool = FunctionTool<any, any, any>;
 
@@ -32,30 +33,32 @@ export class OpenAIIntegration extends IntegrationBase<OpenAITool> {
       };
       return this.run(spec, args, details, options, overrides);
     };
-    return tool({
-      name: spec.name,
-      description: spec.description,
-      // Our JSON Schema, not strict mode: validation is the executor's, with our error kinds.
-      parameters: spec.jsonSchema() as any,
-      strict: false,
-      needsApproval: nativeGate,
-      execute: (args, _runContext, details) => call(args, details),
-      errorFunction: async (_runContext, error, details) => {
-        if (isAbortError(error)) throw error;
-        if ((error as Error | undefined)?.name === 'InvalidToolInputError') {
-          // The SDK could not parse the arguments as JSON: let the executor refuse and record
-          // the raw text, so the model reads our invalid-arguments error.
-          const raw = (details as { toolCall?: { arguments?: string } } | undefined)?.toolCall;
-          try {
-            await call(raw?.arguments ?? '', details);
-          } catch (err) {
-            if (isAbortError(err)) throw err;
-            return modelVisibleError(err) as any;
+    return markExecutorTool(
+      tool({
+        name: spec.name,
+        description: spec.description,
+        // Our JSON Schema, not strict mode: validation is the executor's, with our error kinds.
+        parameters: spec.jsonSchema() as any,
+        strict: false,
+        needsApproval: nativeGate,
+        execute: (args, _runContext, details) => call(args, details),
+        errorFunction: async (_runContext, error, details) => {
+          if (isAbortError(error)) throw error;
+          if ((error as Error | undefined)?.name === 'InvalidToolInputError') {
+            // The SDK could not parse the arguments as JSON: let the executor refuse and record
+            // the raw text, so the model reads our invalid-arguments error.
+            const raw = (details as { toolCall?: { arguments?: string } } | undefined)?.toolCall;
+            try {
+              await call(raw?.arguments ?? '', details);
+            } catch (err) {
+              if (isAbortError(err)) throw err;
+              return modelVisibleError(err) as any;
+            }
           }
-        }
-        return modelVisibleError(error) as any;
-      },
-    }) as OpenAITool;
+          return modelVisibleError(error) as any;
+        },
+      }) as OpenAITool,
+    );
   }
 }
 
