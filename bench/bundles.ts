@@ -1,18 +1,22 @@
 /**
- * Each function's bundle as the CDK stack builds it (esbuild, ESM, node22, minified, everything
- * bundled), its gzipped size, and its cold import time next to an empty Node.js process, measured
- * interleaved in one run. Aim (issue #7): WebSocket, fan-out and authorizer bundles under 300 KB
- * minified, cold import within 40 ms of an empty process.
+ * Each function's bundle built as the CDK stack builds it (infra/bundling.ts: esbuild, ESM,
+ * node22, minified, external source map), twice: with `@aws-sdk/*` left to the Lambda runtime (the
+ * default) and with the pinned SDK bundled (`-c bundleAwsSdk=true`). For each: minified and
+ * gzipped size, and the cold import time next to an empty Node.js process, interleaved in one run,
+ * with the NODE_OPTIONS the functions get (`--enable-source-maps`). An external SDK is imported
+ * from node_modules, as Lambda imports it from the runtime's own copy: its load time is counted,
+ * its size is not part of the bundle. Aim (issue #7): WebSocket, fan-out and authorizer bundles
+ * under 300 KB minified, cold import within 40 ms of an empty process.
  *
  *   npm run bench:bundles          BENCH_IMPORTS=9 npm run bench:bundles
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
+import { BUNDLE, externalModules } from '../infra/bundling.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const IMPORTS = Number(process.env.BENCH_IMPORTS ?? 5);
@@ -21,10 +25,14 @@ const names = readdirSync(join(ROOT, 'functions'))
   .filter((f) => f.endsWith('.ts'))
   .map((f) => f.slice(0, -3))
   .sort();
-const out = mkdtempSync(join(tmpdir(), 'bundles-'));
+// Inside the project, so a bundle's external `@aws-sdk/*` imports resolve from node_modules.
+const cache = join(ROOT, 'node_modules', '.cache');
+mkdirSync(cache, { recursive: true });
+const out = mkdtempSync(join(cache, 'bundles-'));
 // What the functions read at cold start: present, so importing a bundle runs its real init.
 const env = {
   ...process.env,
+  NODE_OPTIONS: BUNDLE.nodeOptions,
   AWS_REGION: 'us-east-1',
   TABLE_NAME: 'bench',
   RUN_QUEUE_URL: 'http://127.0.0.1:9/000000000000/runs.fifo',
@@ -36,18 +44,24 @@ const env = {
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
 };
 
-function coldImport(file: string): number {
+/**
+ * One fresh process importing `file`: its wall time from spawn to exit, and inside it the import's
+ * own wall and CPU time (user + system), which a busy machine disturbs less than the former.
+ */
+function coldImport(file: string): { process: number; import: number; cpu: number } {
+  const script = `const t = performance.now(), c = process.cpuUsage();
+await import(${JSON.stringify(file)});
+const u = process.cpuUsage(c);
+process.stdout.write(JSON.stringify({ import: performance.now() - t, cpu: (u.user + u.system) / 1000 }));`;
   const started = performance.now();
-  const result = spawnSync(
-    process.execPath,
-    ['--input-type=module', '-e', `await import(${JSON.stringify(file)})`],
-    {
-      env,
-      stdio: ['ignore', 'ignore', 'pipe'],
-    },
-  );
+  const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    env,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const elapsed = performance.now() - started;
   if (result.status !== 0) throw new Error(`import of ${file} failed: ${result.stderr}`);
-  return performance.now() - started;
+  return { process: elapsed, ...JSON.parse(result.stdout) };
 }
 
 function median(values: number[]): number {
@@ -55,48 +69,78 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] as number;
 }
 
+async function bundle(name: string, bundleAwsSdk: boolean): Promise<string> {
+  const file = join(out, bundleAwsSdk ? 'bundled' : 'external', name, 'index.mjs');
+  await build({
+    entryPoints: [join(ROOT, 'functions', `${name}.ts`)],
+    outfile: file,
+    bundle: true,
+    platform: BUNDLE.platform,
+    format: BUNDLE.format,
+    target: BUNDLE.target,
+    mainFields: [...BUNDLE.mainFields],
+    minify: BUNDLE.minify,
+    sourcemap: BUNDLE.sourcemap,
+    sourcesContent: BUNDLE.sourcesContent,
+    banner: { js: BUNDLE.banner },
+    external: externalModules(bundleAwsSdk),
+    logLevel: 'error',
+  });
+  return file;
+}
+
 try {
   const empty = join(out, 'empty.mjs');
   writeFileSync(empty, 'export {};\n');
   const rows: string[] = [];
   for (const name of names) {
-    const file = join(out, `${name}.mjs`);
-    await build({
-      entryPoints: [join(ROOT, 'functions', `${name}.ts`)],
-      outfile: file,
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node22',
-      mainFields: ['module', 'main'],
-      minify: true,
-      logLevel: 'error',
-      banner: {
-        js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-      },
-    });
-    const bytes = readFileSync(file);
-    const times = { empty: [] as number[], bundle: [] as number[] };
-    for (let i = 0; i < IMPORTS; i++) {
-      // Interleaved, so machine noise hits both alike.
-      times.empty.push(coldImport(empty));
-      times.bundle.push(coldImport(file));
+    let external: Buffer | undefined;
+    for (const bundleAwsSdk of [false, true]) {
+      const file = await bundle(name, bundleAwsSdk);
+      const bytes = readFileSync(file);
+      // A function that imports no AWS SDK (the authorizer) gets the same bundle both ways.
+      if (bundleAwsSdk && external?.equals(bytes)) {
+        rows[rows.length - 1] = rows.at(-1)!.replace(' | runtime | ', ' | none | ');
+        continue;
+      }
+      external = bytes;
+      const empties: ReturnType<typeof coldImport>[] = [];
+      const runs: ReturnType<typeof coldImport>[] = [];
+      for (let i = 0; i < IMPORTS; i++) {
+        // Interleaved, so machine noise hits both alike.
+        empties.push(coldImport(empty));
+        runs.push(coldImport(file));
+      }
+      const at = (list: typeof runs, key: keyof (typeof runs)[number]) =>
+        median(list.map((r) => r[key]));
+      const extra = at(runs, 'process') - at(empties, 'process');
+      const kb = bytes.length / 1024;
+      const aim = AIMED.has(name) ? (kb < 300 && extra < 40 ? 'met' : 'missed') : '';
+      const ms = (value: number) => `${value.toFixed(0)} ms`;
+      rows.push(
+        [
+          name,
+          bundleAwsSdk ? 'bundled' : 'runtime',
+          `${kb.toFixed(0)} KB`,
+          `${(gzipSync(bytes).length / 1024).toFixed(0)} KB`,
+          ms(at(empties, 'process')),
+          ms(at(runs, 'process')),
+          `+${ms(extra)}`,
+          ms(at(runs, 'import') - at(empties, 'import')),
+          ms(at(runs, 'cpu') - at(empties, 'cpu')),
+          aim,
+        ].join(' | '),
+      );
     }
-    const extra = median(times.bundle) - median(times.empty);
-    const kb = bytes.length / 1024;
-    const aim = AIMED.has(name) ? (kb < 300 && extra < 40 ? 'met' : 'missed') : '';
-    rows.push(
-      `| ${name} | ${kb.toFixed(0)} KB | ${(gzipSync(bytes).length / 1024).toFixed(0)} KB | ${median(times.empty).toFixed(0)} ms | ${median(times.bundle).toFixed(0)} ms | +${extra.toFixed(0)} ms | ${aim} |`,
-    );
   }
   console.log(
-    `bundles: esbuild ESM node22 minified, ${IMPORTS} interleaved cold imports each, Node ${process.version}`,
+    `bundles: infra/bundling.ts options, ${IMPORTS} interleaved cold imports each with ${BUNDLE.nodeOptions}, Node ${process.version}`,
   );
   console.log(
-    '| function | minified | gzipped | empty process | import | difference | aim (300 KB, 40 ms) |',
+    '| function | AWS SDK | minified | gzipped | empty process | process with import | difference | import (in process) | import CPU | aim (300 KB, 40 ms) |',
   );
-  console.log('|---|---|---|---|---|---|---|');
-  for (const row of rows) console.log(row);
+  console.log('|---|---|---|---|---|---|---|---|---|---|');
+  for (const row of rows) console.log(`| ${row} |`);
 } finally {
   rmSync(out, { recursive: true, force: true });
 }

@@ -25,6 +25,8 @@ export interface KernelConfig {
   readonly corsOrigins: readonly string[];
   /** Keep the table (and its sessions) when the stack is destroyed. */
   readonly retainTable: boolean;
+  /** Bundle the pinned AWS SDK clients rather than use the Lambda runtime's copy. */
+  readonly bundleAwsSdk: boolean;
   /** Absent: the alarms exist (and show on the dashboard) but notify nobody. */
   readonly alarmNotifications?: AlarmNotifications;
 }
@@ -34,6 +36,10 @@ const list = z
   .transform((value) =>
     (Array.isArray(value) ? value : value.split(',')).map((item) => item.trim()).filter(Boolean),
   );
+const flag = z.union([
+  z.boolean(),
+  z.enum(['true', 'false']).transform((value) => value === 'true'),
+]);
 const positive = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
 /** Context keys (cdk.json or `cdk -c key=value`); every one is optional. */
@@ -52,9 +58,8 @@ const ContextSchema = z.object({
   sessionTtlSeconds: positive(7 * 24 * 3600),
   pausedRunTtlSeconds: positive(24 * 3600),
   corsOrigins: list.default(['*']),
-  retainTable: z
-    .union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')])
-    .default(true),
+  retainTable: flag.default(true),
+  bundleAwsSdk: flag.default(false),
   alarmEmail: list.pipe(z.array(z.email()).min(1)).optional(),
   alarmTopicArn: z
     .string()
@@ -114,6 +119,7 @@ export function configFromContext(context: Record<string, unknown>): KernelConfi
     pausedRunTtlSeconds: c.pausedRunTtlSeconds,
     corsOrigins: c.corsOrigins,
     retainTable: c.retainTable,
+    bundleAwsSdk: c.bundleAwsSdk,
     ...(c.alarmEmail ? { alarmNotifications: { emails: c.alarmEmail } } : {}),
     ...(c.alarmTopicArn ? { alarmNotifications: { topicArn: c.alarmTopicArn } } : {}),
   };

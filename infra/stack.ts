@@ -130,6 +130,7 @@ export class AgentKernelStack extends Stack {
         logRetention,
         logRemovalPolicy,
         ...(config.agentsEntry ? { agentsEntry: config.agentsEntry } : {}),
+        bundleAwsSdk: config.bundleAwsSdk,
       });
       this.functions.set(spec.name, fn);
       this.grantAccess(spec, fn.function, config);

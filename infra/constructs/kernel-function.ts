@@ -6,18 +6,15 @@ import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import {
   LogLevel,
   NodejsFunction,
-  OutputFormat,
+  type OutputFormat,
   SourceMapMode,
 } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { BUNDLE, externalModules } from '../bundling.js';
 
 /** The repository root: package.json (with its "imports") and package-lock.json live here. */
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-
-// ESM bundles still meet CommonJS dependencies that call require().
-const CREATE_REQUIRE_BANNER =
-  "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
 
 export interface KernelFunctionProps {
   readonly entry: string;
@@ -29,6 +26,11 @@ export interface KernelFunctionProps {
   readonly logRemovalPolicy: RemovalPolicy;
   /** Replaces `#agents` (package.json "imports") with the user's own agents module. */
   readonly agentsEntry?: string;
+  /**
+   * Bundle the pinned `@aws-sdk/*` clients instead of using the runtime's copy: the versions the
+   * tests ran, at the price of bigger bundles and slower cold starts (docs/benchmarks.md).
+   */
+  readonly bundleAwsSdk?: boolean;
 }
 
 /**
@@ -63,23 +65,23 @@ export class KernelFunction extends Construct {
       tracing: Tracing.ACTIVE,
       logGroup: this.logGroup,
       role,
-      environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
+      environment: { NODE_OPTIONS: BUNDLE.nodeOptions, ...props.environment },
       projectRoot: PROJECT_ROOT,
       depsLockFilePath: resolve(PROJECT_ROOT, 'package-lock.json'),
       bundling: {
         forceDockerBundling: false,
-        format: OutputFormat.ESM,
-        target: 'node22',
-        mainFields: ['module', 'main'],
-        banner: CREATE_REQUIRE_BANNER,
-        minify: true,
+        // The options of infra/bundling.ts, which bench/bundles.ts builds with too.
+        format: BUNDLE.format as OutputFormat,
+        target: BUNDLE.target,
+        mainFields: [...BUNDLE.mainFields],
+        banner: BUNDLE.banner,
+        minify: BUNDLE.minify,
         logLevel: LogLevel.WARNING,
         sourceMap: true,
         sourceMapMode: SourceMapMode.EXTERNAL,
-        sourcesContent: false,
-        // The Node.js 22 runtime ships AWS SDK v3, but the pinned clients are bundled so the
-        // deployed code runs the versions the tests ran.
-        bundleAwsSDK: true,
+        sourcesContent: BUNDLE.sourcesContent,
+        // By default `@aws-sdk/*` is the Node.js 22 runtime's own copy; `bundleAwsSdk` pins ours.
+        externalModules: externalModules(props.bundleAwsSdk ?? false),
         ...(props.agentsEntry
           ? { esbuildArgs: { '--alias:#agents': resolve(PROJECT_ROOT, props.agentsEntry) } }
           : {}),

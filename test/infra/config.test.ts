@@ -155,6 +155,27 @@ describe('the agents entry', () => {
   });
 });
 
+describe('the AWS SDK', () => {
+  it.each([
+    ['left to the Lambda runtime by default', {}, true],
+    ['bundled with bundleAwsSdk=true', { bundleAwsSdk: 'true' }, false],
+  ])('is %s', (_, context, external) => {
+    // Prepare
+    const dir = stubs(['invoke']);
+    writeFileSync(
+      join(dir, 'invoke.ts'),
+      "import { SQSClient } from '@aws-sdk/client-sqs';\nexport const handler = async () => new SQSClient({}).config.region();\n",
+    );
+    // Act
+    const { outdir } = synthesise({ functionsDir: dir, context });
+    // Assess
+    const [asset] = readdirSync(outdir).filter((name) => name.startsWith('asset.'));
+    const code = readFileSync(join(outdir, asset!, 'index.mjs'), 'utf8');
+    expect(/from\s*"@aws-sdk\/client-sqs"/.test(code)).toBe(external);
+    expect(code.length).toSatisfy((n: number) => (external ? n < 10_000 : n > 100_000));
+  });
+});
+
 describe('alarm notifications', () => {
   const alarmsOf = (template: Parameters<typeof resourcesOf>[0]) =>
     Object.values(resourcesOf(template, 'AWS::CloudWatch::Alarm')).map((a) => a.Properties);
