@@ -1,7 +1,7 @@
 /**
  * Each function's bundle built as the CDK stack builds it (infra/bundling.ts: esbuild, ESM,
- * node22, minified, external source map), twice: with `@aws-sdk/*` left to the Lambda runtime (the
- * default) and with the pinned SDK bundled (`-c bundleAwsSdk=true`). For each: minified and
+ * node22, minified, external source map), twice: with `@aws-sdk/*` left to the Lambda runtime
+ * (`-c bundleAwsSdk=false`) and with the pinned SDK bundled (the default). For each: minified and
  * gzipped size, and the cold import time next to an empty Node.js process, interleaved in one run,
  * with the NODE_OPTIONS the functions get (`--enable-source-maps`). An external SDK is imported
  * from node_modules, as Lambda imports it from the runtime's own copy: its load time is counted,

@@ -9,7 +9,7 @@ export const CREATE_REQUIRE_BANNER =
   "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
 
 /**
- * Left out of the bundle unless `bundleAwsSdk`: the Lambda Node.js 22 runtime ships AWS SDK for
+ * Left out of the bundle with `bundleAwsSdk: false`: the Lambda Node.js 22 runtime ships AWS SDK for
  * JavaScript v3 (every `@aws-sdk/*` package, in a version of its own choosing) and resolves these
  * imports from it. The `@smithy/*` packages the SDK depends on come with it.
  */

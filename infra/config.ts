@@ -59,7 +59,8 @@ const ContextSchema = z.object({
   pausedRunTtlSeconds: positive(24 * 3600),
   corsOrigins: list.default(['*']),
   retainTable: flag.default(true),
-  bundleAwsSdk: flag.default(false),
+  // Bundled by default: a faster cold import and the SDK versions the tests ran (docs/benchmarks.md).
+  bundleAwsSdk: flag.default(true),
   alarmEmail: list.pipe(z.array(z.email()).min(1)).optional(),
   alarmTopicArn: z
     .string()

@@ -80,8 +80,8 @@ export class KernelFunction extends Construct {
         sourceMap: true,
         sourceMapMode: SourceMapMode.EXTERNAL,
         sourcesContent: BUNDLE.sourcesContent,
-        // By default `@aws-sdk/*` is the Node.js 22 runtime's own copy; `bundleAwsSdk` pins ours.
-        externalModules: externalModules(props.bundleAwsSdk ?? false),
+        // By default our pinned `@aws-sdk/*` is bundled; `bundleAwsSdk: false` uses the runtime's.
+        externalModules: externalModules(props.bundleAwsSdk ?? true),
         ...(props.agentsEntry
           ? { esbuildArgs: { '--alias:#agents': resolve(PROJECT_ROOT, props.agentsEntry) } }
           : {}),

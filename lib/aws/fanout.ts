@@ -3,8 +3,9 @@ import type { SQSEvent } from 'aws-lambda';
 import { parseMessage } from '../transport/parse.js';
 import { EventsQueueMessageSchema } from '../transport/protocol.js';
 import { processBatch } from './batch.js';
-import { type AwsClients, clientsFor } from './clients.js';
+import type { AwsClients } from './clients.js';
 import type { ConnectionsDeployment } from './connections.js';
+import { managementFor } from './management.js';
 import { postToSession } from './post.js';
 
 const MAX_BODY_BYTES = 256 * 1024;
@@ -15,13 +16,13 @@ const MAX_BODY_BYTES = 256 * 1024;
  */
 export function createFanoutHandler(
   deployment: () => Promise<ConnectionsDeployment>,
-  options: { clients?: AwsClients; logger?: Logger } = {},
+  options: { clients?: Pick<AwsClients, 'management'>; logger?: Logger } = {},
 ) {
   const { logger } = options;
   let clients = options.clients;
   return async (event: SQSEvent) => {
     const { connections, config, tracer } = await deployment();
-    clients ??= clientsFor(config);
+    clients ??= { management: managementFor(config) };
     const ready = clients;
     return processBatch(
       event,

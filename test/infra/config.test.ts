@@ -157,8 +157,8 @@ describe('the agents entry', () => {
 
 describe('the AWS SDK', () => {
   it.each([
-    ['left to the Lambda runtime by default', {}, true],
-    ['bundled with bundleAwsSdk=true', { bundleAwsSdk: 'true' }, false],
+    ['bundled by default', {}, false],
+    ['left to the Lambda runtime with bundleAwsSdk=false', { bundleAwsSdk: 'false' }, true],
   ])('is %s', (_, context, external) => {
     // Prepare
     const dir = stubs(['invoke']);

@@ -63,8 +63,8 @@ it('deploys a function for each entry file in functions/ and resolves #agents', 
     .map((asset) => readFileSync(join(outdir, asset, 'index.mjs'), 'utf8'));
   // The demo agents (package.json "imports" #agents) read OPENAI_BASE_URL.
   expect(bundles.some((code) => code.includes('OPENAI_BASE_URL'))).toBe(true);
-  // bundleAwsSdk defaults to false: the stores import the Lambda runtime's DynamoDB client.
-  expect(bundles.some((code) => /from\s*"@aws-sdk\/client-dynamodb"/.test(code))).toBe(true);
+  // bundleAwsSdk defaults to true: no bundle imports the Lambda runtime's SDK.
+  expect(bundles.some((code) => /from\s*"@aws-sdk\//.test(code))).toBe(false);
 });
 
 it('bundles minified ESM with a createRequire banner and a source map', () => {
