@@ -25,6 +25,12 @@ export const ConfigSchema = z.object({
   EVENT_BATCH_MAX_DELAY_MS: z.coerce.number().int().min(1).max(1_000).default(50),
   SESSION_TTL_SECONDS: seconds(7 * 24 * 3600),
   PAUSED_RUN_TTL_SECONDS: seconds(24 * 3600),
+  /**
+   * How long a resume's claim on a paused run holds; a resume whose function died (timeout,
+   * crash) blocks the run only this long. Keep it above the longest function timeout (15 min):
+   * a claim that lapses while its holder still runs lets a second resume repeat its tool calls.
+   */
+  RESUME_CLAIM_SECONDS: seconds(16 * 60),
   /** Synchronous HTTP runs must end inside API Gateway's 29 s. */
   SYNC_RUN_TIMEOUT_MS: z.coerce.number().int().positive().max(28_000).default(25_000),
   AUTH_MODE: z.enum(['hs256', 'jwks', 'none']).default('jwks'),

@@ -49,6 +49,8 @@ export function buildDeployment(
     sessions: new DynamoSessionStore(stores),
     pausedRuns: new DynamoPausedRunStore(stores),
     pausedRunTtlMs: config.PAUSED_RUN_TTL_SECONDS * 1000,
+    // Above the longest function timeout, or a second resume could repeat a live one's tool calls.
+    resumeClaimMs: config.RESUME_CLAIM_SECONDS * 1000,
     // Turns of one session may land on different instances: the lease serialises them.
     lock: new DynamoSessionLock(stores),
     agents: agents.agents ?? [],

@@ -4,7 +4,7 @@ import { PAUSED_RUN_SCHEMA_VERSION, type PausedRun } from './paused-run.js';
 import type { PausedReply } from './requests.js';
 import type { Decision, RunnerPaused } from './runner.js';
 import { newSession, type SessionData } from './session.js';
-import type { PausedRunStore } from './stores.js';
+import { type PausedRunStore, RunAlreadyResumed } from './stores.js';
 import type { ToolApproval } from './tool-context.js';
 import {
   loadTurn,
@@ -29,6 +29,16 @@ export interface PauseDeps extends TurnDeps {
   readonly pausedRuns: PausedRunStore;
   /** How long a paused run waits for its decisions. */
   readonly pausedRunTtlMs: number;
+  /**
+   * How long a resume's claim holds before another resume may take it over (the holder died
+   * without releasing it). It must exceed the longest resume: see `DEFAULT_RESUME_CLAIM_MS`.
+   */
+  readonly resumeClaimMs: number;
+}
+
+/** A resume's prepared turn and the claim it holds, which the engine gives back on failure. */
+export interface PreparedResume extends PreparedTurn {
+  readonly claim: { readonly token: string };
 }
 
 /** Every interruption decided exactly once, and nothing else. */
@@ -93,14 +103,15 @@ export async function pauseTurn(
 
 /**
  * Loads and checks what a resume needs, then claims the paused run (pending → resuming): of two
- * concurrent resumes exactly one gets past the claim.
+ * concurrent resumes exactly one gets past the claim. A claim whose holder died lapses after
+ * `resumeClaimMs` and is taken over here.
  */
 export async function prepareResume(
   deps: PauseDeps,
   setup: TurnSetup,
   run: PausedRun,
   decisions: readonly Decision[],
-): Promise<PreparedTurn> {
+): Promise<PreparedResume> {
   const { agent, runId, sessionId } = setup;
   // The owner check comes first: another principal learns nothing about the run.
   const { stored, data, info } = await loadTurn(deps, setup);
@@ -110,16 +121,23 @@ export async function prepareResume(
     );
   }
   checkDecisions(run, decisions);
-  // Last, so nothing after it can fail and strand the claim. It also answers "not found" and
-  // "already resuming" with typed errors.
-  const claimed = await deps.pausedRuns.claim(sessionId, runId);
+  // Last, so nothing after it can fail and strand the claim (a stranded one still lapses). It
+  // also answers "not found" and "already resuming" with typed errors.
+  const claimed = await deps.pausedRuns.claim(sessionId, runId, { claimMs: deps.resumeClaimMs });
+  if (claimed.takeover && stored && !data.paused?.some((p) => p.runId === runId)) {
+    // The lapsed holder stored the session (its marker gone) and died before deleting the run:
+    // the decisions were applied. Running them again would repeat the tool calls.
+    await deps.pausedRuns.delete(sessionId, runId);
+    throw new RunAlreadyResumed(sessionId, runId);
+  }
   return {
+    claim: { token: claimed.token },
     setup,
     stored,
     info,
     input: runnerInput(setup, info, data),
     toolContext: { ...toolCtx(setup, info), decisions: decisionsById(decisions) },
-    resume: { pausedState: claimed.state, decisions },
+    resume: { pausedState: claimed.run.state, decisions },
   };
 }
 

@@ -16,7 +16,7 @@ import type { RunOptions } from './run-options.js';
 import type { Decision } from './runner.js';
 import { SessionIdSchema, type SessionStore } from './session.js';
 import { InProcessSessionLock, type SessionLock } from './session-lock.js';
-import { PausedRunNotFound, type PausedRunStore } from './stores.js';
+import { DEFAULT_RESUME_CLAIM_MS, PausedRunNotFound, type PausedRunStore } from './stores.js';
 import { noopTracer, type Tracer } from './tracer.js';
 import { normaliseRunError, type PreparedTurn, prepareTurn, type TurnSetup } from './turn.js';
 import { executeTurn, streamTurn, type TurnEngine } from './turn-engine.js';
@@ -28,6 +28,15 @@ export interface RuntimeOptions {
   pausedRuns?: PausedRunStore;
   /** How long a paused run waits for decisions (default 24 hours). */
   pausedRunTtlMs?: number;
+  /**
+   * How long a resume's claim on a paused run holds (default 16 minutes): if the process that
+   * holds it dies (a Lambda timeout, a crash: no release runs), the next resume takes it over
+   * once it lapses. It must exceed the longest resume (15 minutes on Lambda): a claim that lapsed
+   * while its holder still runs would let a second resume run the same tool calls again. The
+   * session lease does not prevent that: it serialises turns only while its holder renews it, and
+   * an in-process lock serialises nothing across instances.
+   */
+  resumeClaimMs?: number;
   /** Serialises turns of one session; in-process by default. */
   lock?: SessionLock;
   tracer?: Tracer;
@@ -82,6 +91,7 @@ export class Runtime {
             ...deps,
             pausedRuns: options.pausedRuns,
             pausedRunTtlMs: options.pausedRunTtlMs ?? DAY_MS,
+            resumeClaimMs: options.resumeClaimMs ?? DEFAULT_RESUME_CLAIM_MS,
           }
         : undefined,
       lock: options.lock ?? new InProcessSessionLock(),

@@ -11,19 +11,53 @@ import { SessionIdSchema } from './session.js';
 
 // ---------------------------------------------------------------- paused runs
 
+/**
+ * How long a resume's claim on a paused run holds by default: 16 minutes, longer than the
+ * longest turn on Lambda (15 minutes). It must outlast the longest resume: a claim that lapsed
+ * while its holder still runs would let a second resume run the same tool calls again (the
+ * session lease serialises turns only while its holder renews it; the claim is what stops a
+ * second execution of one paused run).
+ */
+export const DEFAULT_RESUME_CLAIM_MS = 16 * 60 * 1000;
+
+export interface PausedRunClaimOptions {
+  /** How long the claim holds (default `DEFAULT_RESUME_CLAIM_MS`); past it, it may be taken over. */
+  claimMs?: number;
+}
+
+/** A claim won: the run (status `resuming`) and what gives the claim back. */
+export interface PausedRunClaim {
+  run: PausedRun;
+  /** Names this claim: `release` needs it, so a lapsed holder cannot release a new claim. */
+  token: string;
+  /** Epoch ms until which the claim holds. */
+  claimedUntil: number;
+  /** True when the run was `resuming` under a lapsed claim (its holder presumably died). */
+  takeover: boolean;
+}
+
 export interface PausedRunStore {
   /** Stores a new paused run (status `pending`); an existing record of that run is replaced. */
   put(run: PausedRun): Promise<void>;
+  /**
+   * The run, status `resuming` while a claim holds; a lapsed claim reads as `pending` (it can be
+   * claimed). The claim's token and `claimedUntil` are kept next to the record, never in it.
+   */
   get(sessionId: string, runId: string): Promise<PausedRun | undefined>;
   /** Paused runs of a session, oldest first. */
   list(sessionId: string): Promise<PausedRun[]>;
   /**
-   * `pending` → `resuming`, atomically: of two concurrent claims exactly one wins, the other
-   * gets `RunAlreadyResumed`. A missing or expired run gives `PausedRunNotFound`.
+   * `pending` → `resuming` until `now + claimMs`, atomically: of two concurrent claims exactly
+   * one wins, the other gets `RunAlreadyResumed`, as does a claim while another still holds.
+   * A `resuming` run whose claim lapsed (a holder that died: no release ran) is taken over. A
+   * missing or expired run gives `PausedRunNotFound`.
    */
-  claim(sessionId: string, runId: string): Promise<PausedRun>;
-  /** `resuming` → `pending` after a failed resume, so it can be tried again. */
-  release(sessionId: string, runId: string): Promise<void>;
+  claim(sessionId: string, runId: string, options?: PausedRunClaimOptions): Promise<PausedRunClaim>;
+  /**
+   * `resuming` → `pending` after a failed resume, so it can be tried again; only while `token`
+   * is the current claim's (after a takeover the old holder's release does nothing).
+   */
+  release(sessionId: string, runId: string, token: string): Promise<void>;
   delete(sessionId: string, runId: string): Promise<void>;
 }
 

@@ -24,7 +24,9 @@ export interface TurnEngine {
   readonly tracer: Tracer;
 }
 
-type Prepare = () => Promise<PreparedTurn>;
+/** A prepared turn; a resume's also carries its claim on the paused run (`PreparedResume`). */
+type Prepared = PreparedTurn & { readonly claim?: { readonly token: string } };
+type Prepare = () => Promise<Prepared>;
 
 /** A turn answered with its reply; failures are thrown as AgentKernelError subclasses. */
 export async function executeTurn(
@@ -37,7 +39,7 @@ export async function executeTurn(
   // Hooks, model calls and tool calls below open their spans as children of this one.
   const traced = <T>(fn: () => T): T => withActiveSpan(engine.tracer, span, fn);
   let release: (() => Promise<void>) | undefined;
-  let turn: PreparedTurn | undefined;
+  let turn: Prepared | undefined;
   try {
     release = await acquire(engine, setup);
     turn = await traced(prepare);
@@ -85,7 +87,7 @@ export async function* streamTurn(
   const boundaries = new BoundaryTracker();
   let release: (() => Promise<void>) | undefined;
   let runnerStream: RunnerStream | undefined;
-  let turn: PreparedTurn | undefined;
+  let turn: Prepared | undefined;
   let ended = false;
   try {
     release = await acquire(engine, setup);
@@ -202,19 +204,23 @@ async function finish(
   }
   const reply = await completeTurn(engine.deps, turn, result);
   if (turn.resume) {
-    // After the session is stored: a crash in between leaves a run that resumes to a conflict.
+    // After the session is stored: a crash in between leaves a claimed run whose claim lapses;
+    // the next resume finds the session without its marker and deletes it (prepareResume).
     await engine.pause?.pausedRuns.delete(turn.setup.sessionId, turn.setup.runId);
   }
   return reply;
 }
 
-/** A failed resume gives its claim back, so the same decisions can be sent again. */
-async function releaseClaim(engine: TurnEngine, turn: PreparedTurn | undefined): Promise<void> {
-  if (!turn?.resume || !engine.pause) return;
+/**
+ * A failed resume gives its claim back, so the same decisions can be sent again. A process that
+ * dies never gets here: its claim lapses after `resumeClaimMs` and the next resume takes it over.
+ */
+async function releaseClaim(engine: TurnEngine, turn: Prepared | undefined): Promise<void> {
+  if (!turn?.resume || !turn.claim || !engine.pause) return;
   try {
-    await engine.pause.pausedRuns.release(turn.setup.sessionId, turn.setup.runId);
+    await engine.pause.pausedRuns.release(turn.setup.sessionId, turn.setup.runId, turn.claim.token);
   } catch {
-    // The claim lapses with the record's expiry; the turn's own error is what the caller needs.
+    // The claim lapses after resumeClaimMs; the turn's own error is what the caller needs.
   }
 }
 

@@ -39,7 +39,7 @@ function pausedRun(sessionId: string, now: number, patch: Partial<PausedRun> = {
   };
 }
 
-/** Contract of a `PausedRunStore`: round trips, listing, and the one-winner claim. */
+/** Contract of a `PausedRunStore`: round trips, listing, the one-winner claim and its lapse. */
 export function pausedRunStoreContract(name: string, factory: StoreFactory<PausedRunStore>): void {
   describe(`PausedRunStore contract: ${name}`, () => {
     it('puts, gets, lists by session (oldest first) and deletes', async () => {
@@ -73,7 +73,9 @@ export function pausedRunStoreContract(name: string, factory: StoreFactory<Pause
       const second = store.claim(sessionId, run.runId);
 
       // Assess
-      expect(claimed).toEqual({ ...run, status: 'resuming' });
+      expect(claimed.run).toEqual({ ...run, status: 'resuming' });
+      expect(claimed).toMatchObject({ takeover: false, claimedUntil: clock.now() + 16 * 60_000 });
+      expect(claimed.token).toEqual(expect.any(String));
       await expect(second).rejects.toBeInstanceOf(RunAlreadyResumed);
       await expect(second).rejects.toMatchObject({ code: 'run-already-resumed' });
       expect(await store.get(sessionId, run.runId)).toMatchObject({ status: 'resuming' });
@@ -102,14 +104,70 @@ export function pausedRunStoreContract(name: string, factory: StoreFactory<Pause
       const { store, sessionId, clock } = await setup(factory);
       const run = pausedRun(sessionId, clock.now());
       await store.put(run);
-      await store.claim(sessionId, run.runId);
+      const first = await store.claim(sessionId, run.runId);
 
       // Act
-      await store.release(sessionId, run.runId);
+      await store.release(sessionId, run.runId, first.token);
+      const released = await store.get(sessionId, run.runId);
       const again = await store.claim(sessionId, run.runId);
 
       // Assess
-      expect(again.status).toBe('resuming');
+      expect(released).toEqual(run);
+      expect(again.run.status).toBe('resuming');
+      expect(again.token).not.toBe(first.token);
+    });
+
+    it('refuses a claim while another holds it, and takes over one that lapsed', async () => {
+      // Prepare
+      const { store, sessionId, clock } = await setup(factory);
+      const run = pausedRun(sessionId, clock.now());
+      await store.put(run);
+      const crashed = await store.claim(sessionId, run.runId, { claimMs: 5_000 });
+
+      // Act
+      clock.advance(4_999);
+      const held = await store.claim(sessionId, run.runId, { claimMs: 5_000 }).catch((e) => e);
+      const whileHeld = await store.get(sessionId, run.runId);
+      clock.advance(1);
+      const afterLapse = await store.get(sessionId, run.runId);
+      const listed = await store.list(sessionId);
+      const takeover = await store.claim(sessionId, run.runId, { claimMs: 5_000 });
+
+      // Assess
+      expect(crashed.claimedUntil).toBe(clock.now());
+      expect(held).toBeInstanceOf(RunAlreadyResumed);
+      expect(whileHeld?.status).toBe('resuming');
+      expect(afterLapse).toEqual(run);
+      expect(listed).toEqual([run]);
+      expect(takeover).toMatchObject({ takeover: true, claimedUntil: clock.now() + 5_000 });
+      expect(takeover.run).toEqual({ ...run, status: 'resuming' });
+      expect(takeover.token).not.toBe(crashed.token);
+      expect(await store.get(sessionId, run.runId)).toMatchObject({ status: 'resuming' });
+    });
+
+    it('lets only the current holder release: a lapsed holder coming back late changes nothing', async () => {
+      // Prepare
+      const { store, sessionId, clock } = await setup(factory);
+      const run = pausedRun(sessionId, clock.now());
+      await store.put(run);
+      const late = await store.claim(sessionId, run.runId, { claimMs: 1_000 });
+      clock.advance(1_500);
+      const current = await store.claim(sessionId, run.runId, { claimMs: 60_000 });
+
+      // Act
+      await store.release(sessionId, run.runId, late.token);
+      const afterLateRelease = await store.get(sessionId, run.runId);
+      const third = await store.claim(sessionId, run.runId).catch((e) => e);
+      await store.release(sessionId, run.runId, 'not-a-token');
+      const afterForeignRelease = await store.get(sessionId, run.runId);
+      await store.release(sessionId, run.runId, current.token);
+      const afterRelease = await store.get(sessionId, run.runId);
+
+      // Assess
+      expect(afterLateRelease?.status).toBe('resuming');
+      expect(third).toBeInstanceOf(RunAlreadyResumed);
+      expect(afterForeignRelease?.status).toBe('resuming');
+      expect(afterRelease).toEqual(run);
     });
 
     it('answers a claim of a missing or expired run with paused-run-not-found', async () => {
@@ -145,7 +203,7 @@ export function pausedRunStoreContract(name: string, factory: StoreFactory<Pause
       const claimed = await store.claim(sessionId, run.runId);
 
       // Assess
-      expect(claimed).toEqual({ ...run, status: 'resuming' });
+      expect(claimed.run).toEqual({ ...run, status: 'resuming' });
     });
 
     it('refuses records that fail the schema or carry prototype keys', async () => {

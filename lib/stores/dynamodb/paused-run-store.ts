@@ -3,7 +3,10 @@ import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/l
 import { type PausedRun, PausedRunSchema } from '../../core/paused-run.js';
 import { parsePausedRun } from '../../core/paused-run-migrations.js';
 import {
+  DEFAULT_RESUME_CLAIM_MS,
   InvalidRecord,
+  type PausedRunClaim,
+  type PausedRunClaimOptions,
   PausedRunNotFound,
   type PausedRunStore,
   RecordCorrupt,
@@ -18,7 +21,8 @@ const LIMIT = 350_000;
 
 /**
  * Paused runs as `SESSION#<id>/PAUSED#<runId>`. `status` is a plain attribute so the claim is
- * one conditional update; the rest is the record's JSON (brotli when large, chunked as
+ * one conditional update, with the claim's `claimToken` and `claimedUntil` (epoch ms) next to it,
+ * outside the versioned record; the rest is the record's JSON (brotli when large, chunked as
  * `PAUSEDSTATE#<runId>#<generation>#<n>` past 350 KB, a prefix `PAUSED#` queries never match).
  */
 export class DynamoPausedRunStore extends DynamoBase implements PausedRunStore {
@@ -83,24 +87,41 @@ export class DynamoPausedRunStore extends DynamoBase implements PausedRunStore {
     return runs.sort((a, b) => a.createdAt - b.createdAt);
   }
 
-  async claim(sessionId: string, runId: string): Promise<PausedRun> {
+  async claim(
+    sessionId: string,
+    runId: string,
+    options: PausedRunClaimOptions = {},
+  ): Promise<PausedRunClaim> {
+    const token = randomUUID();
+    const now = this.now();
+    const claimedUntil = now + (options.claimMs ?? DEFAULT_RESUME_CLAIM_MS);
     try {
+      // ALL_OLD: the body is unchanged by the update, and the old status tells a takeover.
       const { Attributes } = await this.doc.send(
         new UpdateCommand({
           TableName: this.table,
           Key: { pk: keys.session(sessionId), sk: keys.paused(runId) },
-          UpdateExpression: 'SET #status = :resuming',
-          ConditionExpression: '#status = :pending AND expiresAt > :now',
+          UpdateExpression:
+            'SET #status = :resuming, claimToken = :token, claimedUntil = :claimedUntil',
+          // A `resuming` item without claimedUntil (written before claims lapsed) stays held.
+          ConditionExpression:
+            'expiresAt > :nowSec AND ' +
+            '(#status = :pending OR (#status = :resuming AND claimedUntil <= :now))',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: {
             ':resuming': 'resuming',
             ':pending': 'pending',
-            ':now': this.nowSeconds(),
+            ':token': token,
+            ':claimedUntil': claimedUntil,
+            ':now': now,
+            ':nowSec': this.nowSeconds(),
           },
-          ReturnValues: 'ALL_NEW',
+          ReturnValues: 'ALL_OLD',
         }),
       );
-      return await this.#parse(sessionId, runId, Attributes ?? {});
+      const old = Attributes ?? {};
+      const run = await this.#parse(sessionId, runId, { ...old, status: 'resuming', claimedUntil });
+      return { run, token, claimedUntil, takeover: old.status === 'resuming' };
     } catch (err) {
       if (!isConditionFailed(err)) throw err;
       // Tell "someone else resumed it" from "it is not there".
@@ -110,16 +131,21 @@ export class DynamoPausedRunStore extends DynamoBase implements PausedRunStore {
     }
   }
 
-  async release(sessionId: string, runId: string): Promise<void> {
+  async release(sessionId: string, runId: string, token: string): Promise<void> {
     try {
       await this.doc.send(
         new UpdateCommand({
           TableName: this.table,
           Key: { pk: keys.session(sessionId), sk: keys.paused(runId) },
-          UpdateExpression: 'SET #status = :pending',
-          ConditionExpression: '#status = :resuming',
+          UpdateExpression: 'SET #status = :pending REMOVE claimToken, claimedUntil',
+          // Only our own claim: after a takeover the new holder's stays.
+          ConditionExpression: '#status = :resuming AND claimToken = :token',
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':resuming': 'resuming', ':pending': 'pending' },
+          ExpressionAttributeValues: {
+            ':resuming': 'resuming',
+            ':pending': 'pending',
+            ':token': token,
+          },
         }),
       );
     } catch (err) {
@@ -160,8 +186,13 @@ export class DynamoPausedRunStore extends DynamoBase implements PausedRunStore {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
       throw corrupt('not a JSON object');
     }
+    // A lapsed claim reads as pending: it can be claimed again.
+    const lapsed =
+      item.status === 'resuming' &&
+      typeof item.claimedUntil === 'number' &&
+      item.claimedUntil <= this.now();
     // Checks the schema and migrates older versions forward.
-    const run = parsePausedRun({ ...value, status: item.status }, runId);
+    const run = parsePausedRun({ ...value, status: lapsed ? 'pending' : item.status }, runId);
     if (run.sessionId !== sessionId || run.runId !== runId) {
       throw corrupt('it belongs to another session or run');
     }

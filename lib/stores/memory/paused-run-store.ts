@@ -1,15 +1,25 @@
+import { randomUUID } from 'node:crypto';
 import { type PausedRun, PausedRunSchema } from '../../core/paused-run.js';
 import {
+  DEFAULT_RESUME_CLAIM_MS,
   InvalidRecord,
+  type PausedRunClaim,
+  type PausedRunClaimOptions,
   PausedRunNotFound,
   type PausedRunStore,
   RunAlreadyResumed,
 } from '../../core/stores.js';
 import { Clock, type MemoryStoreOptions } from './clock.js';
 
+/** The stored JSON of a run and, next to it (never in it), the claim that holds it. */
+interface Entry {
+  json: string;
+  claim?: { token: string; claimedUntil: number };
+}
+
 /** Paused runs in process memory; each run expires at its own `expiresAt`. */
 export class InMemoryPausedRunStore implements PausedRunStore {
-  readonly #runs = new Map<string, string>();
+  readonly #runs = new Map<string, Entry>();
   readonly #clock: Clock;
 
   constructor(options: MemoryStoreOptions = {}) {
@@ -21,48 +31,69 @@ export class InMemoryPausedRunStore implements PausedRunStore {
     if (!parsed.success) {
       throw new InvalidRecord('paused run', parsed.error.issues[0]?.message ?? 'invalid');
     }
-    this.#runs.set(key(run.sessionId, run.runId), JSON.stringify(parsed.data));
+    this.#runs.set(key(run.sessionId, run.runId), { json: JSON.stringify(parsed.data) });
   }
 
   async get(sessionId: string, runId: string): Promise<PausedRun | undefined> {
-    return this.#read(sessionId, runId);
+    return this.#read(sessionId, runId)?.run;
   }
 
   async list(sessionId: string): Promise<PausedRun[]> {
     const runs: PausedRun[] = [];
-    for (const [k, json] of this.#runs) {
+    for (const [k, entry] of this.#runs) {
       if (!k.startsWith(`${sessionId}\u0000`)) continue;
-      const run = JSON.parse(json) as PausedRun;
-      if (!this.#clock.expired(run.expiresAt)) runs.push(run);
+      const run = this.#view(entry);
+      if (run) runs.push(run);
     }
     return runs.sort((a, b) => a.createdAt - b.createdAt);
   }
 
-  async claim(sessionId: string, runId: string): Promise<PausedRun> {
+  async claim(
+    sessionId: string,
+    runId: string,
+    options: PausedRunClaimOptions = {},
+  ): Promise<PausedRunClaim> {
     // Read and write with no await between: the check-and-set is atomic in one process.
-    const run = this.#read(sessionId, runId);
-    if (!run) throw new PausedRunNotFound(sessionId, runId);
-    if (run.status !== 'pending') throw new RunAlreadyResumed(sessionId, runId);
-    const claimed: PausedRun = { ...run, status: 'resuming' };
-    this.#runs.set(key(sessionId, runId), JSON.stringify(claimed));
-    return claimed;
+    const found = this.#read(sessionId, runId);
+    if (!found) throw new PausedRunNotFound(sessionId, runId);
+    // `#read` shows a lapsed claim as pending; `takeover` tells the two apart.
+    if (found.run.status !== 'pending') throw new RunAlreadyResumed(sessionId, runId);
+    const token = randomUUID();
+    const claimedUntil = this.#clock.now() + (options.claimMs ?? DEFAULT_RESUME_CLAIM_MS);
+    const run: PausedRun = { ...found.run, status: 'resuming' };
+    this.#runs.set(key(sessionId, runId), {
+      json: JSON.stringify(run),
+      claim: { token, claimedUntil },
+    });
+    return { run, token, claimedUntil, takeover: found.entry.claim !== undefined };
   }
 
-  async release(sessionId: string, runId: string): Promise<void> {
-    const run = this.#read(sessionId, runId);
-    if (run?.status !== 'resuming') return;
-    this.#runs.set(key(sessionId, runId), JSON.stringify({ ...run, status: 'pending' }));
+  async release(sessionId: string, runId: string, token: string): Promise<void> {
+    const found = this.#read(sessionId, runId);
+    if (found?.entry.claim?.token !== token) return;
+    this.#runs.set(key(sessionId, runId), {
+      json: JSON.stringify({ ...found.run, status: 'pending' }),
+    });
   }
 
   async delete(sessionId: string, runId: string): Promise<void> {
     this.#runs.delete(key(sessionId, runId));
   }
 
-  #read(sessionId: string, runId: string): PausedRun | undefined {
-    const json = this.#runs.get(key(sessionId, runId));
-    if (json === undefined) return undefined;
-    const run = JSON.parse(json) as PausedRun;
-    return this.#clock.expired(run.expiresAt) ? undefined : run;
+  #read(sessionId: string, runId: string): { run: PausedRun; entry: Entry } | undefined {
+    const entry = this.#runs.get(key(sessionId, runId));
+    const run = entry && this.#view(entry);
+    return run && entry ? { run, entry } : undefined;
+  }
+
+  /** The run as callers see it: absent once expired, `pending` once its claim lapsed. */
+  #view(entry: Entry): PausedRun | undefined {
+    const run = JSON.parse(entry.json) as PausedRun;
+    if (this.#clock.expired(run.expiresAt)) return undefined;
+    if (run.status === 'resuming' && entry.claim && this.#clock.expired(entry.claim.claimedUntil)) {
+      return { ...run, status: 'pending' };
+    }
+    return run;
   }
 }
 

@@ -15,9 +15,20 @@ describe('loadConfig', () => {
       TABLE_NAME: 'agents',
       SESSION_TTL_SECONDS: 3600,
       PAUSED_RUN_TTL_SECONDS: 86_400,
+      RESUME_CLAIM_SECONDS: 960,
       DELIVERY_MODE: 'sqs-fanout',
       SYNC_RUN_TIMEOUT_MS: 25_000,
     });
+  });
+
+  it('reads how long a resume claim holds, in whole positive seconds', () => {
+    // Act
+    const config = loadConfig({ RESUME_CLAIM_SECONDS: '120' });
+    const bad = () => loadConfig({ RESUME_CLAIM_SECONDS: '0' });
+
+    // Assess
+    expect(config.RESUME_CLAIM_SECONDS).toBe(120);
+    expect(bad).toThrow(/RESUME_CLAIM_SECONDS/);
   });
 
   it('fails at cold start naming every missing or bad variable', () => {
