@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import { sendApproval } from '../../../lib/local/approve.js';
 import { type LocalStack, startLocalStack } from '../../../lib/local/stack.js';
+import { connect as connectTo, untilTerminal } from './ws-client.js';
 
 let stack: LocalStack;
 
@@ -16,38 +16,7 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-function connect(token?: string): Promise<WebSocket> {
-  const ws = new WebSocket(token ? `${stack.wsUrl}?token=${token}` : stack.wsUrl);
-  return new Promise((resolve, reject) => {
-    ws.once('open', () => resolve(ws));
-    ws.once('error', reject);
-    ws.once('unexpected-response', (_req, res) => reject(new Error(`HTTP ${res.statusCode}`)));
-  });
-}
-
-/** Messages until one carries a terminal event (or the budget runs out). */
-function untilTerminal(ws: WebSocket, budgetMs = 20_000): Promise<any[]> {
-  const messages: any[] = [];
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`no terminal event: ${JSON.stringify(messages)}`)),
-      budgetMs,
-    );
-    ws.on('message', (data) => {
-      const message = JSON.parse(String(data));
-      messages.push(message);
-      const terminal =
-        message.type === 'events' &&
-        message.events.some((e: any) =>
-          ['run-finished', 'run-error', 'run-paused'].includes(e.type),
-        );
-      if (terminal || message.type === 'error') {
-        clearTimeout(timer);
-        resolve(messages);
-      }
-    });
-  });
-}
+const connect = (token?: string) => connectTo(stack.wsUrl, token);
 
 describe('local stack (npm start)', () => {
   it('refuses a WebSocket without a valid token', async () => {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import { type LocalStack, startLocalStack } from '../../../lib/local/stack.js';
 import type { SegmentDocument } from '../../../lib/tracing/index.js';
 import { startFakeDaemon } from '../../unit/tracing/helpers.js';
+import { connect, untilTerminal } from './ws-client.js';
 
 // One WebSocket `run` followed through ws-message → run queue → worker → events queue → fan-out,
 // with the functions' own tracers sending to a UDP listener standing in for the X-Ray daemon.
@@ -36,33 +36,6 @@ afterAll(async () => {
   await daemon?.close();
 });
 
-function connect(token: string): Promise<WebSocket> {
-  const ws = new WebSocket(`${stack.wsUrl}?token=${token}`);
-  return new Promise((resolve, reject) => {
-    ws.once('open', () => resolve(ws));
-    ws.once('error', reject);
-  });
-}
-
-function untilFinished(ws: WebSocket, budgetMs = 20_000): Promise<any[]> {
-  const messages: any[] = [];
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(JSON.stringify(messages))), budgetMs);
-    ws.on('message', (data) => {
-      const message = JSON.parse(String(data));
-      messages.push(message);
-      const end =
-        message.type === 'error' ||
-        (message.type === 'events' &&
-          message.events.some((e: any) => ['run-finished', 'run-error'].includes(e.type)));
-      if (end) {
-        clearTimeout(timer);
-        resolve(messages);
-      }
-    });
-  });
-}
-
 async function until<T>(probe: () => T | undefined, budgetMs = 10_000): Promise<T> {
   const end = Date.now() + budgetMs;
   for (;;) {
@@ -76,8 +49,8 @@ async function until<T>(probe: () => T | undefined, budgetMs = 10_000): Promise<
 describe('one trace across ws-message, worker and fan-out (local stack)', () => {
   it('joins the three functions in one trace, linked through the SQS trace header', async () => {
     // Prepare
-    const ws = await connect(stack.token);
-    const done = untilFinished(ws);
+    const ws = await connect(stack.wsUrl, stack.token);
+    const done = untilTerminal(ws, ['run-finished', 'run-error']);
 
     // Act
     ws.send(
