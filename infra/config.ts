@@ -14,6 +14,12 @@ export type AlarmNotifications = { emails: readonly string[] } | { topicArn: str
 export interface KernelConfig {
   /** The user's agents module; absent: package.json "imports" `#agents` decides. */
   readonly agentsEntry?: string;
+  /**
+   * The agents' names, for ws-message to refuse an unknown one before queuing (AGENT_NAMES).
+   * `npm run synth` / `cdk deploy` list them from the agents entry (infra/app.ts); absent: the
+   * worker refuses an unknown agent instead.
+   */
+  readonly agentNames?: readonly string[];
   readonly modelSecret?: ModelSecret;
   /** Bedrock model (or inference profile) ARNs the agent-running functions may invoke. */
   readonly bedrockModelArns: readonly string[];
@@ -45,6 +51,7 @@ const positive = (fallback: number) => z.coerce.number().int().positive().defaul
 /** Context keys (cdk.json or `cdk -c key=value`); every one is optional. */
 const ContextSchema = z.object({
   agentsEntry: z.string().min(1).optional(),
+  agentNames: list.pipe(z.array(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/)).min(1)).optional(),
   modelSecretName: z.string().min(1).optional(),
   modelParameterName: z.string().min(1).optional(),
   bedrockModelArns: list.default([]),
@@ -110,6 +117,7 @@ export function configFromContext(context: Record<string, unknown>): KernelConfi
   }
   return {
     ...(c.agentsEntry ? { agentsEntry: c.agentsEntry } : {}),
+    ...(c.agentNames ? { agentNames: c.agentNames } : {}),
     ...(c.modelSecretName ? { modelSecret: { secretName: c.modelSecretName } } : {}),
     ...(c.modelParameterName ? { modelSecret: { parameterName: c.modelParameterName } } : {}),
     bedrockModelArns: c.bedrockModelArns,

@@ -25,7 +25,8 @@ export type Access =
   | 'send-approval-requests' // APPROVAL_REQUESTS_QUEUE_URL
   | 'post-to-connections' // WEBSOCKET_ENDPOINT, execute-api:ManageConnections on the stage
   | 'deliver' // sqs-fanout: send-events; direct: post-to-connections
-  | 'verify-tokens'; // AUTH_MODE and the JWT settings
+  | 'verify-tokens' // AUTH_MODE and the JWT settings
+  | 'names-agents'; // AGENT_NAMES (ws-message refuses an unknown agent without loading any)
 
 /**
  * The DynamoDB actions the stores issue (lib/stores/dynamodb). Never Scan: the table grants are
@@ -189,7 +190,7 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
     timeout: Duration.seconds(10),
     memorySize: SMALL_MEMORY,
     // Runs no agent: run and resume become jobs; replies are posted to the caller.
-    access: ['send-run', 'post-to-connections'],
+    access: ['send-run', 'post-to-connections', 'names-agents'],
     table: {
       // Owner checks and the paused run of a resume.
       sessions: READ_SESSIONS,

@@ -208,6 +208,9 @@ export class AgentKernelStack extends Stack {
     env('POWERTOOLS_SERVICE_NAME', `agent-kernel-${spec.name}`);
     env('LOG_LEVEL', 'INFO');
     env('DELIVERY_MODE', config.deliveryMode);
+    if (access.has('names-agents') && config.agentNames) {
+      env('AGENT_NAMES', config.agentNames.join(','));
+    }
     const table: TableAccess = { ...spec.table };
     if (access.has('post-to-connections') && spec.access.includes('deliver')) {
       // Direct delivery: the worker posts to the subscribers itself, as fan-out would.

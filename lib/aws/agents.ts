@@ -40,3 +40,13 @@ export async function resolveAgents(entry: unknown): Promise<AgentsDefinition> {
   }
   return definition;
 }
+
+/** The names of the agents an entry defines (its agents and its modules' agents), in order. */
+export async function agentNamesOf(entry: unknown): Promise<string[]> {
+  const definition = await resolveAgents(entry);
+  const agents = [
+    ...(definition.agents ?? []),
+    ...(definition.modules ?? []).flatMap((module) => module.agents),
+  ];
+  return agents.map((agent) => agent.name);
+}

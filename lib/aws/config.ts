@@ -44,6 +44,16 @@ export const ConfigSchema = z.object({
    * The model provider key, read at cold start (lib/aws/secrets.ts): a Secrets Manager secret or
    * an SSM SecureString parameter, by name (the stack grants read access to one of them).
    */
+  /**
+   * The agents a WebSocket `run` may name, comma-separated (the stack lists the agents entry's):
+   * ws-message refuses others before anything is queued without loading the agents itself.
+   * Unset: ws-message lets any name through and the worker refuses an unknown one.
+   */
+  AGENT_NAMES: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}(,[A-Za-z0-9_-]{1,64})*$/, 'a comma-separated list of agent names')
+    .transform((names) => new Set(names.split(',')))
+    .optional(),
   MODEL_SECRET_NAME: z.string().min(1).optional(),
   MODEL_SECRET_PARAMETER: z.string().min(1).optional(),
   /** The variable a plain-string model secret is put in (a JSON object names its own). */

@@ -1,6 +1,11 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { SessionStore } from '../core/session.js';
+import type { PausedRunStore } from '../core/stores.js';
 import { noopTracer, type Tracer } from '../core/tracer.js';
 import { createDynamoClient } from '../stores/dynamodb/client.js';
 import { DynamoConnectionStore } from '../stores/dynamodb/connection-store.js';
+import { DynamoPausedRunStore } from '../stores/dynamodb/paused-run-store.js';
+import { DynamoSessionStore } from '../stores/dynamodb/session-store.js';
 import { captureClient } from '../tracing/capture.js';
 import { type Config, type ConfigKey, loadConfig } from './config.js';
 import { ConfigError } from './errors.js';
@@ -10,6 +15,14 @@ export interface ConnectionsDeployment {
   readonly config: Config;
   readonly connections: DynamoConnectionStore;
   readonly tracer: Tracer;
+}
+
+/** What ws-message needs: sessions and paused runs to check, connections, the agent names. */
+export interface MessageDeployment extends ConnectionsDeployment {
+  readonly sessions: Pick<SessionStore, 'load'>;
+  readonly pausedRuns: Pick<PausedRunStore, 'get'>;
+  /** The agents a `run` may name; undefined: unknown here, the worker refuses a wrong one. */
+  readonly agentNames: ReadonlySet<string> | undefined;
 }
 
 /**
@@ -22,22 +35,52 @@ export function connectionsFor(
   env: Record<string, string | undefined> = process.env,
   options: { tracer?: Tracer } = {},
 ): () => Promise<ConnectionsDeployment> {
+  return lazily(require, env, (config, stores) => ({
+    config,
+    connections: new DynamoConnectionStore(stores),
+    tracer: options.tracer ?? noopTracer,
+  }));
+}
+
+/**
+ * For ws-message: the stores it reads and the agent names from AGENT_NAMES — no Runtime and no
+ * agents entry, so the function every WebSocket message goes through starts as fast as fan-out.
+ */
+export function messagesFor(
+  require: readonly ConfigKey[] = ['TABLE_NAME', 'RUN_QUEUE_URL'],
+  env: Record<string, string | undefined> = process.env,
+  options: { tracer?: Tracer } = {},
+): () => Promise<MessageDeployment> {
+  return lazily(require, env, (config, stores) => ({
+    config,
+    connections: new DynamoConnectionStore(stores),
+    tracer: options.tracer ?? noopTracer,
+    sessions: new DynamoSessionStore(stores),
+    pausedRuns: new DynamoPausedRunStore(stores),
+    agentNames: config.AGENT_NAMES,
+  }));
+}
+
+type StoreOptions = { client: DynamoDBClient; tableName: string; ttlSeconds: number };
+
+/** The configuration now; the client and stores once, on first use. */
+function lazily<T>(
+  require: readonly ConfigKey[],
+  env: Record<string, string | undefined>,
+  build: (config: Config, stores: StoreOptions) => T,
+): () => Promise<T> {
   const config = loadConfig(env, require);
-  let built: ConnectionsDeployment | undefined;
+  let built: T | undefined;
   return async () => {
     if (!config.TABLE_NAME)
       throw new ConfigError([{ variable: 'TABLE_NAME', message: 'is required' }]);
-    built ??= {
-      config,
-      connections: new DynamoConnectionStore({
-        client: captureClient(
-          createDynamoClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT }),
-        ),
-        tableName: config.TABLE_NAME,
-        ttlSeconds: config.SESSION_TTL_SECONDS,
-      }),
-      tracer: options.tracer ?? noopTracer,
-    };
+    built ??= build(config, {
+      client: captureClient(
+        createDynamoClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT }),
+      ),
+      tableName: config.TABLE_NAME,
+      ttlSeconds: config.SESSION_TTL_SECONDS,
+    });
     return built;
   };
 }

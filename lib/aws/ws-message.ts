@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { AgentKernelError, SessionForbidden, toErrorInfo } from '../core/errors.js';
+import { AgentKernelError, AgentNotFound, SessionForbidden, toErrorInfo } from '../core/errors.js';
 import { PausedRunNotFound } from '../core/stores.js';
 import { activeSpan } from '../core/tracer.js';
 import { runJobFifoKeys } from '../transport/fifo.js';
@@ -13,6 +13,7 @@ import type {
   ServerMessage,
 } from '../transport/protocol.js';
 import { type AwsClients, clientsFor } from './clients.js';
+import type { MessageDeployment } from './connections.js';
 import { postTo } from './post.js';
 import { queueUrl, sendJson } from './queues.js';
 import type { Deployment } from './runtime.js';
@@ -31,7 +32,7 @@ class SessionNotFound extends AgentKernelError {
 }
 
 interface Context {
-  deployed: Deployment;
+  deployed: MessageDeployment;
   clients: AwsClients;
   connectionId: string;
   principal: string | undefined;
@@ -43,7 +44,7 @@ interface Context {
  * answered with an `error` on the same connection, which stays open; nothing is stored.
  */
 export function createMessageHandler(
-  deployment: () => Promise<Deployment>,
+  deployment: () => Promise<MessageDeployment>,
   options: { clients?: AwsClients; logger?: Logger } = {},
 ) {
   const { logger } = options;
@@ -113,7 +114,9 @@ async function run(context: Context, message: RunMessage): Promise<ServerMessage
   const { deployed } = context;
   const sessionId = message.sessionId ?? randomUUID();
   // Refused here rather than by the worker, so the client hears it now and nothing is queued.
-  deployed.runtime.agent(message.agent);
+  if (deployed.agentNames && !deployed.agentNames.has(message.agent)) {
+    throw new AgentNotFound(message.agent);
+  }
   await checkOwner(context, sessionId, false);
   const runId = runIdFor(context.principal, sessionId, message.requestId);
   const job: RunJob = {
@@ -134,7 +137,7 @@ async function run(context: Context, message: RunMessage): Promise<ServerMessage
 async function resume(context: Context, message: ResumeMessage): Promise<ServerMessage> {
   const { sessionId, runId } = message;
   await checkOwner(context, sessionId, true);
-  const paused = await context.deployed.runtime.pausedRuns?.get(sessionId, runId);
+  const paused = await context.deployed.pausedRuns.get(sessionId, runId);
   if (!paused) throw new PausedRunNotFound(sessionId, runId);
   const job: RunJob = {
     kind: 'resume',
@@ -168,7 +171,7 @@ async function enqueue(context: Context, job: RunJob): Promise<void> {
 
 /** A session of another principal is refused; `mustExist` also refuses one not created yet. */
 async function checkOwner(context: Context, sessionId: string, mustExist: boolean): Promise<void> {
-  const stored = await context.deployed.runtime.sessions.load(sessionId);
+  const stored = await context.deployed.sessions.load(sessionId);
   if (!stored) {
     if (mustExist) throw new SessionNotFound(sessionId);
     return;
@@ -186,4 +189,18 @@ function runIdFor(principal: string | undefined, sessionId: string, requestId: s
     .update(JSON.stringify([principal ?? '', sessionId, requestId]))
     .digest('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
+/** A full deployment seen as ws-message sees it (tests, or one process serving every route). */
+export function messageViewOf(deployed: Deployment): MessageDeployment {
+  const { runtime } = deployed;
+  if (!runtime.pausedRuns) throw new Error('ws-message needs a paused-run store');
+  return {
+    config: deployed.config,
+    connections: deployed.connections,
+    tracer: deployed.tracer,
+    sessions: runtime.sessions,
+    pausedRuns: runtime.pausedRuns,
+    agentNames: new Set(runtime.agents.map((agent) => agent.name)),
+  };
 }

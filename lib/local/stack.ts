@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { SignJWT } from 'jose';
+import { agentNamesOf } from '../aws/agents.js';
 import { createDynamoClient, createTable } from '../stores/dynamodb/index.js';
 import { fakeLambdaContext } from '../testing/lambda-context.js';
 import { type ScriptEntry, startScriptedModelServer } from '../testing/scripted-model-server.js';
@@ -100,6 +101,9 @@ export async function startLocalStack(options: { port?: number } = {}): Promise<
       WEBSOCKET_ENDPOINT: gateway.connectionsUrl,
       AUTH_MODE: 'hs256',
       JWT_SECRET: secret,
+      // As the stack sets it on ws-message (infra/app.ts): unknown agents are refused up front.
+      AGENT_NAMES:
+        process.env.AGENT_NAMES ?? (await agentNamesOf(await import('#agents'))).join(','),
     });
     for (const name of [
       'http',

@@ -69,6 +69,29 @@ describe('wiring by configuration', () => {
     expect(worker.Properties.Environment.Variables.EVENTS_QUEUE_URL).toBeUndefined();
   });
 
+  it('agentNames: ws-message alone gets AGENT_NAMES; without it, no function does', () => {
+    // Prepare / Act
+    const named = synthesise({
+      functionsDir: stubs(),
+      bundle: false,
+      context: { agentNames: 'demo,support' },
+    });
+    const unnamed = synthesise({ functionsDir: stubs(), bundle: false });
+    // Assess
+    const variables = (template: typeof named.template) =>
+      Object.entries(resourcesOf(template, 'AWS::Lambda::Function')).map(
+        ([id, fn]) => [id.replace(/Function.*$/, ''), fn.Properties.Environment.Variables] as const,
+      );
+    const withNames = variables(named.template).filter(([, v]) => v.AGENT_NAMES !== undefined);
+    expect(withNames).toEqual([
+      ['WsMessage', expect.objectContaining({ AGENT_NAMES: 'demo,support' })],
+    ]);
+    expect(variables(unnamed.template).some(([, v]) => v.AGENT_NAMES !== undefined)).toBe(false);
+    expect(() =>
+      synthesise({ functionsDir: stubs(), bundle: false, context: { agentNames: 'a b' } }),
+    ).toThrow();
+  });
+
   it('jwks: the HTTP API verifies JWTs itself; the WebSocket authorizer gets the JWKS URL', () => {
     // Prepare / Act
     const { template } = synthesise({ functionsDir: stubs(), bundle: false, context: JWKS });

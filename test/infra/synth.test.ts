@@ -78,3 +78,15 @@ it('bundles minified ESM with a createRequire banner and a source map', () => {
     expect(existsSync(join(outdir, asset, 'index.mjs.map'))).toBe(true);
   }
 });
+
+it("lists the agents entry's agents for ws-message (AGENT_NAMES), offline", () => {
+  const template = JSON.parse(readFileSync(join(outdir, 'AgentKernel.template.json'), 'utf8'));
+  const resources = Object.entries(
+    template.Resources as Record<string, { Type: string; Properties: any }>,
+  );
+  const [, wsMessage] = resources.find(
+    ([id, r]) => r.Type === 'AWS::Lambda::Function' && id.startsWith('WsMessageFunction'),
+  )!;
+  // The demo entry (package.json "imports" #agents) defines one agent, `demo`.
+  expect(wsMessage.Properties.Environment.Variables.AGENT_NAMES).toBe('demo');
+});

@@ -8,7 +8,7 @@ import { createFanoutHandler } from '../../../lib/aws/fanout.js';
 import type { Deployment } from '../../../lib/aws/runtime.js';
 import { createConnectHandler } from '../../../lib/aws/websocket.js';
 import { createWorkerHandler } from '../../../lib/aws/worker.js';
-import { createMessageHandler } from '../../../lib/aws/ws-message.js';
+import { createMessageHandler, messageViewOf } from '../../../lib/aws/ws-message.js';
 import type { LocalEndpoint } from '../../../lib/local/dynalite.js';
 import { createQueue, drain, localSqsClient, startLocalSqs } from '../../../lib/local/sqs.js';
 import type { ScriptedModelServer } from '../../../lib/testing/index.js';
@@ -131,7 +131,7 @@ export async function newStack(
     },
     handlers: {
       connect: createConnectHandler(get),
-      message: createMessageHandler(get, { clients }),
+      message: createMessageHandler(async () => messageViewOf(deployed), { clients }),
       worker: createWorkerHandler(get, { clients }),
       fanout: createFanoutHandler(get, { clients }),
       approvals: createApprovalsHandler(get, { clients }),

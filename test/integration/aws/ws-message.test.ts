@@ -1,6 +1,7 @@
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createDisconnectHandler } from '../../../lib/aws/websocket.js';
+import { createMessageHandler, messageViewOf } from '../../../lib/aws/ws-message.js';
 import { type ScriptedModelServer, startScriptedModelServer } from '../../../lib/testing/index.js';
 import {
   connect,
@@ -111,6 +112,37 @@ describe('ws-message function', () => {
     expect(await stack.deployed.connections.get('conn-m')).toMatchObject({ sessions: [] });
     expect(await queuedJobs(stack)).toBe(0);
     expect(server.requests).toHaveLength(1);
+  });
+
+  it('without AGENT_NAMES lets any agent name through: the worker refuses an unknown one', async () => {
+    // Prepare: ws-message as deployed when the stack could not list the agents.
+    const stack = await newStack(server, endpoints);
+    await connect(stack, 'conn-1', 'alice');
+    const message = createMessageHandler(
+      async () => ({ ...messageViewOf(stack.deployed), agentNames: undefined }),
+      { clients: stack.clients },
+    );
+
+    // Act
+    await message(
+      wsEvent(
+        'websocket/message-run.json',
+        'conn-1',
+        'alice',
+        JSON.stringify({ ...run, agent: 'nobody' }),
+      ),
+    );
+    await settle(stack);
+
+    // Assess: accepted, then the run's error event with the same code; no session written.
+    const [accepted, ...rest] = endpoints.connections.messages('conn-1');
+    expect(accepted).toMatchObject({ type: 'accepted', requestId: 'req-1', sessionId: 's-new' });
+    const events = rest.flatMap((m) => m.events ?? []);
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: 'run-error', code: 'agent-not-found' }),
+    );
+    expect(await stack.deployed.runtime.sessions.load('s-new')).toBeUndefined();
+    expect(server.requests).toHaveLength(0);
   });
 
   it('resumes a paused run over the WebSocket', async () => {

@@ -31,6 +31,16 @@ describe('loadConfig', () => {
     expect(bad).toThrow(/RESUME_CLAIM_SECONDS/);
   });
 
+  it('reads the agent names ws-message checks, and refuses a malformed list', () => {
+    // Act / Assess
+    expect(loadConfig({ AGENT_NAMES: 'demo,support_2' }).AGENT_NAMES).toEqual(
+      new Set(['demo', 'support_2']),
+    );
+    expect(loadConfig({}).AGENT_NAMES).toBeUndefined();
+    expect(() => loadConfig({ AGENT_NAMES: 'demo, support' })).toThrow(/AGENT_NAMES/);
+    expect(() => loadConfig({ AGENT_NAMES: 'demo,,x' })).toThrow(ConfigError);
+  });
+
   it('fails at cold start naming every missing or bad variable', () => {
     // Act
     const attempt = () =>
