@@ -38,7 +38,7 @@ export const ConfigSchema = z.object({
   JWKS_URL: z.url().optional(),
   JWT_ISSUER: z.string().optional(),
   JWT_AUDIENCE: z.string().optional(),
-  TRACING_BACKEND: z.enum(['cloudwatch', 'none']).optional(),
+  /** Read by the Powertools logger (tracing has its own: AGENT_KERNEL_*, lib/tracing/config). */
   LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
   /**
    * The model provider key, read at cold start (lib/aws/secrets.ts): a Secrets Manager secret or

@@ -88,9 +88,14 @@ export function observability(
   env: Record<string, string | undefined> = process.env,
 ): Observability {
   const redactor = new Redactor({ secrets: secretsFromEnv(env) });
-  const logger = new Logger({ serviceName, logFormatter: new KernelLogFormatter(redactor) });
+  // The stack names each function's service (POWERTOOLS_SERVICE_NAME); locally the role does.
+  const service = env.POWERTOOLS_SERVICE_NAME || serviceName;
+  const logger = new Logger({
+    serviceName: service,
+    logFormatter: new KernelLogFormatter(redactor),
+  });
   // A root segment off Lambda is named after the function, as Lambda names its own.
-  const config = env.AGENT_KERNEL_SERVICE_NAME ? {} : { serviceName };
+  const config = env.AGENT_KERNEL_SERVICE_NAME ? {} : { serviceName: service };
   const tracer = createTracer({ env, config, redactor, logger: logPortOf(logger) });
   return { logger, tracer, redactor };
 }
