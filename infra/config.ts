@@ -28,6 +28,11 @@ export interface KernelConfig {
   readonly logRetentionDays: number;
   readonly sessionTtlSeconds: number;
   readonly pausedRunTtlSeconds: number;
+  /**
+   * How long the worker holds streamed events before sending a batch (EVENT_BATCH_MAX_DELAY_MS,
+   * default 50): longer windows send fewer SQS messages and posts per token for more latency.
+   */
+  readonly eventBatchMaxDelayMs?: number;
   readonly corsOrigins: readonly string[];
   /** Keep the table (and its sessions) when the stack is destroyed. */
   readonly retainTable: boolean;
@@ -64,6 +69,7 @@ const ContextSchema = z.object({
   logRetentionDays: positive(30),
   sessionTtlSeconds: positive(7 * 24 * 3600),
   pausedRunTtlSeconds: positive(24 * 3600),
+  eventBatchMaxDelayMs: z.coerce.number().int().min(1).max(1_000).optional(),
   corsOrigins: list.default(['*']),
   retainTable: flag.default(true),
   // Bundled by default: a faster cold import and the SDK versions the tests ran (docs/benchmarks.md).
@@ -126,6 +132,7 @@ export function configFromContext(context: Record<string, unknown>): KernelConfi
     logRetentionDays: c.logRetentionDays,
     sessionTtlSeconds: c.sessionTtlSeconds,
     pausedRunTtlSeconds: c.pausedRunTtlSeconds,
+    ...(c.eventBatchMaxDelayMs ? { eventBatchMaxDelayMs: c.eventBatchMaxDelayMs } : {}),
     corsOrigins: c.corsOrigins,
     retainTable: c.retainTable,
     bundleAwsSdk: c.bundleAwsSdk,

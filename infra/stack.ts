@@ -204,6 +204,9 @@ export class AgentKernelStack extends Stack {
     const access = new Set<Access>(spec.access);
     if (access.has('deliver')) {
       access.add(config.deliveryMode === 'sqs-fanout' ? 'send-events' : 'post-to-connections');
+      if (config.eventBatchMaxDelayMs) {
+        env('EVENT_BATCH_MAX_DELAY_MS', String(config.eventBatchMaxDelayMs));
+      }
     }
     env('POWERTOOLS_SERVICE_NAME', `agent-kernel-${spec.name}`);
     env('LOG_LEVEL', 'INFO');

@@ -92,6 +92,33 @@ describe('wiring by configuration', () => {
     ).toThrow();
   });
 
+  it('eventBatchMaxDelayMs: the worker gets the batching window; bad values are refused', () => {
+    // Prepare / Act
+    const { template } = synthesise({
+      functionsDir: stubs(),
+      bundle: false,
+      context: { eventBatchMaxDelayMs: '200' },
+    });
+    // Assess
+    const functions = Object.entries(resourcesOf(template, 'AWS::Lambda::Function'));
+    const windows = functions
+      .filter(([, fn]) => fn.Properties.Environment.Variables.EVENT_BATCH_MAX_DELAY_MS)
+      .map(([id, fn]) => [
+        id.replace(/Function.*$/, ''),
+        fn.Properties.Environment.Variables.EVENT_BATCH_MAX_DELAY_MS,
+      ]);
+    expect(windows).toEqual([['Worker', '200']]);
+    for (const bad of ['0', '5000', 'soon']) {
+      expect(() =>
+        synthesise({
+          functionsDir: stubs(),
+          bundle: false,
+          context: { eventBatchMaxDelayMs: bad },
+        }),
+      ).toThrow();
+    }
+  });
+
   it('jwks: the HTTP API verifies JWTs itself; the WebSocket authorizer gets the JWKS URL', () => {
     // Prepare / Act
     const { template } = synthesise({ functionsDir: stubs(), bundle: false, context: JWKS });
