@@ -81,7 +81,9 @@ export async function startGateway(
       return;
     }
     const sub = await bearerSub(req.headers.authorization);
-    if (sub === null) {
+    // As the deployed HTTP API: every route but GET /health needs a valid token.
+    const open = req.method === 'GET' && url.pathname === '/health';
+    if (sub === null || (sub === undefined && !open)) {
       res.writeHead(401, { 'content-type': 'application/json' });
       res.end('{"message":"Unauthorized"}');
       return;

@@ -72,6 +72,9 @@ describe('local stack (npm start)', () => {
     expect(session.status).toBe(200);
     expect(await session.json()).toMatchObject({ sessionId: 'local-1', turns: 1 });
     expect(refused.status).toBe(401);
+    // As on AWS: no token is refused too, but for the open health check.
+    expect((await fetch(`${stack.httpUrl}/agents`)).status).toBe(401);
+    expect((await fetch(`${stack.httpUrl}/health`)).status).toBe(200);
     expect(other.status).toBe(403);
   });
 
