@@ -1,17 +1,15 @@
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ScriptedModelServer, startScriptedModelServer } from '../../../lib/testing/index.js';
+import { useScriptedModelServer } from '../../helpers/model-server.js';
 import { sampleEvent } from './setup.js';
 import { type Endpoints, newStack, startEndpoints, stopEndpoints } from './stack.js';
 
-let server: ScriptedModelServer;
+const server = useScriptedModelServer();
 let endpoints: Endpoints;
 beforeAll(async () => {
-  server = await startScriptedModelServer();
   endpoints = await startEndpoints();
 });
 afterAll(async () => {
-  await server.close();
   await stopEndpoints(endpoints);
 });
 

@@ -1,21 +1,18 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpHandler } from '../../../lib/aws/http.js';
 import { drain } from '../../../lib/local/sqs.js';
-import { type ScriptedModelServer, startScriptedModelServer } from '../../../lib/testing/index.js';
+import { useScriptedModelServer } from '../../helpers/model-server.js';
 import { sampleEvent } from './setup.js';
 import { type Endpoints, newStack, startEndpoints, stopEndpoints } from './stack.js';
 
-let server: ScriptedModelServer;
+const server = useScriptedModelServer();
 let endpoints: Endpoints;
 beforeAll(async () => {
-  server = await startScriptedModelServer();
   endpoints = await startEndpoints();
 });
 afterAll(async () => {
   await stopEndpoints(endpoints);
-  await server.close();
 });
-beforeEach(() => server.reset());
 
 async function setup() {
   const stack = await newStack(server, endpoints);

@@ -1,17 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createInvokeHandler } from '../../../lib/aws/invoke.js';
-import { type ScriptedModelServer, startScriptedModelServer } from '../../../lib/testing/index.js';
+import { useScriptedModelServer } from '../../helpers/model-server.js';
 import { deployment, payments, sampleEvent } from './setup.js';
 
-let server: ScriptedModelServer;
-beforeAll(async () => {
-  server = await startScriptedModelServer();
-});
-afterAll(async () => {
-  await server.close();
-});
+const server = useScriptedModelServer();
 beforeEach(() => {
-  server.reset();
   payments.length = 0;
 });
 

@@ -1,6 +1,6 @@
 import { ReceiveMessageCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type ScriptedModelServer, startScriptedModelServer } from '../../../lib/testing/index.js';
+import { useScriptedModelServer } from '../../helpers/model-server.js';
 import { payments } from './setup.js';
 import {
   connect,
@@ -12,18 +12,15 @@ import {
   stopEndpoints,
 } from './stack.js';
 
-let server: ScriptedModelServer;
+const server = useScriptedModelServer();
 let endpoints: Endpoints;
 beforeAll(async () => {
-  server = await startScriptedModelServer();
   endpoints = await startEndpoints();
 });
 afterAll(async () => {
-  await server.close();
   await stopEndpoints(endpoints);
 });
 beforeEach(() => {
-  server.reset();
   payments.length = 0;
   endpoints.connections.received.clear();
   endpoints.connections.gone.clear();

@@ -1,22 +1,19 @@
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { drain, pollOnce } from '../../../lib/local/sqs.js';
-import { type ScriptedModelServer, startScriptedModelServer } from '../../../lib/testing/index.js';
+import { useScriptedModelServer } from '../../helpers/model-server.js';
 import { sampleEvent } from './setup.js';
 import { connect, type Endpoints, newStack, startEndpoints, stopEndpoints } from './stack.js';
 
-let server: ScriptedModelServer;
+const server = useScriptedModelServer();
 let endpoints: Endpoints;
 beforeAll(async () => {
-  server = await startScriptedModelServer();
   endpoints = await startEndpoints();
 });
 afterAll(async () => {
-  await server.close();
   await stopEndpoints(endpoints);
 });
 beforeEach(() => {
-  server.reset();
   endpoints.connections.received.clear();
   endpoints.connections.gone.clear();
 });

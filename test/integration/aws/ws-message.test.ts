@@ -2,7 +2,7 @@ import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createDisconnectHandler } from '../../../lib/aws/websocket.js';
 import { createMessageHandler, messageViewOf } from '../../../lib/aws/ws-message.js';
-import { type ScriptedModelServer, startScriptedModelServer } from '../../../lib/testing/index.js';
+import { useScriptedModelServer } from '../../helpers/model-server.js';
 import {
   connect,
   type Endpoints,
@@ -15,18 +15,15 @@ import {
   wsEvent,
 } from './stack.js';
 
-let server: ScriptedModelServer;
+const server = useScriptedModelServer();
 let endpoints: Endpoints;
 beforeAll(async () => {
-  server = await startScriptedModelServer();
   endpoints = await startEndpoints();
 });
 afterAll(async () => {
-  await server.close();
   await stopEndpoints(endpoints);
 });
 beforeEach(() => {
-  server.reset();
   endpoints.connections.received.clear();
 });
 

@@ -1,6 +1,6 @@
 import { createReactAgent } from '@langchain/langgraph/prebuilt';
 import { ChatOpenAI } from '@langchain/openai';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { Runtime } from '../../../lib/core/runtime.js';
 import { LANGGRAPH_INTEGRATION, langgraphAgent } from '../../../lib/frameworks/langgraph/index.js';
 import {
@@ -9,20 +9,13 @@ import {
   DynamoSessionStore,
   DynamoToolLedger,
 } from '../../../lib/stores/index.js';
-import { type ScriptedModelServer, startScriptedModelServer } from '../../../lib/testing/index.js';
 import { type ContractRecord, contractTools } from '../../../lib/testing/runner-contract/index.js';
 import { Executor } from '../../../lib/tools/executor.js';
+import { useScriptedModelServer } from '../../helpers/model-server.js';
 import { newClient, newTable } from '../stores/dynamo.js';
 
-let server: ScriptedModelServer;
+const server = useScriptedModelServer();
 const record: ContractRecord = { weather: [], payments: [] };
-
-beforeAll(async () => {
-  server = await startScriptedModelServer();
-});
-afterAll(async () => {
-  await server.close();
-});
 
 /** One Lambda instance's worth: its own DynamoDB client, stores, graph and Runtime. */
 function instance(endpoint: string, tableName: string) {

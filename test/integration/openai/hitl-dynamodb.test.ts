@@ -1,6 +1,6 @@
 import { OpenAIProvider, Agent as SdkAgent } from '@openai/agents';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { beforeEach, describe, expect, inject, it } from 'vitest';
 import * as z from 'zod';
 import { Runtime } from '../../../lib/core/index.js';
 import { OPENAI_INTEGRATION, OpenAIModule } from '../../../lib/frameworks/openai/index.js';
@@ -10,23 +10,16 @@ import {
   DynamoSessionStore,
   DynamoToolLedger,
 } from '../../../lib/stores/index.js';
-import { type ScriptedModelServer, startScriptedModelServer } from '../../../lib/testing/index.js';
 import { defineTool, Executor } from '../../../lib/tools/index.js';
+import { useScriptedModelServer } from '../../helpers/model-server.js';
 import { newClient, newTable } from '../stores/dynamo.js';
 
-let server: ScriptedModelServer;
+const server = useScriptedModelServer();
 let table: { endpoint: string; tableName: string };
 /** What the payment tool did, across every Runtime "instance" of a test. */
 const payments: { to: string; amount: number }[] = [];
 
-beforeAll(async () => {
-  server = await startScriptedModelServer();
-});
-afterAll(async () => {
-  await server.close();
-});
 beforeEach(async () => {
-  server.reset();
   payments.length = 0;
   const endpoint = inject('dynaliteEndpoint');
   table = { endpoint, ...(await newTable(endpoint)) };

@@ -2,16 +2,16 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { OpenAIProvider, Agent as SdkAgent, tool } from '@openai/agents';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { parsePausedRun } from '../../../lib/core/paused-run-migrations.js';
 import { OpenAIModule } from '../../../lib/frameworks/openai/index.js';
 import { Runtime } from '../../../lib/index.js';
 import { InMemoryPausedRunStore } from '../../../lib/stores/memory/paused-run-store.js';
 import { InMemorySessionStore } from '../../../lib/stores/memory/session-store.js';
-import { type ScriptedModelServer, startScriptedModelServer } from '../../../lib/testing/index.js';
+import { useScriptedModelServer } from '../../helpers/model-server.js';
 
-let server: ScriptedModelServer;
+const server = useScriptedModelServer();
 const payments: unknown[] = [];
 const golden = JSON.parse(
   readFileSync(
@@ -52,14 +52,7 @@ function makeRuntime(clock: { now: number }) {
   return { runtime, pausedRuns, sessions };
 }
 
-beforeAll(async () => {
-  server = await startScriptedModelServer();
-});
-afterAll(async () => {
-  await server.close();
-});
 beforeEach(() => {
-  server.reset();
   payments.length = 0;
 });
 

@@ -1,16 +1,16 @@
 import { OpenAIProvider, Agent as SdkAgent, tool } from '@openai/agents';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import type { StreamEvent } from '../../../lib/core/events.js';
 import { OpenAIModule } from '../../../lib/frameworks/openai/index.js';
 import { Runtime } from '../../../lib/index.js';
 import { InMemoryPausedRunStore } from '../../../lib/stores/memory/paused-run-store.js';
 import { InMemorySessionStore } from '../../../lib/stores/memory/session-store.js';
-import { type ScriptedModelServer, startScriptedModelServer } from '../../../lib/testing/index.js';
+import { useScriptedModelServer } from '../../helpers/model-server.js';
 import { collect } from './setup.js';
 
-let server: ScriptedModelServer;
+const server = useScriptedModelServer();
 const payments: { to: string; amount: number }[] = [];
 
 const sendPayment = tool({
@@ -41,14 +41,7 @@ function makeRuntime() {
 
 const payCall = { id: 'call_pay_1', name: 'send_payment', arguments: { to: 'bob', amount: 10 } };
 
-beforeAll(async () => {
-  server = await startScriptedModelServer();
-});
-afterAll(async () => {
-  await server.close();
-});
 beforeEach(() => {
-  server.reset();
   payments.length = 0;
 });
 

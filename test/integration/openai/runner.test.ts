@@ -1,19 +1,12 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { type StreamEvent, StreamEventSchema } from '../../../lib/core/events.js';
 import { OpenAIRunner } from '../../../lib/frameworks/openai/index.js';
-import { type ScriptedModelServer, startScriptedModelServer } from '../../../lib/testing/index.js';
+import { useScriptedModelServer } from '../../helpers/model-server.js';
 import { collect, makeRuntime, toolCalls } from './setup.js';
 
-let server: ScriptedModelServer;
+const server = useScriptedModelServer();
 
-beforeAll(async () => {
-  server = await startScriptedModelServer();
-});
-afterAll(async () => {
-  await server.close();
-});
 beforeEach(() => {
-  server.reset();
   toolCalls.length = 0;
 });
 

@@ -1,22 +1,14 @@
 import { OpenAIProvider, Agent as SdkAgent } from '@openai/agents';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { Runtime } from '../../../lib/core/index.js';
 import { OPENAI_INTEGRATION, OpenAIModule } from '../../../lib/frameworks/openai/index.js';
 import { InMemorySessionStore } from '../../../lib/stores/index.js';
-import { type ScriptedModelServer, startScriptedModelServer } from '../../../lib/testing/index.js';
 import { defineTool, Executor, InMemoryToolLedger } from '../../../lib/tools/index.js';
+import { useScriptedModelServer } from '../../helpers/model-server.js';
 
-let server: ScriptedModelServer;
-
-beforeAll(async () => {
-  server = await startScriptedModelServer();
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => server.reset());
+const server = useScriptedModelServer();
 
 /** A Runtime whose OpenAI agent has one ToolSpec tool, exported through a real Executor. */
 function setup() {

@@ -2,7 +2,7 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { awaitAllCallbacks } from '@langchain/core/callbacks/promises';
 import { createReactAgent } from '@langchain/langgraph/prebuilt';
 import { ChatOpenAI } from '@langchain/openai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { type Agent, Runtime, type StreamEvent } from '../../../lib/core/index.js';
 import {
@@ -12,7 +12,6 @@ import {
 } from '../../../lib/frameworks/ai-sdk/index.js';
 import { LANGGRAPH_INTEGRATION, langgraphAgent } from '../../../lib/frameworks/langgraph/index.js';
 import { InMemorySessionStore } from '../../../lib/stores/index.js';
-import { type ScriptedModelServer, startScriptedModelServer } from '../../../lib/testing/index.js';
 import {
   defineTool,
   Executor,
@@ -24,6 +23,7 @@ import {
   flattenSegment,
   type SegmentDocument,
 } from '../../../lib/tracing/index.js';
+import { useScriptedModelServer } from '../../helpers/model-server.js';
 import { splitLines } from '../../unit/tracing/helpers.js';
 
 /**
@@ -32,17 +32,7 @@ import { splitLines } from '../../unit/tracing/helpers.js';
  * SDKs talking to the scripted model server over HTTP.
  */
 
-let server: ScriptedModelServer;
-
-beforeAll(async () => {
-  server = await startScriptedModelServer();
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => {
-  server.reset();
-});
+const server = useScriptedModelServer();
 
 type AgentFactory = (
   url: string,

@@ -1,6 +1,6 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { activeSpan } from '../../../lib/core/index.js';
-import { type ScriptedModelServer, startScriptedModelServer } from '../../../lib/testing/index.js';
+import { useScriptedModelServer } from '../../helpers/model-server.js';
 import { startFakeDaemon } from '../../unit/tracing/helpers.js';
 import { tracedRuntime } from './setup.js';
 
@@ -11,17 +11,10 @@ const TOOL_SECRET = 'pin-PLANTED-4417';
 const MODEL_SECRET = 'sk-PLANTEDmodelSecret123456';
 const SECRETS = [API_KEY, HEADER_SECRET, TOOL_SECRET, MODEL_SECRET];
 
-let server: ScriptedModelServer;
+const server = useScriptedModelServer();
 let daemon: Awaited<ReturnType<typeof startFakeDaemon>>;
 
-beforeAll(async () => {
-  server = await startScriptedModelServer();
-});
-afterAll(async () => {
-  await server.close();
-});
 beforeEach(async () => {
-  server.reset();
   daemon = await startFakeDaemon();
 });
 afterEach(async () => {

@@ -1,20 +1,13 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type ScriptedModelServer, startScriptedModelServer } from '../../../lib/testing/index.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SegmentDocument } from '../../../lib/tracing/index.js';
+import { useScriptedModelServer } from '../../helpers/model-server.js';
 import { expectValidEmf, splitLines, startFakeDaemon } from '../../unit/tracing/helpers.js';
 import { tracedRuntime } from './setup.js';
 
-let server: ScriptedModelServer;
+const server = useScriptedModelServer();
 let daemon: Awaited<ReturnType<typeof startFakeDaemon>>;
 
-beforeAll(async () => {
-  server = await startScriptedModelServer();
-});
-afterAll(async () => {
-  await server.close();
-});
 beforeEach(async () => {
-  server.reset();
   daemon = await startFakeDaemon();
 });
 afterEach(async () => {
