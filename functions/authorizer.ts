@@ -1,6 +1,9 @@
 import { createAuthorizerHandler } from '../lib/aws/authorizer.js';
 import { loadConfig } from '../lib/aws/config.js';
-import { createLogger, withLogging } from '../lib/aws/logging.js';
+import { observability, withLogging } from '../lib/aws/logging.js';
 
-const logger = createLogger('authorizer');
-export const handler = withLogging(logger, createAuthorizerHandler(loadConfig(), logger));
+const o = observability('authorizer');
+export const handler = withLogging(o.logger, createAuthorizerHandler(loadConfig(), o.logger), {
+  tracer: o.tracer,
+  span: 'authorizer',
+});

@@ -100,11 +100,6 @@ export function observability(
   return { logger, tracer, redactor };
 }
 
-/** One JSON logger per function; request-scoped keys come from the active span. */
-export function createLogger(serviceName: string): Logger {
-  return observability(serviceName).logger;
-}
-
 /**
  * The thin front every function shares: middy + Powertools context injection and, with
  * `span`, one span per invocation (under Lambda's trace) that the handler's spans and log lines

@@ -16,7 +16,6 @@ import { type AwsClients, clientsFor } from './clients.js';
 import type { MessageDeployment } from './connections.js';
 import { postTo } from './post.js';
 import { queueUrl, sendJson } from './queues.js';
-import type { Deployment } from './runtime.js';
 import {
   endpointOf,
   ok,
@@ -189,18 +188,4 @@ function runIdFor(principal: string | undefined, sessionId: string, requestId: s
     .update(JSON.stringify([principal ?? '', sessionId, requestId]))
     .digest('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
-}
-
-/** A full deployment seen as ws-message sees it (tests, or one process serving every route). */
-export function messageViewOf(deployed: Deployment): MessageDeployment {
-  const { runtime } = deployed;
-  if (!runtime.pausedRuns) throw new Error('ws-message needs a paused-run store');
-  return {
-    config: deployed.config,
-    connections: deployed.connections,
-    tracer: deployed.tracer,
-    sessions: runtime.sessions,
-    pausedRuns: runtime.pausedRuns,
-    agentNames: new Set(runtime.agents.map((agent) => agent.name)),
-  };
 }

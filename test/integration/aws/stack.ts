@@ -4,11 +4,12 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { createApprovalsHandler } from '../../../lib/aws/approvals.js';
 import { type AwsClients, managementClients } from '../../../lib/aws/clients.js';
+import type { MessageDeployment } from '../../../lib/aws/connections.js';
 import { createFanoutHandler } from '../../../lib/aws/fanout.js';
 import type { Deployment } from '../../../lib/aws/runtime.js';
 import { createConnectHandler } from '../../../lib/aws/websocket.js';
 import { createWorkerHandler } from '../../../lib/aws/worker.js';
-import { createMessageHandler, messageViewOf } from '../../../lib/aws/ws-message.js';
+import { createMessageHandler } from '../../../lib/aws/ws-message.js';
 import type { LocalEndpoint } from '../../../lib/local/dynalite.js';
 import { createQueue, drain, localSqsClient, startLocalSqs } from '../../../lib/local/sqs.js';
 import type { ScriptedModelServer } from '../../../lib/testing/index.js';
@@ -170,4 +171,18 @@ export async function settle(stack: Stack): Promise<void> {
       (await drain(sqs, stack.queues.events, stack.handlers.fanout as Handler));
     if (handled === 0) return;
   }
+}
+
+/** The in-process deployment as ws-message sees it (deployed, it reads AGENT_NAMES instead). */
+export function messageViewOf(deployed: Deployment): MessageDeployment {
+  const { runtime } = deployed;
+  if (!runtime.pausedRuns) throw new Error('ws-message needs a paused-run store');
+  return {
+    config: deployed.config,
+    connections: deployed.connections,
+    tracer: deployed.tracer,
+    sessions: runtime.sessions,
+    pausedRuns: runtime.pausedRuns,
+    agentNames: new Set(runtime.agents.map((agent) => agent.name)),
+  };
 }

@@ -1,11 +1,12 @@
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createDisconnectHandler } from '../../../lib/aws/websocket.js';
-import { createMessageHandler, messageViewOf } from '../../../lib/aws/ws-message.js';
+import { createMessageHandler } from '../../../lib/aws/ws-message.js';
 import { useScriptedModelServer } from '../../helpers/model-server.js';
 import {
   connect,
   type Endpoints,
+  messageViewOf,
   newStack,
   type Stack,
   send,
