@@ -63,6 +63,13 @@ export function messagesFor(
 
 type StoreOptions = { client: DynamoDBClient; tableName: string; ttlSeconds: number };
 
+/** The table's client, captured: each call is an `aws` span under the active request span. */
+export function dynamoClientFor(config: Config): DynamoDBClient {
+  return captureClient(
+    createDynamoClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT }),
+  );
+}
+
 /** The configuration now; the client and stores once, on first use. */
 function lazily<T>(
   require: readonly ConfigKey[],
@@ -75,9 +82,7 @@ function lazily<T>(
     if (!config.TABLE_NAME)
       throw new ConfigError([{ variable: 'TABLE_NAME', message: 'is required' }]);
     built ??= build(config, {
-      client: captureClient(
-        createDynamoClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT }),
-      ),
+      client: dynamoClientFor(config),
       tableName: config.TABLE_NAME,
       ttlSeconds: config.SESSION_TTL_SECONDS,
     });

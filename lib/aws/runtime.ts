@@ -2,7 +2,6 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { Runtime } from '../core/runtime.js';
 import { noopTracer, type Tracer } from '../core/tracer.js';
 import {
-  createDynamoClient,
   DynamoConnectionStore,
   DynamoIdempotencyStore,
   DynamoPausedRunStore,
@@ -11,10 +10,10 @@ import {
   DynamoSessionStore,
   DynamoToolLedger,
 } from '../stores/dynamodb/index.js';
-import { captureClient } from '../tracing/capture.js';
 import type { Redactor } from '../tracing/redact.js';
 import { type AgentsDefinition, resolveAgents } from './agents.js';
 import { type Config, type ConfigKey, loadConfig } from './config.js';
+import { dynamoClientFor } from './connections.js';
 import { ConfigError } from './errors.js';
 import { loadModelSecret } from './secrets.js';
 
@@ -38,11 +37,7 @@ export function buildDeployment(
 ): Deployment {
   if (!config.TABLE_NAME)
     throw new ConfigError([{ variable: 'TABLE_NAME', message: 'is required' }]);
-  const client =
-    options.client ??
-    captureClient(
-      createDynamoClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT }),
-    );
+  const client = options.client ?? dynamoClientFor(config);
   const tracer = options.tracer ?? noopTracer;
   const stores = { client, tableName: config.TABLE_NAME, ttlSeconds: config.SESSION_TTL_SECONDS };
   const runtime = new Runtime({
