@@ -10,6 +10,14 @@ export {
   TERMINAL_EVENT_TYPES,
 } from './events.js';
 export type { PostHook, PreHook, PreHookResult, StreamEventHookResult, TurnInfo } from './hooks.js';
+export type {
+  JournalEntry,
+  RunJournal,
+  RunJournalStore,
+  ToolCallOutcome,
+  ToolEffects,
+  ToolEntry,
+} from './journal.js';
 export { type LedgerEntry, LedgerEntrySchema, type ToolLedger } from './ledger.js';
 export { Module, type WrapOptions } from './module.js';
 export {

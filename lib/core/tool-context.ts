@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { AgentKernelError } from './errors.js';
+import type { RunJournal } from './journal.js';
 
 /** What a tool can learn about the run that called it, wherever the framework calls it from. */
 export interface ToolContext {
@@ -16,6 +17,10 @@ export interface ToolContext {
   readonly approval?: ToolApproval;
   /** On a resumed run: the decisions sent for its interruptions, by interruption id. */
   readonly decisions?: Readonly<Record<string, ToolApproval>>;
+  /** The run's journal, when the runtime has a journal store: the tool guard and model replay. */
+  readonly journal?: RunJournal;
+  /** Stable across every attempt of the current call (run + call id): pass it downstream. */
+  readonly idempotencyKey?: string;
 }
 
 /** A human's (or policy's) decision on one tool call; edited arguments replace the model's. */

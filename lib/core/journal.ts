@@ -1,0 +1,107 @@
+import type { JsonValue } from './session.js';
+
+/**
+ * The run journal: what a run has done, in order, so a retried, redelivered or resumed run replays
+ * it instead of doing it again (Temporal's event history, Lambda durable functions' checkpointed
+ * steps). Two kinds of entries:
+ *
+ * - a model step: the k-th model response of the run, recorded only when a side effect follows
+ *   (a tool call), so a turn without tool calls costs no extra request. On replay the runner serves
+ *   the recorded response to the framework instead of calling the model, so call ids stay the same.
+ * - a tool call, keyed by the framework's call id: `started` (a conditional write before the tool
+ *   runs) then `done` with its outcome. A call found `started` but not `done` on replay may have
+ *   run (the process died during it): it is not run again unless the tool declares itself
+ *   read-only or idempotent.
+ */
+
+/** What a tool declares about running it again (MCP tool annotations' vocabulary). */
+export interface ToolEffects {
+  /** Changes nothing: always safe to run again. */
+  readonly readOnly?: boolean;
+  /** Running it again with the same `idempotencyKey` has no further effect. */
+  readonly idempotent?: boolean;
+  /**
+   * What a replay does with a call that started and never finished: `error` (default) gives the
+   * model a `tool-outcome-unknown` error; `pause` pauses the run for a person to decide.
+   */
+  readonly onUnknownOutcome?: 'error' | 'pause';
+}
+
+export type ToolCallOutcome =
+  | { readonly ok: true; readonly result: JsonValue }
+  /** `error` is the model-visible error the call ended with (`{ kind, message }`). */
+  | { readonly ok: false; readonly error: { readonly kind: string; readonly message: string } };
+
+export type JournalEntry =
+  | {
+      readonly kind: 'model';
+      /** 0-based index of the model call in the run (across pauses and retries). */
+      readonly step: number;
+      /** The framework's own response, as JSON (each runner knows its shape). */
+      readonly response: JsonValue;
+      readonly at: number;
+    }
+  | {
+      readonly kind: 'tool';
+      readonly callId: string;
+      readonly tool: string;
+      readonly status: 'started' | 'done';
+      readonly outcome?: ToolCallOutcome;
+      readonly at: number;
+    };
+
+export type ToolEntry = Extract<JournalEntry, { kind: 'tool' }>;
+
+/** Port implemented in memory (lib/stores/memory) and in DynamoDB (lib/stores/dynamodb). */
+export interface RunJournalStore {
+  /** Every entry of one run: model steps by step, then tool calls by time. */
+  load(sessionId: string, runId: string): Promise<JournalEntry[]>;
+  /** Records model step `step`; a step already recorded is kept (the first writer wins). */
+  putModel(sessionId: string, runId: string, step: number, response: JsonValue): Promise<void>;
+  /**
+   * Conditionally marks a call started. `won: false` returns the entry that was there: the call
+   * started before (and maybe finished) in an earlier attempt or another process.
+   */
+  startCall(
+    sessionId: string,
+    runId: string,
+    callId: string,
+    tool: string,
+  ): Promise<{ won: true } | { won: false; entry: ToolEntry }>;
+  /** Records a started call's outcome. */
+  finishCall(
+    sessionId: string,
+    runId: string,
+    callId: string,
+    outcome: ToolCallOutcome,
+  ): Promise<void>;
+}
+
+/**
+ * One run's journal as runners and the tool layer see it (in `ToolContext.journal`): built by the
+ * runtime per turn, with the entries loaded when the run may be a replay.
+ */
+export interface RunJournal {
+  readonly sessionId: string;
+  readonly runId: string;
+  /**
+   * The next model call of this run: its step index and, when replaying, the recorded response
+   * (the runner serves it instead of calling the model).
+   */
+  nextModelStep(): { readonly step: number; readonly recorded?: JsonValue };
+  /** Records a model response before the side effects it asks for run. */
+  recordModel(step: number, response: JsonValue): Promise<void>;
+  /**
+   * Runs one tool call at most once across attempts: a recorded outcome is returned (or its
+   * error thrown as the model-visible error) without running; an unfinished one throws
+   * `ToolOutcomeUnknown` (or pauses) unless `effects` allow running it again.
+   */
+  tool<T>(
+    call: { readonly callId: string; readonly tool: string; readonly effects?: ToolEffects },
+    run: () => Promise<T>,
+  ): Promise<T>;
+  /** Tool calls this run has made so far, over every attempt (durable run limits). */
+  toolCalls(tool?: string): number;
+  /** The stable key a tool passes to downstream APIs: the same for every attempt of one call. */
+  idempotencyKey(callId: string): string;
+}
