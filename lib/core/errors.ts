@@ -180,3 +180,35 @@ export function toErrorInfo(err: unknown): { code: string; message: string } {
   }
   return { code: 'internal-error', message: describeError(err) };
 }
+
+/**
+ * A tool call that started in an earlier attempt of the run and never recorded an outcome (the
+ * process died during it): it may have run. Not run again unless the tool is read-only or
+ * idempotent; the model sees `tool-outcome-unknown`, or the run pauses when the tool asks to.
+ */
+export class ToolOutcomeUnknown extends AgentKernelError {
+  readonly callId: string;
+  readonly tool: string;
+  readonly pause: boolean;
+
+  constructor(tool: string, callId: string, options: { pause?: boolean } = {}) {
+    super(
+      'tool-outcome-unknown',
+      `Tool "${tool}" (call ${callId}) started in an earlier attempt of this run and its outcome ` +
+        'is unknown: it was not run again.',
+    );
+    this.tool = tool;
+    this.callId = callId;
+    this.pause = options.pause ?? false;
+  }
+}
+
+/** A tool call's recorded failure, thrown again on replay instead of running the tool. */
+export class RecordedToolFailure extends AgentKernelError {
+  readonly kind: string;
+
+  constructor(kind: string, message: string) {
+    super('tool-failed', message);
+    this.kind = kind;
+  }
+}

@@ -31,6 +31,7 @@ export {
 export { parsePausedRun } from './paused-run-migrations.js';
 export * from './requests.js';
 export { checkDecisions, DecisionSchema, DecisionsSchema } from './resume.js';
+export { type OpenRunJournalOptions, openRunJournal } from './run-journal.js';
 export {
   assertNoReservedKeys,
   type ReservedRunOptions,

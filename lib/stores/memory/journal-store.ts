@@ -1,0 +1,94 @@
+import type {
+  JournalEntry,
+  RunJournalStore,
+  ToolCallOutcome,
+  ToolEntry,
+} from '../../core/journal.js';
+import type { JsonValue } from '../../core/session.js';
+import { Clock, type MemoryStoreOptions } from './clock.js';
+
+interface RunEntries {
+  readonly models: Map<number, string>;
+  readonly calls: Map<string, string>;
+  expiresAt: number;
+}
+
+/**
+ * Run journals in process memory (JSON text, so callers never share objects with it), kept for
+ * the store's TTL after their last write. Same first-writer-wins rules as the DynamoDB store.
+ */
+export class InMemoryRunJournalStore implements RunJournalStore {
+  readonly #runs = new Map<string, RunEntries>();
+  readonly #clock: Clock;
+
+  constructor(options: MemoryStoreOptions = {}) {
+    this.#clock = new Clock(options);
+  }
+
+  async load(sessionId: string, runId: string): Promise<JournalEntry[]> {
+    const run = this.#get(sessionId, runId);
+    if (!run) return [];
+    const models = [...run.models.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([, json]) => JSON.parse(json) as JournalEntry);
+    const calls = [...run.calls.values()]
+      .map((json) => JSON.parse(json) as ToolEntry)
+      .sort((a, b) => a.at - b.at);
+    return [...models, ...calls];
+  }
+
+  async putModel(sessionId: string, runId: string, step: number, response: JsonValue) {
+    const run = this.#open(sessionId, runId);
+    if (run.models.has(step)) return;
+    const entry: JournalEntry = { kind: 'model', step, response, at: this.#clock.now() };
+    run.models.set(step, JSON.stringify(entry));
+  }
+
+  async startCall(sessionId: string, runId: string, callId: string, tool: string) {
+    const run = this.#open(sessionId, runId);
+    const existing = run.calls.get(callId);
+    if (existing !== undefined) {
+      return { won: false as const, entry: JSON.parse(existing) as ToolEntry };
+    }
+    const entry: ToolEntry = {
+      kind: 'tool',
+      callId,
+      tool,
+      status: 'started',
+      at: this.#clock.now(),
+    };
+    run.calls.set(callId, JSON.stringify(entry));
+    return { won: true as const };
+  }
+
+  async finishCall(sessionId: string, runId: string, callId: string, outcome: ToolCallOutcome) {
+    const run = this.#open(sessionId, runId);
+    const existing = run.calls.get(callId);
+    const started = existing === undefined ? undefined : (JSON.parse(existing) as ToolEntry);
+    const entry: ToolEntry = {
+      kind: 'tool',
+      callId,
+      tool: started?.tool ?? 'unknown',
+      status: 'done',
+      outcome,
+      at: started?.at ?? this.#clock.now(),
+    };
+    run.calls.set(callId, JSON.stringify(entry));
+  }
+
+  #get(sessionId: string, runId: string): RunEntries | undefined {
+    const run = this.#runs.get(`${sessionId}\u0000${runId}`);
+    if (!run || this.#clock.expired(run.expiresAt)) return undefined;
+    return run;
+  }
+
+  #open(sessionId: string, runId: string): RunEntries {
+    let run = this.#get(sessionId, runId);
+    if (!run) {
+      run = { models: new Map(), calls: new Map(), expiresAt: 0 };
+      this.#runs.set(`${sessionId}\u0000${runId}`, run);
+    }
+    run.expiresAt = this.#clock.expiry();
+    return run;
+  }
+}
