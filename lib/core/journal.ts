@@ -5,9 +5,12 @@ import type { JsonValue } from './session.js';
  * it instead of doing it again (Temporal's event history, Lambda durable functions' checkpointed
  * steps). Two kinds of entries:
  *
- * - a model step: the k-th model response of the run, recorded only when a side effect follows
- *   (a tool call), so a turn without tool calls costs no extra request. On replay the runner serves
- *   the recorded response to the framework instead of calling the model, so call ids stay the same.
+ * - a model step: a model response, keyed by a hash of the request that produced it (the runner
+ *   computes it), recorded only when a side effect follows (a tool call), so a turn without tool
+ *   calls costs no extra request. On replay the framework sends the same request again (its
+ *   earlier responses and tool outcomes were replayed too), the runner finds the recorded
+ *   response and serves it instead of calling the model, so call ids stay the same. A key, not an
+ *   ordinal: a resumed run does not repeat the model calls made before its pause.
  * - a tool call, keyed by the framework's call id: `started` (a conditional write before the tool
  *   runs) then `done` with its outcome. A call found `started` but not `done` on replay may have
  *   run (the process died during it): it is not run again unless the tool declares itself
@@ -35,8 +38,8 @@ export type ToolCallOutcome =
 export type JournalEntry =
   | {
       readonly kind: 'model';
-      /** 0-based index of the model call in the run (across pauses and retries). */
-      readonly step: number;
+      /** The runner's key of the request (a hash of what the framework sent the model). */
+      readonly key: string;
       /** The framework's own response, as JSON (each runner knows its shape). */
       readonly response: JsonValue;
       readonly at: number;
@@ -54,10 +57,10 @@ export type ToolEntry = Extract<JournalEntry, { kind: 'tool' }>;
 
 /** Port implemented in memory (lib/stores/memory) and in DynamoDB (lib/stores/dynamodb). */
 export interface RunJournalStore {
-  /** Every entry of one run: model steps by step, then tool calls by time. */
+  /** Every entry of one run: model steps, then tool calls, each by time. */
   load(sessionId: string, runId: string): Promise<JournalEntry[]>;
-  /** Records model step `step`; a step already recorded is kept (the first writer wins). */
-  putModel(sessionId: string, runId: string, step: number, response: JsonValue): Promise<void>;
+  /** Records the response to request `key`; a key already recorded is kept (first writer wins). */
+  putModel(sessionId: string, runId: string, key: string, response: JsonValue): Promise<void>;
   /**
    * Conditionally marks a call started. `won: false` returns the entry that was there: the call
    * started before (and maybe finished) in an earlier attempt or another process.
@@ -85,12 +88,13 @@ export interface RunJournal {
   readonly sessionId: string;
   readonly runId: string;
   /**
-   * The next model call of this run: its step index and, when replaying, the recorded response
-   * (the runner serves it instead of calling the model).
+   * The recorded response to the model request with this key (a hash the runner computes from
+   * the request), if an earlier attempt recorded one: the runner serves it instead of calling
+   * the model.
    */
-  nextModelStep(): { readonly step: number; readonly recorded?: JsonValue };
+  recordedModel(key: string): JsonValue | undefined;
   /** Records a model response before the side effects it asks for run. */
-  recordModel(step: number, response: JsonValue): Promise<void>;
+  recordModel(key: string, response: JsonValue): Promise<void>;
   /**
    * Runs one tool call at most once across attempts: a recorded outcome is returned (or its
    * error thrown as the model-visible error) without running; an unfinished one throws

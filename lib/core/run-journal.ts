@@ -54,11 +54,10 @@ class JournalOfRun implements RunJournal {
   readonly sessionId: string;
   readonly runId: string;
   readonly #store: RunJournalStore;
-  readonly #models = new Map<number, JsonValue>();
+  readonly #models = new Map<string, JsonValue>();
   readonly #calls = new Map<string, ToolEntry>();
   /** Calls of this attempt that the journal does not keep (read-only tools), for the counts. */
   readonly #unjournaled = new Map<string, string>();
-  #step = 0;
 
   constructor(
     store: RunJournalStore,
@@ -70,21 +69,19 @@ class JournalOfRun implements RunJournal {
     this.sessionId = sessionId;
     this.runId = runId;
     for (const entry of entries) {
-      if (entry.kind === 'model') this.#models.set(entry.step, entry.response);
+      if (entry.kind === 'model') this.#models.set(entry.key, entry.response);
       else this.#calls.set(entry.callId, entry);
     }
   }
 
-  nextModelStep(): { step: number; recorded?: JsonValue } {
-    const step = this.#step++;
-    const recorded = this.#models.get(step);
-    return recorded === undefined ? { step } : { step, recorded };
+  recordedModel(key: string): JsonValue | undefined {
+    return this.#models.get(key);
   }
 
-  async recordModel(step: number, response: JsonValue): Promise<void> {
-    if (this.#models.has(step)) return;
-    this.#models.set(step, response);
-    await this.#store.putModel(this.sessionId, this.runId, step, response);
+  async recordModel(key: string, response: JsonValue): Promise<void> {
+    if (this.#models.has(key)) return;
+    this.#models.set(key, response);
+    await this.#store.putModel(this.sessionId, this.runId, key, response);
   }
 
   async tool<T>(

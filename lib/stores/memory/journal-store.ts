@@ -8,7 +8,7 @@ import type { JsonValue } from '../../core/session.js';
 import { Clock, type MemoryStoreOptions } from './clock.js';
 
 interface RunEntries {
-  readonly models: Map<number, string>;
+  readonly models: Map<string, string>;
   readonly calls: Map<string, string>;
   expiresAt: number;
 }
@@ -28,20 +28,20 @@ export class InMemoryRunJournalStore implements RunJournalStore {
   async load(sessionId: string, runId: string): Promise<JournalEntry[]> {
     const run = this.#get(sessionId, runId);
     if (!run) return [];
-    const models = [...run.models.entries()]
-      .sort(([a], [b]) => a - b)
-      .map(([, json]) => JSON.parse(json) as JournalEntry);
+    const models = [...run.models.values()]
+      .map((json) => JSON.parse(json) as JournalEntry)
+      .sort((a, b) => a.at - b.at);
     const calls = [...run.calls.values()]
       .map((json) => JSON.parse(json) as ToolEntry)
       .sort((a, b) => a.at - b.at);
     return [...models, ...calls];
   }
 
-  async putModel(sessionId: string, runId: string, step: number, response: JsonValue) {
+  async putModel(sessionId: string, runId: string, key: string, response: JsonValue) {
     const run = this.#open(sessionId, runId);
-    if (run.models.has(step)) return;
-    const entry: JournalEntry = { kind: 'model', step, response, at: this.#clock.now() };
-    run.models.set(step, JSON.stringify(entry));
+    if (run.models.has(key)) return;
+    const entry: JournalEntry = { kind: 'model', key, response, at: this.#clock.now() };
+    run.models.set(key, JSON.stringify(entry));
   }
 
   async startCall(sessionId: string, runId: string, callId: string, tool: string) {
