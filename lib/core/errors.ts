@@ -203,12 +203,15 @@ export class ToolOutcomeUnknown extends AgentKernelError {
   }
 }
 
-/** A tool call's recorded failure, thrown again on replay instead of running the tool. */
+/**
+ * A tool call's recorded failure, thrown again on replay instead of running the tool: its `code`
+ * is the recorded model-visible kind, so the model reads the same error as the first time.
+ */
 export class RecordedToolFailure extends AgentKernelError {
   readonly kind: string;
 
   constructor(kind: string, message: string) {
-    super('tool-failed', message);
+    super(kind, message);
     this.kind = kind;
   }
 }

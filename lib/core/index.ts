@@ -31,7 +31,12 @@ export {
 export { parsePausedRun } from './paused-run-migrations.js';
 export * from './requests.js';
 export { checkDecisions, DecisionSchema, DecisionsSchema } from './resume.js';
-export { type OpenRunJournalOptions, openRunJournal } from './run-journal.js';
+export {
+  failureOutcome,
+  idempotencyKeyOf,
+  type OpenRunJournalOptions,
+  openRunJournal,
+} from './run-journal.js';
 export {
   assertNoReservedKeys,
   type ReservedRunOptions,

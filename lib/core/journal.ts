@@ -106,6 +106,13 @@ export interface RunJournal {
   ): Promise<T>;
   /** Tool calls this run has made so far, over every attempt (durable run limits). */
   toolCalls(tool?: string): number;
+  /**
+   * Counts a call that never reached `tool()` (invalid arguments, a denial, a blocked call) in
+   * `toolCalls` for this attempt; a call id already counted is not counted twice.
+   */
+  countCall(callId: string, tool: string): void;
+  /** The recorded entry of a call (from an earlier attempt or this one), if any. */
+  recordedCall(callId: string): ToolEntry | undefined;
   /** The stable key a tool passes to downstream APIs: the same for every attempt of one call. */
   idempotencyKey(callId: string): string;
 }

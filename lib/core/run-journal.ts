@@ -1,4 +1,4 @@
-import { RecordedToolFailure, ToolOutcomeUnknown } from './errors.js';
+import { AgentKernelError, RecordedToolFailure, ToolOutcomeUnknown } from './errors.js';
 import type {
   JournalEntry,
   RunJournal,
@@ -19,25 +19,31 @@ export interface OpenRunJournalOptions {
    * conditional start.
    */
   readonly replay: boolean;
+  readonly now?: () => number;
 }
 
-/** Opens one run's journal: reads it when the run may be a replay. */
+/** Opens one run's journal: reads it (one request) only when the run may be a replay. */
 export async function openRunJournal(options: OpenRunJournalOptions): Promise<RunJournal> {
   const { store, sessionId, runId } = options;
   const entries = options.replay ? await store.load(sessionId, runId) : [];
-  return new JournalOfRun(store, sessionId, runId, entries);
+  return new JournalOfRun(options, entries);
 }
 
-/** Tool errors carry a model-visible `kind`; anything else is recorded as `tool-error`. */
-function failureOf(err: unknown): ToolCallOutcome {
-  const kind = (err as { kind?: unknown })?.kind;
-  return {
-    ok: false,
-    error: {
-      kind: typeof kind === 'string' ? kind : 'tool-error',
-      message: err instanceof Error ? err.message : String(err),
-    },
-  };
+/** The stable key of one call, with or without a journal: run + call. */
+export function idempotencyKeyOf(runId: string, callId: string): string {
+  return `${runId}:${callId}`;
+}
+
+/**
+ * What is recorded of a failure: the model-visible error. Our errors keep their code and message;
+ * a foreign exception only its class name (its text may hold secrets, and the record is stored).
+ */
+export function failureOutcome(err: unknown): ToolCallOutcome {
+  if (err instanceof AgentKernelError) {
+    return { ok: false, error: { kind: err.code, message: err.message } };
+  }
+  const name = err instanceof Error ? err.constructor?.name || err.name || 'Error' : typeof err;
+  return { ok: false, error: { kind: 'tool-failed', message: `The tool failed with ${name}.` } };
 }
 
 /** A tool's result as JSON: what a replay hands back must survive the store. */
@@ -54,23 +60,20 @@ class JournalOfRun implements RunJournal {
   readonly sessionId: string;
   readonly runId: string;
   readonly #store: RunJournalStore;
+  readonly #now: () => number;
   readonly #models = new Map<string, JsonValue>();
   readonly #calls = new Map<string, ToolEntry>();
-  /** Calls of this attempt that the journal does not keep (read-only tools), for the counts. */
-  readonly #unjournaled = new Map<string, string>();
+  /** Every call counted for run limits, by call id: recorded ones and this attempt's others. */
+  readonly #counted = new Map<string, string>();
 
-  constructor(
-    store: RunJournalStore,
-    sessionId: string,
-    runId: string,
-    entries: readonly JournalEntry[],
-  ) {
-    this.#store = store;
-    this.sessionId = sessionId;
-    this.runId = runId;
+  constructor(options: OpenRunJournalOptions, entries: readonly JournalEntry[]) {
+    this.#store = options.store;
+    this.sessionId = options.sessionId;
+    this.runId = options.runId;
+    this.#now = options.now ?? Date.now;
     for (const entry of entries) {
       if (entry.kind === 'model') this.#models.set(entry.key, entry.response);
-      else this.#calls.set(entry.callId, entry);
+      else this.#remember(entry);
     }
   }
 
@@ -80,8 +83,8 @@ class JournalOfRun implements RunJournal {
 
   async recordModel(key: string, response: JsonValue): Promise<void> {
     if (this.#models.has(key)) return;
-    this.#models.set(key, response);
     await this.#store.putModel(this.sessionId, this.runId, key, response);
+    this.#models.set(key, response);
   }
 
   async tool<T>(
@@ -89,66 +92,70 @@ class JournalOfRun implements RunJournal {
     run: () => Promise<T>,
   ): Promise<T> {
     const { callId, tool, effects } = call;
-    const rerunnable = effects?.readOnly === true || effects?.idempotent === true;
     // Read-only calls change nothing: no record needed, they simply run again on replay.
     if (effects?.readOnly) {
-      this.#unjournaled.set(callId, tool);
+      this.countCall(callId, tool);
       return run();
     }
     let entry = this.#calls.get(callId);
     if (!entry) {
       const started = await this.#store.startCall(this.sessionId, this.runId, callId, tool);
       if (started.won) {
-        this.#calls.set(callId, { kind: 'tool', callId, tool, status: 'started', at: Date.now() });
+        this.#remember({ kind: 'tool', callId, tool, status: 'started', at: this.#now() });
         return this.#run(callId, tool, run);
       }
       entry = started.entry;
-      this.#calls.set(callId, entry);
+      this.#remember(entry);
     }
     if (entry.status === 'done' && entry.outcome) return replayOutcome<T>(entry.outcome);
-    if (!rerunnable)
+    if (!effects?.idempotent) {
       throw new ToolOutcomeUnknown(tool, callId, { pause: effects?.onUnknownOutcome === 'pause' });
+    }
+    // Idempotent: the same key again has no further effect.
     return this.#run(callId, tool, run);
   }
 
   async #run<T>(callId: string, tool: string, run: () => Promise<T>): Promise<T> {
-    let outcome: ToolCallOutcome;
     let result: T;
     try {
       result = await run();
-      outcome = { ok: true, result: asJson(result) };
     } catch (err) {
       // A cancelled call may have done part of its work: its outcome stays unknown.
       if (isAbort(err)) throw err;
-      await this.#finish(callId, tool, failureOf(err));
+      await this.#finish(callId, tool, failureOutcome(err));
       throw err;
     }
-    await this.#finish(callId, tool, outcome);
+    await this.#finish(callId, tool, { ok: true, result: asJson(result) });
     return result;
   }
 
   async #finish(callId: string, tool: string, outcome: ToolCallOutcome): Promise<void> {
     await this.#store.finishCall(this.sessionId, this.runId, callId, outcome);
-    this.#calls.set(callId, {
-      kind: 'tool',
-      callId,
-      tool,
-      status: 'done',
-      outcome,
-      at: Date.now(),
-    });
+    this.#remember({ kind: 'tool', callId, tool, status: 'done', outcome, at: this.#now() });
+  }
+
+  #remember(entry: ToolEntry): void {
+    this.#calls.set(entry.callId, entry);
+    this.#counted.set(entry.callId, entry.tool);
   }
 
   toolCalls(tool?: string): number {
+    if (tool === undefined) return this.#counted.size;
     let count = 0;
-    for (const entry of this.#calls.values())
-      if (tool === undefined || entry.tool === tool) count++;
-    for (const name of this.#unjournaled.values()) if (tool === undefined || name === tool) count++;
+    for (const name of this.#counted.values()) if (name === tool) count++;
     return count;
   }
 
+  countCall(callId: string, tool: string): void {
+    if (!this.#counted.has(callId)) this.#counted.set(callId, tool);
+  }
+
+  recordedCall(callId: string): ToolEntry | undefined {
+    return this.#calls.get(callId);
+  }
+
   idempotencyKey(callId: string): string {
-    return `${this.runId}:${callId}`;
+    return idempotencyKeyOf(this.runId, callId);
   }
 }
 

@@ -75,11 +75,19 @@ export class ApprovalPending extends ToolLayerError {
     readonly kind: 'tool-approval';
     readonly toolName: string;
     readonly arguments: unknown;
+    /** Why a person is asked (e.g. the call's outcome is unknown after a crash). */
+    readonly message?: string;
   };
 
-  constructor(tool: string, callId: string, args: unknown) {
+  constructor(tool: string, callId: string, args: unknown, message?: string) {
     super('approval-pending', `The call to tool "${tool}" waits for approval.`);
-    this.interruption = { id: callId, kind: 'tool-approval', toolName: tool, arguments: args };
+    this.interruption = {
+      id: callId,
+      kind: 'tool-approval',
+      toolName: tool,
+      arguments: args,
+      ...(message === undefined ? {} : { message }),
+    };
   }
 }
 

@@ -1,3 +1,4 @@
+export type { ToolEffects } from '../core/journal.js';
 export {
   type ApprovalDecision,
   type ApprovalPort,
@@ -20,6 +21,12 @@ export {
   type ToolOutcome,
   type ToolRunner,
 } from './executor.js';
+export {
+  type GuardedCall,
+  type GuardedContext,
+  guardCall,
+  guardNativeTool,
+} from './guard.js';
 export { canonicalJson, hashArgs, InMemoryToolLedger } from './ledger.js';
 export { ToolRegistry } from './registry.js';
 export {

@@ -1,0 +1,71 @@
+import { ToolOutcomeUnknown } from '../core/errors.js';
+import type { ToolEffects } from '../core/journal.js';
+import { idempotencyKeyOf } from '../core/run-journal.js';
+import { runWithToolContext, type ToolContext, tryToolContext } from '../core/tool-context.js';
+import { ApprovalPending } from './errors.js';
+import { standaloneContext } from './spec.js';
+
+/** One call as the journal guard sees it. */
+export interface GuardedCall {
+  readonly tool: string;
+  readonly callId: string;
+  readonly effects?: ToolEffects;
+  /** Shown to the person when the call's unknown outcome pauses the run. */
+  readonly args?: unknown;
+}
+
+/** The context a guarded call runs with: its call id and stable idempotency key. */
+export type GuardedContext = ToolContext & {
+  readonly callId: string;
+  readonly idempotencyKey: string;
+};
+
+const UNKNOWN_OUTCOME_PROMPT =
+  'This call started in an earlier attempt of the run and its outcome is unknown (the process ' +
+  'stopped during it). Approve to run it again, deny to tell the model its outcome is unknown.';
+
+/**
+ * Runs one tool call under the run's journal (at most once across attempts: a recorded outcome is
+ * replayed, an unfinished one becomes `ToolOutcomeUnknown` or a pause) with `idempotencyKey` in
+ * its context. Without a journal the call simply runs, still with its key.
+ */
+export async function guardCall<T>(
+  ctx: ToolContext,
+  call: GuardedCall,
+  run: (ctx: GuardedContext) => Promise<T>,
+): Promise<T> {
+  const { callId, tool } = call;
+  const journal = ctx.journal;
+  const key = journal ? journal.idempotencyKey(callId) : idempotencyKeyOf(ctx.runId, callId);
+  const callCtx: GuardedContext = { ...ctx, callId, idempotencyKey: key };
+  const invoke = () => runWithToolContext(callCtx, () => run(callCtx));
+  if (!journal) return invoke();
+  const guarded = { callId, tool, ...(call.effects ? { effects: call.effects } : {}) };
+  try {
+    return await journal.tool(guarded, invoke);
+  } catch (err) {
+    if (!(err instanceof ToolOutcomeUnknown) || !err.pause) throw err;
+    const decision = ctx.decisions?.[callId];
+    // A person checked the call: approved runs it again under the same key.
+    if (decision?.status === 'approved') {
+      return journal.tool({ ...guarded, effects: { ...call.effects, idempotent: true } }, invoke);
+    }
+    if (decision?.status === 'denied') throw new ToolOutcomeUnknown(tool, callId);
+    throw new ApprovalPending(tool, callId, call.args ?? null, UNKNOWN_OUTCOME_PROMPT);
+  }
+}
+
+/**
+ * For integrations that wrap a framework's *native* tools (OpenAI `tool()`, AI SDK `tool()`,
+ * LangChain tools), which never reach the Executor: runs `run` under the journal guard with
+ * `callId` and `idempotencyKey` in the tool context (`currentToolContext()` inside the tool).
+ * Throws `ToolOutcomeUnknown` / `RecordedToolFailure` (show them with `modelVisibleError`) and
+ * `ApprovalPending` (pause the run) like a ToolSpec call.
+ */
+export function guardNativeTool<T>(
+  call: GuardedCall,
+  run: (ctx: GuardedContext) => Promise<T> | T,
+): Promise<T> {
+  const ctx = tryToolContext() ?? standaloneContext();
+  return guardCall(ctx, call, async (callCtx) => run(callCtx));
+}
