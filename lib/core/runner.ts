@@ -56,22 +56,24 @@ export interface RunnerResumeInput<TNative = unknown>
   readonly decisions: readonly Decision[];
 }
 
-/** Runs one framework's native agents. */
+/**
+ * Runs one framework's native agents. The runtime drives every turn through `stream` (a resume
+ * through `resumeStream`, where the framework can pause); `Runtime.run` drains that stream.
+ */
 export interface Runner<TNative = unknown> {
   readonly name: string;
   readonly supportsStreaming: boolean;
   readonly supportsPause: boolean;
   readonly reservedRunOptions: ReservedRunOptions;
-  run(input: RunnerInput<TNative>): Promise<RunnerResult>;
   stream(input: RunnerInput<TNative>): RunnerStream;
-  resume?(input: RunnerResumeInput<TNative>): Promise<RunnerResult>;
   resumeStream?(input: RunnerResumeInput<TNative>): RunnerStream;
+  /** @deprecated Never called by the runtime (it drains `stream`); kept optional for old runners. */
+  run?(input: RunnerInput<TNative>): Promise<RunnerResult>;
+  /** @deprecated Never called by the runtime (it drains `resumeStream`). */
+  resume?(input: RunnerResumeInput<TNative>): Promise<RunnerResult>;
 }
 
-/**
- * Runs a runner's stream to its end and returns the result: how a runner whose framework has
- * one streamed code path implements `run` and `resume`.
- */
+/** Runs a runner's stream to its end and returns the result (tests, direct callers). */
 export async function drainRunnerStream(stream: RunnerStream): Promise<RunnerResult> {
   for (;;) {
     const step = await stream.next();

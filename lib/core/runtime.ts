@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Agent } from './agent.js';
 import {
+  AgentKernelError,
   AgentNotFound,
   DuplicateAgent,
   InvalidRequest,
@@ -9,6 +10,7 @@ import {
 } from './errors.js';
 import type { StreamEvent } from './events.js';
 import type { PostHook, PreHook } from './hooks.js';
+import type { RunJournalStore } from './journal.js';
 import type { Module } from './module.js';
 import { type Reply, type Request, RequestsSchema, type RunInput } from './requests.js';
 import { DecisionsSchema, prepareResume } from './resume.js';
@@ -19,7 +21,13 @@ import { InProcessSessionLock, type SessionLock } from './session-lock.js';
 import { DEFAULT_RESUME_CLAIM_MS, PausedRunNotFound, type PausedRunStore } from './stores.js';
 import { noopTracer, type Tracer } from './tracer.js';
 import { normaliseRunError, type PreparedTurn, prepareTurn, type TurnSetup } from './turn.js';
-import { executeTurn, streamTurn, type TurnEngine } from './turn-engine.js';
+import {
+  drainTurn,
+  driveTurn,
+  outgoingError,
+  type TurnEngine,
+  type TurnOutcome,
+} from './turn-engine.js';
 
 export interface RuntimeOptions {
   /** Where sessions live (lib/stores: in-memory or DynamoDB). */
@@ -45,6 +53,13 @@ export interface RuntimeOptions {
   postHooks?: readonly PostHook[];
   agents?: readonly Agent<any>[];
   modules?: readonly Module<any>[];
+  /**
+   * Where runs record their model responses and tool calls (`ToolContext.journal`): a retried,
+   * redelivered or resumed run replays them, and tool calls run at most once.
+   */
+  journal?: RunJournalStore;
+  /** Applied to every error message that leaves the runtime (run-error events, thrown errors). */
+  redact?: (text: string) => string;
   newId?: () => string;
   now?: () => number;
 }
@@ -55,9 +70,15 @@ export interface RunCallOptions {
   /** Merged over the agent's declared and factory options, for this run only. */
   runOptions?: RunOptions;
   signal?: AbortSignal;
+  /**
+   * Load what earlier attempts of this run recorded in the journal and replay it. Default: true
+   * when the caller passes a `runId` (it may be a retry), false for a runtime-generated one. A
+   * resume always replays.
+   */
+  replay?: boolean;
 }
 
-export type ResumeCallOptions = Omit<RunCallOptions, 'runId'>;
+export type ResumeCallOptions = Omit<RunCallOptions, 'runId' | 'replay'>;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -96,6 +117,8 @@ export class Runtime {
         : undefined,
       lock: options.lock ?? new InProcessSessionLock(),
       tracer: options.tracer ?? noopTracer,
+      journal: options.journal,
+      redact: options.redact,
     };
     for (const agent of options.agents ?? []) this.register(agent);
     for (const module of options.modules ?? []) this.use(module);
@@ -140,8 +163,18 @@ export class Runtime {
     input: RunInput,
     options: RunCallOptions = {},
   ): Promise<Reply> {
-    const setup = this.#setup(agentName, sessionId, options, input);
-    return executeTurn(this.#engine, setup, () => prepareTurn(this.#engine.deps, setup));
+    let setup: TurnSetup;
+    try {
+      setup = this.#setup(agentName, sessionId, options, input);
+    } catch (err) {
+      throw this.#outgoing(err);
+    }
+    const outcome: TurnOutcome = {};
+    const deps = this.#engine.deps;
+    return drainTurn(
+      driveTurn(this.#engine, setup, () => prepareTurn(deps, setup), outcome),
+      outcome,
+    );
   }
 
   /**
@@ -157,12 +190,13 @@ export class Runtime {
     const runId = options.runId ?? this.#newId();
     let setup: TurnSetup;
     try {
-      setup = this.#setup(agentName, sessionId, { ...options, runId }, input);
+      const replay = options.replay ?? options.runId !== undefined;
+      setup = this.#setup(agentName, sessionId, { ...options, runId, replay }, input);
     } catch (err) {
-      yield { type: 'run-error', runId, ...toErrorInfo(err) };
+      yield { type: 'run-error', runId, ...this.#errorInfo(err) };
       return;
     }
-    yield* streamTurn(this.#engine, setup, () => prepareTurn(this.#engine.deps, setup));
+    yield* driveTurn(this.#engine, setup, () => prepareTurn(this.#engine.deps, setup));
   }
 
   /** Continues a paused run with a decision for each interruption; answered like `run`. */
@@ -172,8 +206,14 @@ export class Runtime {
     decisions: readonly Decision[],
     options: ResumeCallOptions = {},
   ): Promise<Reply> {
-    const { setup, prepare } = await this.#resumeSetup(sessionId, runId, decisions, options);
-    return executeTurn(this.#engine, setup, prepare);
+    let resumed: ResumeSetup;
+    try {
+      resumed = await this.#resumeSetup(sessionId, runId, decisions, options);
+    } catch (err) {
+      throw this.#outgoing(err);
+    }
+    const outcome: TurnOutcome = {};
+    return drainTurn(driveTurn(this.#engine, resumed.setup, resumed.prepare, outcome), outcome);
   }
 
   /** `resume` as a stream of events, shaped like the stream of an ordinary turn. */
@@ -187,10 +227,10 @@ export class Runtime {
     try {
       resumed = await this.#resumeSetup(sessionId, runId, decisions, options);
     } catch (err) {
-      yield { type: 'run-error', runId: String(runId), ...toErrorInfo(err) };
+      yield { type: 'run-error', runId: String(runId), ...this.#errorInfo(err) };
       return;
     }
-    yield* streamTurn(this.#engine, resumed.setup, resumed.prepare);
+    yield* driveTurn(this.#engine, resumed.setup, resumed.prepare);
   }
 
   async #resumeSetup(
@@ -211,12 +251,24 @@ export class Runtime {
     checkSessionId(sessionId);
     const run = await pause.pausedRuns.get(sessionId, runId);
     if (!run) throw new PausedRunNotFound(sessionId, runId);
-    const setup = this.#setup(run.agent, sessionId, { ...options, runId });
+    // A resume always replays: the run's earlier attempts recorded what they did.
+    const setup = this.#setup(run.agent, sessionId, { ...options, runId, replay: true });
     const { runner } = setup.agent;
-    if (!runner.supportsPause || !runner.resume || !runner.resumeStream) {
+    if (!runner.supportsPause || !runner.resumeStream) {
       throw new PauseUnsupported(`The ${runner.name} runner cannot resume paused runs.`);
     }
     return { setup, prepare: () => prepareResume(pause, setup, run, parsed.data) };
+  }
+
+  #errorInfo(err: unknown): { code: string; message: string } {
+    const info = toErrorInfo(err);
+    const redact = this.#engine.redact;
+    return redact ? { ...info, message: redact(info.message) } : info;
+  }
+
+  /** A failure before the turn starts, as it leaves the runtime (typed, redacted). */
+  #outgoing(err: unknown): unknown {
+    return err instanceof AgentKernelError ? outgoingError(this.#engine, err) : err;
   }
 
   #setup(
@@ -256,6 +308,7 @@ export class Runtime {
       requests,
       principal: options.principal,
       runOptions: options.runOptions,
+      replay: options.replay ?? options.runId !== undefined,
       controller,
       signal,
     };

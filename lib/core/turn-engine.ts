@@ -1,8 +1,10 @@
 import { BoundaryTracker } from './boundaries.js';
-import { RunnerError } from './errors.js';
+import { type AgentKernelError, RunnerError } from './errors.js';
 import type { StreamEvent } from './events.js';
+import type { RunJournalStore } from './journal.js';
 import type { AgentReply, PausedReply, Reply } from './requests.js';
 import { type PauseDeps, pauseTurn } from './resume.js';
+import { openRunJournal } from './run-journal.js';
 import type { RunnerResult, RunnerStream } from './runner.js';
 import type { SessionLock } from './session-lock.js';
 import { runWithToolContext } from './tool-context.js';
@@ -22,65 +24,56 @@ export interface TurnEngine {
   readonly pause: PauseDeps | undefined;
   readonly lock: SessionLock;
   readonly tracer: Tracer;
+  /** Where runs record what they did, so a retry replays it (`ToolContext.journal`). */
+  readonly journal?: RunJournalStore;
+  /** Applied to every error message that leaves the runtime. */
+  readonly redact?: (text: string) => string;
 }
 
 /** A prepared turn; a resume's also carries its claim on the paused run (`PreparedResume`). */
 type Prepared = PreparedTurn & { readonly claim?: { readonly token: string } };
 type Prepare = () => Promise<Prepared>;
 
-/** A turn answered with its reply; failures are thrown as AgentKernelError subclasses. */
-export async function executeTurn(
-  engine: TurnEngine,
-  setup: TurnSetup,
-  prepare: Prepare,
+/** How a driven turn ended, for `Runtime.run`, which drains the stream. */
+export interface TurnOutcome {
+  reply?: Reply;
+  error?: AgentKernelError;
+}
+
+/** A failure as it leaves the runtime: typed, its message redacted. */
+export function outgoingError(engine: TurnEngine, error: AgentKernelError): AgentKernelError {
+  if (engine.redact) error.message = engine.redact(error.message);
+  return error;
+}
+
+/** Drains a driven turn: the reply, or the turn's own typed error thrown. */
+export async function drainTurn(
+  turn: AsyncIterable<StreamEvent>,
+  outcome: TurnOutcome,
 ): Promise<Reply> {
-  const { agent } = setup;
-  const span = startRunSpan(engine, setup);
-  // Hooks, model calls and tool calls below open their spans as children of this one.
-  const traced = <T>(fn: () => T): T => withActiveSpan(engine.tracer, span, fn);
-  let release: (() => Promise<void>) | undefined;
-  let turn: Prepared | undefined;
-  try {
-    release = await acquire(engine, setup);
-    turn = await traced(prepare);
-    if (turn.halt) {
-      span.setAttributes({ outcome: 'halted' });
-      return haltReply(turn);
-    }
-    const prepared = turn;
-    if (prepared.resume) span.setAttributes({ resumed: true });
-    const result = await traced(() =>
-      runWithToolContext(prepared.toolContext, () =>
-        prepared.resume
-          ? agent.runner.resume!({ ...prepared.input, ...prepared.resume })
-          : agent.runner.run(prepared.input),
-      ),
-    );
-    const reply = await traced(() => finish(engine, prepared, result));
-    span.setAttributes({ outcome: reply.status });
-    return reply;
-  } catch (err) {
-    const error = normaliseRunError(err, agent.name, setup.signal);
-    span.recordError(error);
-    await releaseClaim(engine, turn);
-    throw error;
-  } finally {
-    span.end();
-    await release?.();
+  for await (const _event of turn) {
+    // Events are for streaming callers; the outcome carries the result.
   }
+  if (outcome.error) throw outcome.error;
+  if (!outcome.reply) throw new RunnerError('The turn ended without a reply.');
+  return outcome.reply;
 }
 
 /**
- * A turn as events, ending with exactly one of run-finished, run-paused or run-error. Open
- * boundaries are closed before a run-error; a consumer that stops early aborts the runner.
+ * The one turn driver (a new turn, or a resume started from its resume point): events ending with
+ * exactly one of run-finished, run-paused or run-error. Open boundaries are closed before a
+ * run-error; a consumer that stops early aborts the runner. `outcome` receives the reply or the
+ * typed error, so `Runtime.run` can drain this and throw the original error.
  */
-export async function* streamTurn(
+export async function* driveTurn(
   engine: TurnEngine,
   setup: TurnSetup,
   prepare: Prepare,
+  outcome: TurnOutcome = {},
 ): AsyncGenerator<StreamEvent, void, undefined> {
   const { agent, runId, sessionId } = setup;
   const span = startRunSpan(engine, setup);
+  // Hooks, model calls and tool calls below open their spans as children of this one.
   const traced = <T>(fn: () => T): T => withActiveSpan(engine.tracer, span, fn);
   const startedAt = performance.now();
   let firstEvent = true;
@@ -97,10 +90,11 @@ export async function* streamTurn(
       span.setAttributes({ outcome: 'halted' });
       yield* haltEvents(runId, turn.halt.text);
       ended = true;
-      yield { type: 'run-finished', runId, reply: haltReply(turn) };
+      outcome.reply = haltReply(turn);
+      yield { type: 'run-finished', runId, reply: outcome.reply };
       return;
     }
-    const prepared = turn;
+    const prepared = await traced(() => withJournal(engine, setup, turn as Prepared));
     if (prepared.resume) span.setAttributes({ resumed: true });
     const hooks = [...agent.postHooks, ...engine.deps.postHooks];
     const stream = traced(() =>
@@ -140,6 +134,7 @@ export async function* streamTurn(
     // A runner that forgot to close something still gives clients a well-formed stream.
     yield* boundaries.closeAll();
     ended = true;
+    outcome.reply = reply;
     if (reply.status === 'paused') {
       yield { type: 'run-paused', runId, sessionId, interruptions: reply.interruptions };
     } else {
@@ -154,6 +149,7 @@ export async function* streamTurn(
     await releaseClaim(engine, turn);
     yield* boundaries.closeAll();
     ended = true;
+    outcome.error = outgoingError(engine, error);
     yield { type: 'run-error', runId, code: error.code, message: error.message };
   } finally {
     if (!ended) {
@@ -167,6 +163,26 @@ export async function* streamTurn(
     span.end();
     await release?.();
   }
+}
+
+/**
+ * Opens the run's journal into the tool context. Read (one Query) only when the run may be a
+ * replay: a fresh runtime-generated run id pays no request here.
+ */
+async function withJournal(
+  engine: TurnEngine,
+  setup: TurnSetup,
+  turn: Prepared,
+): Promise<Prepared> {
+  if (!engine.journal) return turn;
+  const journal = await openRunJournal({
+    store: engine.journal,
+    sessionId: setup.sessionId,
+    runId: setup.runId,
+    replay: setup.replay || turn.resume !== undefined,
+    now: engine.deps.now,
+  });
+  return { ...turn, toolContext: { ...turn.toolContext, journal } };
 }
 
 /** The span of one turn; `framework` (the runner's name) keeps metric dimensions low-cardinality. */

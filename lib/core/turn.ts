@@ -41,6 +41,8 @@ export interface TurnSetup {
   readonly requests: readonly Request[];
   readonly principal?: string;
   readonly runOptions?: RunOptions;
+  /** Whether earlier attempts of this run may have recorded a journal to replay. */
+  readonly replay: boolean;
   /** Aborts the runner when the turn fails, halts or its consumer goes away. */
   readonly controller: AbortController;
   readonly signal: AbortSignal;

@@ -8,7 +8,6 @@ import {
   type ReservedRunOptions,
   type Runner,
   type RunnerInput,
-  type RunnerResult,
   type RunnerStream,
   type SessionData,
   type StreamEvent,
@@ -84,14 +83,6 @@ export class FakeRunner implements Runner<unknown> {
   script(...turns: TurnScript[]): this {
     this.#queue.push(...turns);
     return this;
-  }
-
-  async run(input: RunnerInput): Promise<RunnerResult> {
-    const turn = this.stream(input);
-    for (;;) {
-      const step = await turn.next();
-      if (step.done) return step.value;
-    }
   }
 
   async *stream(input: RunnerInput): RunnerStream {
