@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { LedgerEntry, ToolLedger } from '../core/ledger.js';
+import { idempotencyKeyOf } from '../core/run-journal.js';
 import { runWithToolContext, type ToolContext, tryToolContext } from '../core/tool-context.js';
 import { type Span, traceChild } from '../core/tracer.js';
 import { type ApprovalDecision, type ApprovalPort, denyAll } from './approval.js';
@@ -15,6 +16,7 @@ import {
   ToolError,
   ToolTimeout,
 } from './errors.js';
+import { guardCall } from './guard.js';
 import { canonicalJson, hashArgs } from './ledger.js';
 import { standaloneContext, type ToolCallContext, type ToolSpec } from './spec.js';
 
@@ -138,11 +140,13 @@ export class Executor implements ToolRunner {
     const { callId } = options;
     const state = { argsHash: hashArgs(args), approval: undefined as Approval | undefined };
     const tally = { attempts: 1 };
+    // Done in an earlier attempt: replayed from the journal, not run, approved or recorded again.
+    const replayed = ctx.journal?.recordedCall(callId)?.status === 'done';
     let cached = false;
     let info: ToolCallInfo | undefined;
     try {
       if (ctx.signal.aborted) throw abortError(ctx.signal);
-      this.#count(ctx.runId, spec.name);
+      this.#count(ctx, callId, spec.name);
       let parsed = spec.parse(args);
       state.argsHash = hashArgs(parsed);
       info = { tool: spec.name, callId, args: parsed, ctx };
@@ -153,7 +157,7 @@ export class Executor implements ToolRunner {
           info = { ...info, args: parsed };
         }
       }
-      parsed = await this.#approve(spec, parsed, ctx, options, state);
+      if (!replayed) parsed = await this.#approve(spec, parsed, ctx, options, state);
       info = { ...info, args: parsed };
       state.argsHash = hashArgs(parsed);
       const key = spec.cache ? cacheKey(spec, parsed, ctx) : undefined;
@@ -163,15 +167,24 @@ export class Executor implements ToolRunner {
         cached = true;
         result = hit.value as R;
       } else {
-        result = await this.#attempts(spec, parsed, ctx, callId, tally);
+        const call = { tool: spec.name, callId, effects: spec.effects, args: parsed };
+        result = await guardCall(ctx, call, (callCtx) =>
+          this.#attempts(spec, parsed, callCtx, callId, tally),
+        );
         if (key !== undefined && spec.cache) this.#cache.set(key, result, spec.cache.ttlMs);
       }
       for (const hook of this.#options.hooks ?? []) {
         const out = await hook.after?.(info, { ok: true, result, cached });
         if (out) result = out.result as R;
       }
-      await this.#record(spec, ctx, callId, state, cached ? 'cached' : 'ok', tally, startedAt);
-      span.setAttributes({ outcome: cached ? 'cached' : 'ok', attempts: tally.attempts });
+      if (!replayed) {
+        await this.#record(spec, ctx, callId, state, cached ? 'cached' : 'ok', tally, startedAt);
+      }
+      span.setAttributes({
+        outcome: cached ? 'cached' : 'ok',
+        attempts: tally.attempts,
+        ...(replayed ? { replayed: true } : {}),
+      });
       span.setPayload('output', () => result);
       return result;
     } catch (err) {
@@ -182,7 +195,7 @@ export class Executor implements ToolRunner {
       }
       const outcome = outcomeOf(err, ctx);
       span.setAttributes({ outcome, attempts: tally.attempts });
-      await this.#record(spec, ctx, callId, state, outcome, tally, startedAt, err);
+      if (!replayed) await this.#record(spec, ctx, callId, state, outcome, tally, startedAt, err);
       throw err;
     }
   }
@@ -260,7 +273,13 @@ export class Executor implements ToolRunner {
     const timeoutMs = spec.timeoutMs ?? this.#options.defaultTimeoutMs;
     const timeout = new AbortController();
     const signal = AbortSignal.any([ctx.signal, timeout.signal]);
-    const callCtx: ToolCallContext = { ...ctx, callId, signal, attempt };
+    const callCtx: ToolCallContext = {
+      ...ctx,
+      callId,
+      signal,
+      attempt,
+      idempotencyKey: ctx.idempotencyKey ?? idempotencyKeyOf(ctx.runId, callId),
+    };
     return new Promise<R>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
       const onAbort = () => reject(abortError(ctx.signal));
@@ -283,22 +302,28 @@ export class Executor implements ToolRunner {
     });
   }
 
-  #count(runId: string, tool: string): void {
+  /**
+   * Run limits. With a journal they count the run's calls over every attempt and instance (a
+   * resumed run continues its count); a call replayed from the journal is not counted again.
+   */
+  #count(ctx: ToolContext, callId: string, tool: string): void {
     const limits = this.#options.limits;
+    const journal = ctx.journal;
+    if (journal) {
+      if (journal.recordedCall(callId)) return;
+      if (limits) checkLimits(limits, tool, journal.toolCalls(), journal.toolCalls(tool));
+      journal.countCall(callId, tool);
+      return;
+    }
     if (!limits) return;
-    let counts = this.#counts.get(runId);
+    let counts = this.#counts.get(ctx.runId);
     if (!counts) {
       if (this.#counts.size >= 1_000) this.#counts.delete(this.#counts.keys().next().value ?? '');
       counts = { total: 0, perTool: new Map() };
-      this.#counts.set(runId, counts);
+      this.#counts.set(ctx.runId, counts);
     }
     const perTool = counts.perTool.get(tool) ?? 0;
-    if (limits.toolCallsPerRun !== undefined && counts.total >= limits.toolCallsPerRun) {
-      throw new RunLimitExceeded('tool calls', limits.toolCallsPerRun);
-    }
-    if (limits.callsPerToolPerRun !== undefined && perTool >= limits.callsPerToolPerRun) {
-      throw new RunLimitExceeded(`calls of tool "${tool}"`, limits.callsPerToolPerRun);
-    }
+    checkLimits(limits, tool, counts.total, perTool);
     counts.total += 1;
     counts.perTool.set(tool, perTool + 1);
   }
@@ -329,6 +354,15 @@ export class Executor implements ToolRunner {
       durationMs: Math.max(0, this.#now() - startedAt),
       startedAt,
     });
+  }
+}
+
+function checkLimits(limits: RunLimits, tool: string, total: number, perTool: number): void {
+  if (limits.toolCallsPerRun !== undefined && total >= limits.toolCallsPerRun) {
+    throw new RunLimitExceeded('tool calls', limits.toolCallsPerRun);
+  }
+  if (limits.callsPerToolPerRun !== undefined && perTool >= limits.callsPerToolPerRun) {
+    throw new RunLimitExceeded(`calls of tool "${tool}"`, limits.callsPerToolPerRun);
   }
 }
 

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { InvalidRequest } from '../core/errors.js';
+import type { ToolEffects } from '../core/journal.js';
+import { idempotencyKeyOf } from '../core/run-journal.js';
 import { runWithToolContext, type ToolContext, tryToolContext } from '../core/tool-context.js';
 import { type ArgsIssue, ToolArgsInvalid } from './errors.js';
 
@@ -11,6 +13,8 @@ export interface ToolCallContext extends ToolContext {
   readonly signal: AbortSignal;
   /** 1 for the first attempt, 2 for the first retry, … */
   readonly attempt: number;
+  /** The same for every attempt of this call, across retries and replays: pass it downstream. */
+  readonly idempotencyKey: string;
 }
 
 export type ToolHandler<A, R> = (args: A, ctx: ToolCallContext) => R | Promise<R>;
@@ -45,6 +49,12 @@ export interface ToolSpecConfig<S extends z.ZodObject, R> {
   cache?: CachePolicy<z.output<S>>;
   /** Dotted argument paths (e.g. `card.number`) never recorded in traces, metrics or logs. */
   sensitive?: readonly string[];
+  /**
+   * What running the tool again does (MCP's `readOnlyHint` / `idempotentHint`). By default a
+   * call runs at most once per run: a replay after a crash during it gives the model
+   * `tool-outcome-unknown` (or pauses, `onUnknownOutcome: 'pause'`).
+   */
+  effects?: ToolEffects;
 }
 
 export interface ToolSpec<A = any, R = unknown> {
@@ -58,6 +68,7 @@ export interface ToolSpec<A = any, R = unknown> {
   readonly retry: RetryPolicy;
   readonly cache: CachePolicy<A> | undefined;
   readonly sensitive: readonly string[];
+  readonly effects: ToolEffects | undefined;
   /** The input schema as JSON Schema (no `$schema` key), what frameworks hand the model. */
   jsonSchema(): Record<string, unknown>;
   /** Validates arguments; throws `ToolArgsInvalid`. */
@@ -72,6 +83,12 @@ export const ToolNameSchema = z
   .string()
   .regex(/^[A-Za-z0-9_-]{1,64}$/, 'tool name must be 1-64 characters of A-Z a-z 0-9 _ -');
 
+const EffectsSchema = z.strictObject({
+  readOnly: z.boolean().optional(),
+  idempotent: z.boolean().optional(),
+  onUnknownOutcome: z.enum(['error', 'pause']).optional(),
+});
+
 const DEFAULT_RETRY: RetryPolicy = { retries: 0, backoffMs: 100, factor: 2, maxBackoffMs: 5_000 };
 
 /** Declares a tool once; integrations export it to each framework. */
@@ -82,6 +99,13 @@ export function defineTool<S extends z.ZodObject, R>(
   if (!name.success) {
     throw new InvalidRequest(
       `Invalid tool name "${config.name}": ${name.error.issues[0]?.message}`,
+    );
+  }
+  const effects = EffectsSchema.optional().safeParse(config.effects);
+  if (!effects.success) {
+    const issue = effects.error.issues[0];
+    throw new InvalidRequest(
+      `Invalid effects of tool "${config.name}" at ${issue?.path.join('.') || '(root)'}: ${issue?.message}`,
     );
   }
   // Computed once: the schema is what every framework and the model see.
@@ -99,6 +123,7 @@ export function defineTool<S extends z.ZodObject, R>(
     retry: { ...DEFAULT_RETRY, ...retries },
     cache: config.cache,
     sensitive: [...(config.sensitive ?? [])],
+    effects: effects.data ? Object.freeze(effects.data) : undefined,
     jsonSchema: () => structuredClone(schema),
     parse: (args) => parseArgs(spec, args),
     invoke: async (args) => {
@@ -124,7 +149,13 @@ function parseArgs<A>(spec: ToolSpec<A, unknown>, args: unknown): A {
 /** Outside a run (scripts, tests) a direct call still gets a usable context. */
 export function directContext(): ToolCallContext {
   const ctx = tryToolContext() ?? standaloneContext();
-  return { ...ctx, callId: ctx.callId ?? `direct-${randomUUID()}`, attempt: 1 };
+  const callId = ctx.callId ?? `direct-${randomUUID()}`;
+  return {
+    ...ctx,
+    callId,
+    attempt: 1,
+    idempotencyKey: ctx.idempotencyKey ?? idempotencyKeyOf(ctx.runId, callId),
+  };
 }
 
 export function standaloneContext(): ToolContext {

@@ -69,7 +69,8 @@ class FakeRunner implements ToolRunner {
   #once<A, R>(spec: ToolSpec<A, R>, args: A, ctx: ToolContext, callId: string): Promise<R> {
     const timeout = new AbortController();
     const signal = AbortSignal.any([ctx.signal, timeout.signal]);
-    const callCtx = { ...ctx, callId, signal, attempt: 1 };
+    const idempotencyKey = ctx.idempotencyKey ?? `${ctx.runId}:${callId}`;
+    const callCtx = { ...ctx, callId, signal, attempt: 1, idempotencyKey };
     return new Promise<R>((resolve, reject) => {
       if (ctx.signal.aborted) return reject(abortError(ctx.signal));
       const onAbort = () => reject(abortError(ctx.signal));
