@@ -25,7 +25,7 @@ export const TABLE = {
  * fan-out reads subscriptions and connections, never a session.
  */
 export const PARTITIONS = {
-  /** Session head, state chunks, lease, paused runs, run records, tool ledger. */
+  /** Session head, state chunks, lease, paused runs, run records, tool ledger, run journals. */
   session: 'SESSION#',
   /** The connections subscribed to one session. */
   subscriptions: 'SUBS#',
@@ -49,6 +49,11 @@ export const keys = {
   run: (runId: string) => `RUN#${runId}`,
   ledger: (runId: string, callId: string) => `LEDGER#${runId}#${callId}`,
   ledgerPrefix: (runId?: string) => (runId === undefined ? 'LEDGER#' : `LEDGER#${runId}#`),
+  /** A run journal's model response to request `key` (the runner's hash of the request). */
+  journalModel: (runId: string, key: string) => `JOURNAL#${runId}#M#${key}`,
+  /** A run journal's tool call. */
+  journalCall: (runId: string, callId: string) => `JOURNAL#${runId}#T#${callId}`,
+  journalPrefix: (runId: string) => `JOURNAL#${runId}#`,
   subscription: (connectionId: string) => `SUB#${connectionId}`,
   subscriptionPrefix: 'SUB#',
 } as const;

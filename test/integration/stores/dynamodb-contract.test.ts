@@ -3,6 +3,7 @@ import {
   DynamoConnectionStore,
   DynamoIdempotencyStore,
   DynamoPausedRunStore,
+  DynamoRunJournalStore,
   DynamoRunRecordStore,
   DynamoSessionLock,
   DynamoSessionStore,
@@ -12,6 +13,7 @@ import {
   connectionStoreContract,
   idempotencyStoreContract,
   pausedRunStoreContract,
+  runJournalStoreContract,
   runRecordStoreContract,
   type StoreContext,
   sessionLockContract,
@@ -32,6 +34,7 @@ for (const { name, endpoint } of dynamoTargets()) {
     runRecordStoreContract(name, async (c) => new DynamoRunRecordStore(await options(c)));
     connectionStoreContract(name, async (c) => new DynamoConnectionStore(await options(c)));
     idempotencyStoreContract(name, async (c) => new DynamoIdempotencyStore(await options(c)));
+    runJournalStoreContract(name, async (c) => new DynamoRunJournalStore(await options(c)));
     toolLedgerContract(name, async (c) => new DynamoToolLedger(await options(c)));
   });
 }

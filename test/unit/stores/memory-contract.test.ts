@@ -3,6 +3,7 @@ import {
   InMemoryConnectionStore,
   InMemoryIdempotencyStore,
   InMemoryPausedRunStore,
+  InMemoryRunJournalStore,
   InMemoryRunRecordStore,
   InMemorySessionStore,
 } from '../../../lib/stores/index.js';
@@ -10,6 +11,7 @@ import {
   connectionStoreContract,
   idempotencyStoreContract,
   pausedRunStoreContract,
+  runJournalStoreContract,
   runRecordStoreContract,
   sessionLockContract,
   sessionStoreContract,
@@ -22,3 +24,4 @@ pausedRunStoreContract('in-memory', (c) => new InMemoryPausedRunStore(c));
 runRecordStoreContract('in-memory', (c) => new InMemoryRunRecordStore(c));
 connectionStoreContract('in-memory', (c) => new InMemoryConnectionStore(c));
 idempotencyStoreContract('in-memory', (c) => new InMemoryIdempotencyStore(c));
+runJournalStoreContract('in-memory', (c) => new InMemoryRunJournalStore(c));

@@ -1,0 +1,171 @@
+import { describe, expect, it } from 'vitest';
+import type { RunJournalStore, ToolCallOutcome } from '../core/journal.js';
+import {
+  CONTRACT_TTL_SECONDS,
+  incompressibleText,
+  type StoreFactory,
+  TestClock,
+  uniqueId,
+} from './store-contract-context.js';
+
+async function setup(factory: StoreFactory<RunJournalStore>) {
+  const clock = new TestClock();
+  const store = await factory({ now: clock.now, ttlSeconds: CONTRACT_TTL_SECONDS });
+  return { clock, store, sessionId: uniqueId('s'), runId: uniqueId('r') };
+}
+
+const ok: ToolCallOutcome = { ok: true, result: { booked: true, seats: [1, 2] } };
+
+/**
+ * Contract of a `RunJournalStore`: model responses first-writer-wins, tool calls started at most
+ * once (of racing starts exactly one wins), outcomes recorded, one run's entries only.
+ */
+export function runJournalStoreContract(name: string, factory: StoreFactory<RunJournalStore>) {
+  describe(`RunJournalStore contract: ${name}`, () => {
+    it('loads nothing for an unknown run', async () => {
+      // Prepare
+      const { store, sessionId, runId } = await setup(factory);
+
+      // Act
+      const entries = await store.load(sessionId, runId);
+
+      // Assess
+      expect(entries).toEqual([]);
+    });
+
+    it('records a model response once: the first writer wins', async () => {
+      // Prepare
+      const { store, sessionId, runId } = await setup(factory);
+      const first = { id: 'resp-1', output: [{ type: 'function_call', callId: 'c1' }] };
+
+      // Act
+      await store.putModel(sessionId, runId, 'k1', first);
+      await store.putModel(sessionId, runId, 'k1', { id: 'resp-2' });
+      const entries = await store.load(sessionId, runId);
+
+      // Assess
+      expect(entries).toEqual([
+        { kind: 'model', key: 'k1', response: first, at: expect.any(Number) },
+      ]);
+    });
+
+    it('starts a call once; a second start loses and sees the first', async () => {
+      // Prepare
+      const { store, sessionId, runId } = await setup(factory);
+
+      // Act
+      const first = await store.startCall(sessionId, runId, 'c1', 'book');
+      const second = await store.startCall(sessionId, runId, 'c1', 'book');
+
+      // Assess
+      expect(first).toEqual({ won: true });
+      expect(second).toEqual({
+        won: false,
+        entry: {
+          kind: 'tool',
+          callId: 'c1',
+          tool: 'book',
+          status: 'started',
+          at: expect.any(Number),
+        },
+      });
+    });
+
+    it('of ten racing starts of one call exactly one wins', async () => {
+      // Prepare
+      const { store, sessionId, runId } = await setup(factory);
+
+      // Act
+      const results = await Promise.all(
+        Array.from({ length: 10 }, () => store.startCall(sessionId, runId, 'c1', 'pay')),
+      );
+
+      // Assess
+      expect(results.filter((r) => r.won)).toHaveLength(1);
+      expect(results.filter((r) => !r.won)).toHaveLength(9);
+    });
+
+    it('records outcomes; a later start returns the finished call with its outcome', async () => {
+      // Prepare
+      const { store, sessionId, runId } = await setup(factory);
+      const failed: ToolCallOutcome = {
+        ok: false,
+        error: { kind: 'tool-error', message: 'The card was declined.' },
+      };
+      await store.startCall(sessionId, runId, 'c1', 'book');
+      await store.startCall(sessionId, runId, 'c2', 'pay');
+
+      // Act
+      await store.finishCall(sessionId, runId, 'c1', ok);
+      await store.finishCall(sessionId, runId, 'c2', failed);
+      const again = await store.startCall(sessionId, runId, 'c1', 'book');
+      const entries = await store.load(sessionId, runId);
+
+      // Assess
+      expect(again).toMatchObject({ won: false, entry: { status: 'done', outcome: ok } });
+      expect(entries).toEqual([
+        {
+          kind: 'tool',
+          callId: 'c1',
+          tool: 'book',
+          status: 'done',
+          outcome: ok,
+          at: expect.any(Number),
+        },
+        {
+          kind: 'tool',
+          callId: 'c2',
+          tool: 'pay',
+          status: 'done',
+          outcome: failed,
+          at: expect.any(Number),
+        },
+      ]);
+    });
+
+    it('keeps runs and sessions apart, even a run id that prefixes another', async () => {
+      // Prepare
+      const { store, sessionId, runId } = await setup(factory);
+      const other = uniqueId('s');
+      await store.startCall(sessionId, runId, 'c1', 'book');
+      await store.startCall(sessionId, `${runId}#x`, 'c2', 'book');
+      await store.putModel(sessionId, `${runId}#x`, 'k', { n: 1 });
+      await store.startCall(other, runId, 'c3', 'book');
+
+      // Act
+      const entries = await store.load(sessionId, runId);
+
+      // Assess
+      expect(entries.map((e) => (e.kind === 'tool' ? e.callId : e.key))).toEqual(['c1']);
+    });
+
+    it('stores a large model response whole', async () => {
+      // Prepare
+      const { store, sessionId, runId } = await setup(factory);
+      const response = { text: incompressibleText(100_000) };
+
+      // Act
+      await store.putModel(sessionId, runId, 'big', response);
+      const [entry] = await store.load(sessionId, runId);
+
+      // Assess
+      expect(entry).toMatchObject({ kind: 'model', key: 'big', response });
+    });
+
+    it('forgets a run after its TTL: a call may start again', async () => {
+      // Prepare
+      const { store, clock, sessionId, runId } = await setup(factory);
+      await store.startCall(sessionId, runId, 'c1', 'book');
+      await store.putModel(sessionId, runId, 'k', { n: 1 });
+
+      // Act
+      clock.advance((CONTRACT_TTL_SECONDS + 1) * 1000);
+      const entries = await store.load(sessionId, runId);
+      const restarted = await store.startCall(sessionId, runId, 'c1', 'book');
+
+      // Assess
+      expect(entries).toEqual([]);
+      expect(restarted).toEqual({ won: true });
+    });
+  });
+}
