@@ -61,7 +61,8 @@ export type TableAccess = Partial<Record<ItemFamily, readonly DynamoAction[]>>;
 const READ_SESSIONS: readonly DynamoAction[] = ['GetItem', 'Query'];
 /**
  * A turn: session load and versioned save (chunks written, replaced ones batch-deleted), the
- * lease (put, renew by update, delete), paused runs (put, claim by update, delete), run records.
+ * lease (put, renew by update, delete), paused runs (put, claim by update, delete), run records,
+ * run journals (conditional put, update, Query, GetItem after a lost start: no new action).
  */
 const RUN_SESSIONS: readonly DynamoAction[] = [
   'GetItem',

@@ -1,8 +1,10 @@
 import { OpenAIProvider, Agent as SdkAgent, tool } from '@openai/agents';
 import * as z from 'zod';
-import { Runtime, type SessionStore } from '../../lib/core/index.js';
+import { Runtime, type SessionStore, type ToolLedger } from '../../lib/core/index.js';
 import { OpenAIModule } from '../../lib/frameworks/openai/index.js';
+import { INTEGRATION as openaiTools } from '../../lib/frameworks/openai/tools.js';
 import { InMemorySessionStore } from '../../lib/stores/index.js';
+import { defineTool, Executor } from '../../lib/tools/index.js';
 
 export interface DemoOptions {
   /** Defaults to the SDK's own (`OPENAI_API_KEY`). */
@@ -12,6 +14,8 @@ export interface DemoOptions {
   /** Defaults to `OPENAI_MODEL`, then `gpt-4.1-mini`. */
   model?: string;
   sessions?: SessionStore;
+  /** The deployment's tool ledger (`createAgents(deps)`): the Executor records each call. */
+  ledger?: ToolLedger;
 }
 
 const CONDITIONS = ['sunny', 'cloudy', 'rainy', 'windy', 'foggy', 'snowy', 'partly cloudy'];
@@ -77,30 +81,35 @@ export const getTime = tool({
 });
 
 /**
- * Books a table (demo: nothing is booked). A person approves each call first
- * (`needsApproval`), so the run pauses until a `resume` decides it (`npm run chat`).
+ * Books a table (demo: nothing is booked). A ToolSpec run by the demo's Executor (so the call is
+ * in the ledger, under the run journal, with an idempotency key): the only tool with an effect.
+ * A person approves each call first (the SDK's own gate), so the run pauses until a `resume`
+ * decides it (`npm run chat`). After a crash during a booking its outcome is unknown: the run
+ * pauses for a person rather than booking twice.
  */
-export const bookTable = tool({
+export const bookTableSpec = defineTool({
   name: 'book_table',
   description:
     'Book a restaurant table. Demo: nothing is really booked. A person approves each booking.',
-  parameters: z.object({
+  input: z.object({
     people: z.number().int().min(1).max(20).describe('How many people'),
     time: z.string().min(1).describe('When, as the user said it, e.g. "8pm" or "19:30"'),
   }),
-  needsApproval: true,
-  execute: async ({ people, time }) => ({
+  confirm: true,
+  effects: { onUnknownOutcome: 'pause' },
+  handler: ({ people, time }) => ({
     booked: true,
     people,
     time,
     confirmation: `T-${(hash(`${people}@${time}`) % 9000) + 1000}`,
     source: 'demo (nothing was really booked)',
   }),
-  errorFunction: modelVisibleError,
 });
 
 /** The demo agent wrapped for a Runtime: what the Lambda functions deploy (`examples/demo/agents.ts`). */
 export function createDemoModule(options: DemoOptions = {}) {
+  const executor = new Executor({ ...(options.ledger ? { ledger: options.ledger } : {}) });
+  const bookTable = openaiTools.exportTool(bookTableSpec, { executor });
   const agent = new SdkAgent({
     name: 'demo',
     instructions:

@@ -1,14 +1,17 @@
+import type { AgentsDeps } from '../../lib/aws/agents.js';
 import { createDemoModule } from './agent.js';
 
 /**
  * The agents entry the Lambda functions load through `#agents` (package.json "imports"). A
  * deployment of your own agents points `#agents` at a file like this one: no change to lib/ or
- * functions/. `OPENAI_BASE_URL` lets the local stack use the scripted model server.
+ * functions/. The deployment passes `deps` (its ledger, journal and tracer). `OPENAI_BASE_URL` lets the local stack use the scripted model server.
  */
-export function createAgents() {
+export function createAgents(deps: AgentsDeps = {}) {
   const { module } = createDemoModule({
     apiKey: process.env.OPENAI_API_KEY,
     baseURL: process.env.OPENAI_BASE_URL,
+    // The deployment's DynamoDB ledger: the demo's Executor records every book_table call.
+    ...(deps.ledger ? { ledger: deps.ledger } : {}),
   });
   return { modules: [module] };
 }

@@ -1,5 +1,8 @@
 import type { Agent } from '../core/agent.js';
+import type { RunJournalStore } from '../core/journal.js';
+import type { ToolLedger } from '../core/ledger.js';
 import type { Module } from '../core/module.js';
+import type { Tracer } from '../core/tracer.js';
 import { AgentsEntryError } from './errors.js';
 
 /**
@@ -11,19 +14,35 @@ export interface AgentsDefinition {
   modules?: readonly Module<any>[];
 }
 
+/**
+ * What the deployment hands `createAgents(deps)` (or a default function): the table's tool
+ * ledger for the agents' Executor, the run journal (the runtime already opens it per turn:
+ * tools see it as `ToolContext.journal`), and the function's tracer. Absent outside a deployment.
+ */
+export interface AgentsDeps {
+  readonly ledger?: ToolLedger;
+  readonly journal?: RunJournalStore;
+  readonly tracer?: Tracer;
+}
+
+type BuildAgents = (deps: AgentsDeps) => AgentsDefinition | Promise<AgentsDefinition>;
+
 export type AgentsEntry =
   | AgentsDefinition
-  | { default: AgentsDefinition | (() => AgentsDefinition | Promise<AgentsDefinition>) }
-  | { createAgents: () => AgentsDefinition | Promise<AgentsDefinition> };
+  | { default: AgentsDefinition | BuildAgents }
+  | { createAgents: BuildAgents };
 
-export async function resolveAgents(entry: unknown): Promise<AgentsDefinition> {
+export async function resolveAgents(
+  entry: unknown,
+  deps: AgentsDeps = {},
+): Promise<AgentsDefinition> {
   const record = (entry ?? {}) as Record<string, unknown>;
   const candidate =
     typeof record.createAgents === 'function'
-      ? await (record.createAgents as () => unknown)()
+      ? await (record.createAgents as BuildAgents)(deps)
       : 'default' in record
         ? typeof record.default === 'function'
-          ? await (record.default as () => unknown)()
+          ? await (record.default as BuildAgents)(deps)
           : record.default
         : record;
   const definition = (candidate ?? {}) as AgentsDefinition;

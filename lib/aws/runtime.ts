@@ -5,13 +5,14 @@ import {
   DynamoConnectionStore,
   DynamoIdempotencyStore,
   DynamoPausedRunStore,
+  DynamoRunJournalStore,
   DynamoRunRecordStore,
   DynamoSessionLock,
   DynamoSessionStore,
   DynamoToolLedger,
 } from '../stores/dynamodb/index.js';
 import type { Redactor } from '../tracing/redact.js';
-import { type AgentsDefinition, resolveAgents } from './agents.js';
+import { type AgentsDefinition, type AgentsDeps, resolveAgents } from './agents.js';
 import { type Config, type ConfigKey, loadConfig } from './config.js';
 import { dynamoClientFor } from './connections.js';
 import { ConfigError } from './errors.js';
@@ -26,20 +27,54 @@ export interface Deployment {
   readonly connections: DynamoConnectionStore;
   readonly idempotency: DynamoIdempotencyStore;
   readonly ledger: DynamoToolLedger;
+  /** The run journal the runtime opens per turn (replay, tool calls at most once). */
+  readonly journal: DynamoRunJournalStore;
   /** The function's tracer (no-op unless tracing is on): handlers open request spans with it. */
   readonly tracer: Tracer;
+}
+
+export interface DeploymentOptions {
+  client?: DynamoDBClient;
+  tracer?: Tracer;
+  /** The function's redactor: error messages leaving the runtime pass through `string`. */
+  redactor?: Pick<Redactor, 'string'>;
+}
+
+/** The stores an agents entry may use (`createAgents(deps)`), built before the agents. */
+export interface DeploymentStores extends AgentsDeps {
+  readonly client: DynamoDBClient;
+  readonly ledger: DynamoToolLedger;
+  readonly journal: DynamoRunJournalStore;
+  readonly tracer: Tracer;
+}
+
+/** The table's client, ledger and journal: what the agents entry receives, then the runtime. */
+export function deploymentStores(
+  config: Config,
+  options: Pick<DeploymentOptions, 'client' | 'tracer'> = {},
+): DeploymentStores {
+  if (!config.TABLE_NAME)
+    throw new ConfigError([{ variable: 'TABLE_NAME', message: 'is required' }]);
+  const client = options.client ?? dynamoClientFor(config);
+  const stores = { client, tableName: config.TABLE_NAME, ttlSeconds: config.SESSION_TTL_SECONDS };
+  return {
+    client,
+    ledger: new DynamoToolLedger(stores),
+    journal: new DynamoRunJournalStore(stores),
+    tracer: options.tracer ?? noopTracer,
+  };
 }
 
 export function buildDeployment(
   config: Config,
   agents: AgentsDefinition,
-  options: { client?: DynamoDBClient; tracer?: Tracer } = {},
+  options: DeploymentOptions & { stores?: DeploymentStores } = {},
 ): Deployment {
-  if (!config.TABLE_NAME)
-    throw new ConfigError([{ variable: 'TABLE_NAME', message: 'is required' }]);
-  const client = options.client ?? dynamoClientFor(config);
-  const tracer = options.tracer ?? noopTracer;
-  const stores = { client, tableName: config.TABLE_NAME, ttlSeconds: config.SESSION_TTL_SECONDS };
+  const built = options.stores ?? deploymentStores(config, options);
+  const { client, tracer } = built;
+  const tableName = config.TABLE_NAME as string;
+  const stores = { client, tableName, ttlSeconds: config.SESSION_TTL_SECONDS };
+  const redactor = options.redactor;
   const runtime = new Runtime({
     sessions: new DynamoSessionStore(stores),
     pausedRuns: new DynamoPausedRunStore(stores),
@@ -51,6 +86,9 @@ export function buildDeployment(
     agents: agents.agents ?? [],
     modules: agents.modules ?? [],
     tracer,
+    // A redelivered job replays what its earlier attempt did: no tool call runs twice.
+    journal: built.journal,
+    ...(redactor ? { redact: (text: string) => redactor.string(text) } : {}),
   });
   return {
     config,
@@ -59,7 +97,8 @@ export function buildDeployment(
     runs: new DynamoRunRecordStore(stores),
     connections: new DynamoConnectionStore(stores),
     idempotency: new DynamoIdempotencyStore(stores),
-    ledger: new DynamoToolLedger(stores),
+    ledger: built.ledger,
+    journal: built.journal,
     tracer,
   };
 }
@@ -72,19 +111,21 @@ export function deploymentFor(
   entry: unknown,
   require: readonly ConfigKey[] = ['TABLE_NAME'],
   env: Record<string, string | undefined> = process.env,
-  options: { tracer?: Tracer; redactor?: Pick<Redactor, 'learn'> } = {},
+  options: { tracer?: Tracer; redactor?: Pick<Redactor, 'learn' | 'string'> } = {},
 ): () => Promise<Deployment> {
   const config = loadConfig(env, require);
   let built: Promise<Deployment> | undefined;
   return () => {
     // The model key first: an agents entry reads it from the environment when it builds agents.
-    built ??= loadModelSecret(config, env)
-      .then((loaded) => {
-        // The logger and tracer exist since module load: tell their redactor the new values.
-        for (const name of loaded?.variables ?? []) options.redactor?.learn(env[name] ?? '');
-        return resolveAgents(entry);
-      })
-      .then((agents) => buildDeployment(config, agents, options));
+    built ??= loadModelSecret(config, env).then((loaded) => {
+      // The logger and tracer exist since module load: tell their redactor the new values.
+      for (const name of loaded?.variables ?? []) options.redactor?.learn(env[name] ?? '');
+      // The agents entry gets the deployment's ledger, journal and tracer (its Executor).
+      const stores = deploymentStores(config, options);
+      return resolveAgents(entry, stores).then((agents) =>
+        buildDeployment(config, agents, { ...options, stores }),
+      );
+    });
     // A failed build is retried on the next invocation rather than cached.
     built.catch(() => {
       built = undefined;
