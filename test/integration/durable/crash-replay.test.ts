@@ -1,0 +1,137 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, inject, it } from 'vitest';
+import type { RecordedRequest, ScriptedTurn } from '../../../lib/testing/index.js';
+import { useScriptedModelServer } from '../../helpers/model-server.js';
+import { newTable } from '../stores/dynamo.js';
+import { effects, runChild } from './harness.js';
+
+/**
+ * The model: asked by the user, it calls append_line (a fresh random call id every time, as real
+ * models do); given the tool's result, it answers with that result.
+ */
+function respond(request: RecordedRequest): ScriptedTurn {
+  const last = request.body.messages.at(-1);
+  if (last.role === 'tool') return { text: `done: ${last.content}` };
+  return { toolCalls: [{ name: 'append_line', arguments: { text: 'hello' } }] };
+}
+
+const server = useScriptedModelServer({ fallback: respond });
+const endpoint = inject('dynaliteEndpoint');
+
+async function instance() {
+  const { tableName } = await newTable(endpoint);
+  const file = join(mkdtempSync(join(tmpdir(), 'durable-')), 'effects.txt');
+  const base = {
+    DYNAMO_ENDPOINT: endpoint,
+    TABLE_NAME: tableName,
+    MODEL_URL: server.url,
+    EFFECT_FILE: file,
+    SESSION_ID: `s-${randomBytes(4).toString('hex')}`,
+    RUN_ID: `job-${randomBytes(4).toString('hex')}`,
+  };
+  return { file, run: (env: Record<string, string> = {}) => runChild({ ...base, ...env }) };
+}
+
+const approve = JSON.stringify([{ id: '', status: 'approved' }]);
+const decisionsFor = (callId: string) => approve.replace('""', JSON.stringify(callId));
+
+describe('durable turns: SIGKILL of a worker, then redelivery', () => {
+  it('a worker killed right after the tool ran: the redelivered job completes, one effect', async () => {
+    // Prepare
+    const { file, run } = await instance();
+
+    // Act
+    const killed = await run({ KILL: 'after-finish' });
+    const redelivered = await run();
+
+    // Assess
+    expect(killed.signal).toBe('SIGKILL');
+    expect(redelivered.result).toMatchObject({ ok: true, reply: { status: 'completed' } });
+    expect(redelivered.result?.reply.text).toBe('done: {"appended":"hello"}');
+    expect(effects(file)).toHaveLength(1);
+    // The recorded step was served from the journal: no model call for it on the replay.
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('a worker killed during the tool: the model gets tool-outcome-unknown, never two effects', async () => {
+    // Prepare
+    const { file, run } = await instance();
+
+    // Act
+    const killed = await run({ KILL: 'during-tool' });
+    const redelivered = await run();
+
+    // Assess
+    expect(killed.signal).toBe('SIGKILL');
+    expect(redelivered.result).toMatchObject({ ok: true, reply: { status: 'completed' } });
+    expect(redelivered.result?.reply.text).toContain('"kind":"tool-outcome-unknown"');
+    expect(effects(file).length).toBeLessThanOrEqual(1);
+    expect(effects(file)).toHaveLength(1);
+  });
+});
+
+describe('durable turns: resumes', () => {
+  async function paused() {
+    const it = await instance();
+    const first = await it.run({ CONFIRM: '1' });
+    expect(first.result).toMatchObject({ ok: true, reply: { status: 'paused' } });
+    const callId = first.result?.reply.interruptions[0].id as string;
+    return { ...it, decisions: decisionsFor(callId) };
+  }
+
+  it('a resume that fails after the approved tool ran, sent again: one effect', async () => {
+    // Prepare
+    const { file, run, decisions } = await paused();
+    server.push({ error: { status: 500, message: 'model overloaded' } });
+
+    // Act
+    const failed = await run({ CONFIRM: '1', MODE: 'resume', DECISIONS: decisions });
+    const again = await run({ CONFIRM: '1', MODE: 'resume', DECISIONS: decisions });
+
+    // Assess
+    expect(failed.result).toMatchObject({ ok: false, code: 'runner-error' });
+    expect(effects(file)).toHaveLength(1);
+    expect(again.result).toMatchObject({ ok: true, reply: { status: 'completed' } });
+    expect(again.result?.reply.text).toBe('done: {"appended":"hello"}');
+  });
+
+  it('two resumes at the same moment: one runs the tool, one effect', async () => {
+    // Prepare
+    const { file, run, decisions } = await paused();
+
+    // Act
+    const both = await Promise.all([
+      run({ CONFIRM: '1', MODE: 'resume', DECISIONS: decisions }),
+      run({ CONFIRM: '1', MODE: 'resume', DECISIONS: decisions }),
+    ]);
+
+    // Assess
+    const results = both.map((b) => b.result);
+    expect(results.filter((r) => r?.ok)).toHaveLength(1);
+    // The lease serialises them: the loser finds the run claimed, or already finished and gone.
+    expect(['run-already-resumed', 'paused-run-not-found']).toContain(
+      results.find((r) => !r?.ok)?.code,
+    );
+    expect(effects(file)).toHaveLength(1);
+  });
+
+  it('a resume killed after the tool ran, redelivered once its claim lapsed: one effect', async () => {
+    // Prepare
+    const { file, run, decisions } = await paused();
+    const env = { CONFIRM: '1', MODE: 'resume', DECISIONS: decisions, CLAIM_MS: '1500' };
+
+    // Act
+    const killed = await run({ ...env, KILL: 'after-finish' });
+    await sleep(1_600);
+    const redelivered = await run(env);
+
+    // Assess
+    expect(killed.signal).toBe('SIGKILL');
+    expect(redelivered.result).toMatchObject({ ok: true, reply: { status: 'completed' } });
+    expect(effects(file)).toHaveLength(1);
+  });
+});

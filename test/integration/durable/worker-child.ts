@@ -1,0 +1,81 @@
+/**
+ * One "worker instance" in a process of its own, so a test can SIGKILL it at a chosen moment: a
+ * Runtime on DynamoDB (sessions, paused runs, lease, run journal) running the ChatRunner, whose
+ * tool appends a line to EFFECT_FILE (the real side effect the tests count). Prints one
+ * `RESULT <json>` line: the reply, or the error's code and message.
+ */
+import { appendFileSync } from 'node:fs';
+import * as z from 'zod';
+import { Agent, type Decision, Runtime, type ToolCallOutcome } from '../../../lib/core/index.js';
+import {
+  createDynamoClient,
+  DynamoPausedRunStore,
+  DynamoRunJournalStore,
+  DynamoSessionLock,
+  DynamoSessionStore,
+} from '../../../lib/stores/index.js';
+import { defineTool, Executor, pauseForApproval } from '../../../lib/tools/index.js';
+import { ChatRunner } from './chat-runner.js';
+
+const env = process.env;
+const kill = env.KILL ?? '';
+const die = () => process.kill(process.pid, 'SIGKILL');
+
+/** Dies right after a call's outcome is recorded: the tool ran, the session is not saved. */
+class DyingJournal extends DynamoRunJournalStore {
+  override async finishCall(s: string, r: string, c: string, outcome: ToolCallOutcome) {
+    await super.finishCall(s, r, c, outcome);
+    if (kill === 'after-finish') die();
+  }
+}
+
+const appendLine = defineTool({
+  name: 'append_line',
+  description: 'Appends a line to the effect file',
+  input: z.object({ text: z.string() }),
+  confirm: env.CONFIRM === '1',
+  handler: ({ text }, ctx) => {
+    appendFileSync(env.EFFECT_FILE as string, `${text} ${ctx.idempotencyKey}\n`);
+    if (kill === 'during-tool') die();
+    return { appended: text };
+  },
+});
+
+async function main(): Promise<unknown> {
+  const client = createDynamoClient({ endpoint: env.DYNAMO_ENDPOINT, region: 'us-east-1' });
+  const stores = { client, tableName: env.TABLE_NAME as string };
+  const runner = new ChatRunner(
+    [appendLine],
+    new Executor({ approval: pauseForApproval }),
+    env.MODEL_URL as string,
+  );
+  const runtime = new Runtime({
+    sessions: new DynamoSessionStore(stores),
+    pausedRuns: new DynamoPausedRunStore(stores),
+    resumeClaimMs: Number(env.CLAIM_MS ?? 60_000),
+    // Short, so the next instance takes over a killed one's lease quickly.
+    lock: new DynamoSessionLock({ ...stores, leaseMs: 1_500, retryMs: 50, maxRetryMs: 200 }),
+    journal: new DyingJournal(stores),
+    agents: [new Agent({ name: 'chat', runner, native: null })],
+  });
+  const sessionId = env.SESSION_ID as string;
+  const runId = env.RUN_ID as string;
+  if (env.MODE === 'resume') {
+    const decisions = JSON.parse(env.DECISIONS as string) as Decision[];
+    return runtime.resume(sessionId, runId, decisions);
+  }
+  return runtime.run('chat', sessionId, env.INPUT ?? 'append hello', { runId });
+}
+
+main().then(
+  (reply) => {
+    process.stdout.write(`RESULT ${JSON.stringify({ ok: true, reply })}\n`);
+    process.exit(0);
+  },
+  (err: { code?: string; message?: string }) => {
+    process.stdout.write(
+      `RESULT ${JSON.stringify({ ok: false, code: err.code, message: err.message })}\n`,
+    );
+    process.exit(0);
+  },
+);
