@@ -2,7 +2,8 @@
  * Store cost: DynamoDB requests and consumed capacity per turn, counted by an SDK middleware
  * (ReturnConsumedCapacity TOTAL on every request), for sessions of 10 KB, 300 KB and 2 MB of
  * chat-like text and of incompressible base64, through a Runtime with the DynamoDB session store
- * and lease. Aim: one read and one conditional write per turn for the store below 350 KB.
+ * and lease. Aim: one read and one conditional write per turn for the store below 350 KB. Then
+ * the run journal's extra requests and bytes per turn with 0, 1 and 5 tool calls (journal-cost.ts).
  *
  *   npm run bench:store       BENCH_TURNS=10 BENCH_DYNAMODB_LOCAL=0 npm run bench:store
  */
@@ -18,6 +19,7 @@ import {
   DynamoSessionLock,
   DynamoSessionStore,
 } from '../lib/stores/index.js';
+import { journalCost } from './journal-cost.js';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 5);
 const SIZES = [10_000, 300_000, 2_000_000];
@@ -94,7 +96,6 @@ function sizedRunner(bytes: number, kind: 'text' | 'random'): Runner<null> {
     supportsStreaming: false,
     supportsPause: false,
     reservedRunOptions: {},
-    run,
     async *stream(input) {
       yield* [];
       return await run(input);
@@ -152,6 +153,7 @@ for (const [name, start] of targets) {
         );
       }
     }
+    await journalCost(name, endpoint.url);
   } finally {
     await endpoint.stop();
   }
