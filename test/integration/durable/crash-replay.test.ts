@@ -74,6 +74,31 @@ describe('durable turns: SIGKILL of a worker, then redelivery', () => {
   });
 });
 
+describe('durable turns: an unknown outcome paused for a person', () => {
+  it('a tool that asks to pause: the redelivered job pauses, a denial tells the model, one effect', async () => {
+    // Prepare
+    const { file, run } = await instance();
+    const env = { ON_UNKNOWN: 'pause' };
+    await run({ ...env, KILL: 'during-tool' });
+
+    // Act
+    const redelivered = await run(env);
+    const interruption = redelivered.result?.reply.interruptions?.[0];
+    const denied = JSON.stringify([{ id: interruption?.id, status: 'denied' }]);
+    const resumed = await run({ ...env, MODE: 'resume', DECISIONS: denied });
+
+    // Assess
+    expect(redelivered.result).toMatchObject({ ok: true, reply: { status: 'paused' } });
+    expect(interruption).toMatchObject({
+      kind: 'tool-approval',
+      toolName: 'append_line',
+      message: expect.stringContaining('outcome is unknown'),
+    });
+    expect(resumed.result?.reply.text).toContain('"kind":"tool-outcome-unknown"');
+    expect(effects(file)).toHaveLength(1);
+  });
+});
+
 describe('durable turns: resumes', () => {
   async function paused() {
     const it = await instance();

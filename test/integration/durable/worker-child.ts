@@ -34,6 +34,7 @@ const appendLine = defineTool({
   description: 'Appends a line to the effect file',
   input: z.object({ text: z.string() }),
   confirm: env.CONFIRM === '1',
+  ...(env.ON_UNKNOWN === 'pause' ? { effects: { onUnknownOutcome: 'pause' as const } } : {}),
   handler: ({ text }, ctx) => {
     appendFileSync(env.EFFECT_FILE as string, `${text} ${ctx.idempotencyKey}\n`);
     if (kill === 'during-tool') die();
