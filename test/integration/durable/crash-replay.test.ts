@@ -57,6 +57,33 @@ describe('durable turns: SIGKILL of a worker, then redelivery', () => {
     expect(server.requests).toHaveLength(2);
   });
 
+  it('a worker killed after the whole turn, before the session save: one effect', async () => {
+    // Prepare
+    const { file, run } = await instance();
+
+    // Act
+    const killed = await run({ KILL: 'before-save' });
+    const redelivered = await run();
+
+    // Assess
+    expect(killed.signal).toBe('SIGKILL');
+    expect(redelivered.result?.reply.text).toBe('done: {"appended":"hello"}');
+    expect(effects(file)).toHaveLength(1);
+  });
+
+  it('control: without a journal the same crash runs the tool twice (what the journal prevents)', async () => {
+    // Prepare
+    const { file, run } = await instance();
+
+    // Act
+    await run({ KILL: 'before-save', NO_JOURNAL: '1' });
+    const redelivered = await run({ NO_JOURNAL: '1' });
+
+    // Assess
+    expect(redelivered.result).toMatchObject({ ok: true, reply: { status: 'completed' } });
+    expect(effects(file)).toHaveLength(2);
+  });
+
   it('a worker killed during the tool: the model gets tool-outcome-unknown, never two effects', async () => {
     // Prepare
     const { file, run } = await instance();

@@ -56,7 +56,9 @@ async function main(): Promise<unknown> {
     resumeClaimMs: Number(env.CLAIM_MS ?? 60_000),
     // Short, so the next instance takes over a killed one's lease quickly.
     lock: new DynamoSessionLock({ ...stores, leaseMs: 1_500, retryMs: 50, maxRetryMs: 200 }),
-    journal: new DyingJournal(stores),
+    ...(env.NO_JOURNAL === '1' ? {} : { journal: new DyingJournal(stores) }),
+    // Runs after the runner and before the session save: the whole turn done, nothing stored.
+    postHooks: [{ name: 'die', onRun: () => void (kill === 'before-save' ? die() : undefined) }],
     agents: [new Agent({ name: 'chat', runner, native: null })],
   });
   const sessionId = env.SESSION_ID as string;
