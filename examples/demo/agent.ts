@@ -4,7 +4,7 @@ import { Runtime, type SessionStore, type ToolLedger } from '../../lib/core/inde
 import { OpenAIModule } from '../../lib/frameworks/openai/index.js';
 import { INTEGRATION as openaiTools } from '../../lib/frameworks/openai/tools.js';
 import { InMemorySessionStore } from '../../lib/stores/index.js';
-import { defineTool, Executor } from '../../lib/tools/index.js';
+import { declareEffects, defineTool, Executor } from '../../lib/tools/index.js';
 
 export interface DemoOptions {
   /** Defaults to the SDK's own (`OPENAI_API_KEY`). */
@@ -35,50 +35,57 @@ function modelVisibleError(_context: unknown, error: unknown): string {
   return `Error: ${error instanceof Error ? error.message : String(error)}`;
 }
 
-export const getWeather = tool({
-  name: 'get_weather',
-  description: 'Current weather for a city. Demo data: made up, but stable for each city.',
-  parameters: z.object({ city: z.string().min(1).describe('City name, e.g. "Paris"') }),
-  execute: async ({ city }) => {
-    const h = hash(city.trim());
-    return {
-      city: city.trim(),
-      conditions: CONDITIONS[h % CONDITIONS.length],
-      celsius: (h % 36) - 5,
-      source: 'demo data (made up, not a real forecast)',
-    };
-  },
-  errorFunction: modelVisibleError,
-});
-
-export const getTime = tool({
-  name: 'get_time',
-  description: 'The current date and time in an IANA time zone such as "Europe/Paris" or "UTC".',
-  parameters: z.object({
-    timeZone: z.string().min(1).describe('IANA time zone, e.g. "Asia/Tokyo"'),
+export const getWeather = declareEffects(
+  tool({
+    name: 'get_weather',
+    description: 'Current weather for a city. Demo data: made up, but stable for each city.',
+    parameters: z.object({ city: z.string().min(1).describe('City name, e.g. "Paris"') }),
+    execute: async ({ city }) => {
+      const h = hash(city.trim());
+      return {
+        city: city.trim(),
+        conditions: CONDITIONS[h % CONDITIONS.length],
+        celsius: (h % 36) - 5,
+        source: 'demo data (made up, not a real forecast)',
+      };
+    },
+    errorFunction: modelVisibleError,
   }),
-  execute: async ({ timeZone }) => {
-    let format: Intl.DateTimeFormat;
-    try {
-      format = new Intl.DateTimeFormat('en-GB', {
-        timeZone,
-        dateStyle: 'full',
-        timeStyle: 'short',
-      });
-    } catch {
-      throw new Error(
-        `Unknown time zone "${timeZone}". Use an IANA time zone such as "Europe/Paris" or "UTC".`,
-      );
-    }
-    const now = new Date();
-    return {
-      timeZone: format.resolvedOptions().timeZone,
-      now: format.format(now),
-      iso: now.toISOString(),
-    };
-  },
-  errorFunction: modelVisibleError,
-});
+  // Changes nothing: a replay simply runs it again (no journal write).
+  { readOnly: true },
+);
+
+export const getTime = declareEffects(
+  tool({
+    name: 'get_time',
+    description: 'The current date and time in an IANA time zone such as "Europe/Paris" or "UTC".',
+    parameters: z.object({
+      timeZone: z.string().min(1).describe('IANA time zone, e.g. "Asia/Tokyo"'),
+    }),
+    execute: async ({ timeZone }) => {
+      let format: Intl.DateTimeFormat;
+      try {
+        format = new Intl.DateTimeFormat('en-GB', {
+          timeZone,
+          dateStyle: 'full',
+          timeStyle: 'short',
+        });
+      } catch {
+        throw new Error(
+          `Unknown time zone "${timeZone}". Use an IANA time zone such as "Europe/Paris" or "UTC".`,
+        );
+      }
+      const now = new Date();
+      return {
+        timeZone: format.resolvedOptions().timeZone,
+        now: format.format(now),
+        iso: now.toISOString(),
+      };
+    },
+    errorFunction: modelVisibleError,
+  }),
+  { readOnly: true },
+);
 
 /**
  * Books a table (demo: nothing is booked). A ToolSpec run by the demo's Executor (so the call is

@@ -69,3 +69,21 @@ export function guardNativeTool<T>(
   const ctx = tryToolContext() ?? standaloneContext();
   return guardCall(ctx, call, async (callCtx) => run(callCtx));
 }
+
+/** Effects declared for native tools, by the tool object (no property added to it). */
+const nativeEffects = new WeakMap<object, ToolEffects>();
+
+/**
+ * Declares what running a framework's native tool again does (`readOnly`, `idempotent`,
+ * `onUnknownOutcome`), for runners that guard native tools: they read it with `effectsOf`.
+ * Returns the tool, so it wraps a definition: `declareEffects(tool({...}), { readOnly: true })`.
+ */
+export function declareEffects<T extends object>(tool: T, effects: ToolEffects): T {
+  nativeEffects.set(tool, Object.freeze({ ...effects }));
+  return tool;
+}
+
+/** The effects declared for a native tool (`declareEffects`), if any. */
+export function effectsOf(tool: object): ToolEffects | undefined {
+  return nativeEffects.get(tool);
+}

@@ -22,6 +22,8 @@ export {
   type ToolRunner,
 } from './executor.js';
 export {
+  declareEffects,
+  effectsOf,
   type GuardedCall,
   type GuardedContext,
   guardCall,

@@ -11,8 +11,10 @@ import {
 import { InMemoryRunJournalStore } from '../../../lib/stores/index.js';
 import {
   ApprovalPending,
+  declareEffects,
   defineTool,
   Executor,
+  effectsOf,
   guardNativeTool,
   InMemoryToolLedger,
   modelVisibleError,
@@ -243,5 +245,31 @@ describe('guardNativeTool', () => {
     expect(modelVisibleError(err).error.kind).toBe('tool-outcome-unknown');
     expect(runs).toBe(0);
     expect(plain).toBe('r1:call_1');
+  });
+});
+
+describe('declareEffects', () => {
+  it("keeps a native tool's effects by the tool object, for runners to pass to the guard", async () => {
+    // Prepare
+    const store = new InMemoryRunJournalStore();
+    const native = declareEffects({ name: 'get_time' }, { readOnly: true });
+    let runs = 0;
+
+    // Act
+    const journal = await journalOf(store, false);
+    for (let i = 0; i < 2; i++) {
+      await runWithToolContext(ctx(journal), () =>
+        guardNativeTool(
+          { tool: 'get_time', callId: 'c1', effects: effectsOf(native) },
+          () => ++runs,
+        ),
+      );
+    }
+
+    // Assess: read-only runs again, unjournaled.
+    expect(effectsOf(native)).toEqual({ readOnly: true });
+    expect(effectsOf({})).toBeUndefined();
+    expect(runs).toBe(2);
+    expect(await store.load('s1', 'r1')).toEqual([]);
   });
 });
