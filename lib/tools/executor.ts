@@ -140,8 +140,10 @@ export class Executor implements ToolRunner {
     const { callId } = options;
     const state = { argsHash: hashArgs(args), approval: undefined as Approval | undefined };
     const tally = { attempts: 1 };
-    // Done in an earlier attempt: replayed from the journal, not run, approved or recorded again.
-    const replayed = ctx.journal?.recordedCall(callId)?.status === 'done';
+    // Started in an earlier attempt: approved then (approval comes before the start), so not
+    // asked again; done: replayed from the journal, not run or recorded again.
+    const recorded = ctx.journal?.recordedCall(callId);
+    const replayed = recorded?.status === 'done';
     let cached = false;
     let info: ToolCallInfo | undefined;
     try {
@@ -157,7 +159,7 @@ export class Executor implements ToolRunner {
           info = { ...info, args: parsed };
         }
       }
-      if (!replayed) parsed = await this.#approve(spec, parsed, ctx, options, state);
+      if (!recorded) parsed = await this.#approve(spec, parsed, ctx, options, state);
       info = { ...info, args: parsed };
       state.argsHash = hashArgs(parsed);
       const key = spec.cache ? cacheKey(spec, parsed, ctx) : undefined;

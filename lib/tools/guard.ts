@@ -20,6 +20,11 @@ export type GuardedContext = ToolContext & {
   readonly idempotencyKey: string;
 };
 
+/** The interruption id of a call whose unknown outcome waits for a person. */
+export function unknownOutcomeId(callId: string): string {
+  return `${callId}:unknown-outcome`;
+}
+
 const UNKNOWN_OUTCOME_PROMPT =
   'This call started in an earlier attempt of the run and its outcome is unknown (the process ' +
   'stopped during it). Approve to run it again, deny to tell the model its outcome is unknown.';
@@ -45,13 +50,15 @@ export async function guardCall<T>(
     return await journal.tool(guarded, invoke);
   } catch (err) {
     if (!(err instanceof ToolOutcomeUnknown) || !err.pause) throw err;
-    const decision = ctx.decisions?.[callId];
+    // Its own interruption id: the call's original approval must not count as a rerun decision.
+    const id = unknownOutcomeId(callId);
+    const decision = ctx.decisions?.[id];
     // A person checked the call: approved runs it again under the same key.
     if (decision?.status === 'approved') {
       return journal.tool({ ...guarded, effects: { ...call.effects, idempotent: true } }, invoke);
     }
     if (decision?.status === 'denied') throw new ToolOutcomeUnknown(tool, callId);
-    throw new ApprovalPending(tool, callId, call.args ?? null, UNKNOWN_OUTCOME_PROMPT);
+    throw new ApprovalPending(tool, id, call.args ?? null, UNKNOWN_OUTCOME_PROMPT);
   }
 }
 

@@ -28,6 +28,7 @@ export {
   type GuardedContext,
   guardCall,
   guardNativeTool,
+  unknownOutcomeId,
 } from './guard.js';
 export { canonicalJson, hashArgs, InMemoryToolLedger } from './ledger.js';
 export { ToolRegistry } from './registry.js';

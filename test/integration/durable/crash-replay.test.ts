@@ -186,4 +186,21 @@ describe('durable turns: resumes', () => {
     expect(redelivered.result).toMatchObject({ ok: true, reply: { status: 'completed' } });
     expect(effects(file)).toHaveLength(1);
   });
+
+  it('a resume killed during the approved tool, redelivered: tool-outcome-unknown, one effect', async () => {
+    // Prepare
+    const { file, run, decisions } = await paused();
+    const env = { CONFIRM: '1', MODE: 'resume', DECISIONS: decisions, CLAIM_MS: '1500' };
+
+    // Act: the same decisions again; the call's approval does not make it run twice.
+    const killed = await run({ ...env, KILL: 'during-tool' });
+    await sleep(1_600);
+    const redelivered = await run(env);
+
+    // Assess
+    expect(killed.signal).toBe('SIGKILL');
+    expect(redelivered.result).toMatchObject({ ok: true, reply: { status: 'completed' } });
+    expect(redelivered.result?.reply.text).toContain('"kind":"tool-outcome-unknown"');
+    expect(effects(file)).toHaveLength(1);
+  });
 });

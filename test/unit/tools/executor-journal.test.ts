@@ -115,11 +115,26 @@ describe('Executor under a run journal', () => {
     await store.startCall('s1', 'r1', 'c1', 'pay');
     await store.startCall('s1', 'r1', 'c2', 'pay');
     const executor = new Executor();
-    const decided = (status: 'approved' | 'denied') => ({ c1: { status }, c2: { status } });
+    // The call's own id (its original approval) does not decide a rerun.
+    const decided = (status: 'approved' | 'denied') => ({
+      c1: { status: 'approved' as const },
+      'c1:unknown-outcome': { status },
+      'c2:unknown-outcome': { status },
+    });
 
     // Act
     const pending = await executor
       .runSpec(spec, { amount: 5 }, ctx(await journalOf(store)), { callId: 'c1' })
+      .catch((e: unknown) => e);
+    const original = await executor
+      .runSpec(
+        spec,
+        { amount: 5 },
+        ctx(await journalOf(store), { decisions: { c1: { status: 'approved' } } }),
+        {
+          callId: 'c1',
+        },
+      )
       .catch((e: unknown) => e);
     const approved = await executor.runSpec(
       spec,
@@ -136,12 +151,13 @@ describe('Executor under a run journal', () => {
     // Assess
     expect(pending).toBeInstanceOf(ApprovalPending);
     expect((pending as ApprovalPending).interruption).toMatchObject({
-      id: 'c1',
+      id: 'c1:unknown-outcome',
       kind: 'tool-approval',
       toolName: 'pay',
       arguments: { amount: 5 },
       message: expect.stringContaining('outcome is unknown'),
     });
+    expect(original).toBeInstanceOf(ApprovalPending);
     expect(approved).toEqual({ paid: 5 });
     expect(modelVisibleError(denied).error.kind).toBe('tool-outcome-unknown');
     expect(runs).toEqual(['r1:c1']);
