@@ -19,6 +19,7 @@ export type {
   ToolEntry,
 } from './journal.js';
 export { type LedgerEntry, LedgerEntrySchema, type ToolLedger } from './ledger.js';
+export { journaledModelStep, modelRequestKey } from './model-step.js';
 export { Module, type WrapOptions } from './module.js';
 export {
   FORBIDDEN_KEYS,

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { journaledModelStep } from '../../../lib/core/model-step.js';
 import type {
   Runner,
   RunnerInput,
@@ -7,7 +7,6 @@ import type {
   RunnerStream,
 } from '../../../lib/core/runner.js';
 import type { JsonValue } from '../../../lib/core/session.js';
-import { tryToolContext } from '../../../lib/core/tool-context.js';
 import type { Executor, ToolSpec } from '../../../lib/tools/index.js';
 import { ApprovalPending, modelVisibleError, mustPropagate } from '../../../lib/tools/index.js';
 
@@ -118,11 +117,16 @@ export class ChatRunner implements Runner<null> {
   }
 
   /** One model step: the recorded response on a replay, else the endpoint's (recorded if it calls tools). */
-  async #model(messages: Message[], signal: AbortSignal): Promise<AssistantMessage> {
-    const journal = tryToolContext()?.journal;
-    const key = createHash('sha256').update(JSON.stringify(messages)).digest('hex');
-    const recorded = journal?.recordedModel(key);
-    if (recorded !== undefined) return recorded as unknown as AssistantMessage;
+  #model(messages: Message[], signal: AbortSignal): Promise<AssistantMessage> {
+    return journaledModelStep(
+      { messages },
+      async () => (await this.#call(messages, signal)) as unknown as JsonValue,
+      // Only a step that asks for side effects is recorded: a text answer costs no write.
+      (reply) => ((reply as unknown as AssistantMessage).tool_calls?.length ?? 0) > 0,
+    ) as unknown as Promise<AssistantMessage>;
+  }
+
+  async #call(messages: Message[], signal: AbortSignal): Promise<AssistantMessage> {
     const res = await fetch(`${this.baseURL}/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -132,16 +136,11 @@ export class ChatRunner implements Runner<null> {
     const body = (await res.json()) as any;
     if (!res.ok) throw new Error(`model error ${res.status}: ${body?.error?.message ?? ''}`);
     const message = body.choices[0].message as AssistantMessage;
-    const reply: AssistantMessage = {
+    return {
       role: 'assistant',
       content: message.content ?? null,
       ...(message.tool_calls ? { tool_calls: message.tool_calls } : {}),
     };
-    // Only a step that asks for side effects is recorded: a text answer costs no write.
-    if (journal && reply.tool_calls?.length) {
-      await journal.recordModel(key, reply as unknown as JsonValue);
-    }
-    return reply;
   }
 
   #toolsJson() {
