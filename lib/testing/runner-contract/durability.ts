@@ -134,7 +134,7 @@ export function registerDurabilityChecks(harness: RunnerContractHarness): void {
       expectWellFormed(second);
       expect(second.at(-1)).toMatchObject({ type: 'run-finished', reply: { text: 'Paid Bob.' } });
       expect(await effectLines(world.effects)).toEqual([
-        ['run-crash:' + callIds(server.requests[1])[0], 'bob', '10'],
+        [`run-crash:${callIds(server.requests[1])[0]}`, 'bob', '10'],
       ]);
       // Attempt one asked twice; the replay asked only for the step after the tool.
       expect(server.requests).toHaveLength(3);
