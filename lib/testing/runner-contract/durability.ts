@@ -142,6 +142,37 @@ export function registerDurabilityChecks(harness: RunnerContractHarness): void {
       expect(bodyOf(server.requests[2])).toContain('sent 10 to bob');
     });
 
+    it('replays a run of two tool steps: neither recorded step is asked again', async () => {
+      // Prepare
+      const { server, crash } = world;
+      const runtime = await world.runtime();
+      const second = { toolCalls: [{ name: 'pay', arguments: { to: 'eve', amount: 5 } }] };
+      server.push(payCall('pay'), second, { text: 'Paid both.' }, { text: 'Paid Bob and Eve.' });
+      crash.arm();
+      const options = { runId: 'run-two-steps' };
+
+      // Act
+      await collect(runtime.stream('agent', 's-two-steps', 'Pay Bob 10, then Eve 5', options));
+      const replay = await collect(
+        runtime.stream('agent', 's-two-steps', 'Pay Bob 10, then Eve 5', options),
+      );
+
+      // Assess
+      expect(replay.at(-1)).toMatchObject({
+        type: 'run-finished',
+        reply: { text: 'Paid Bob and Eve.' },
+      });
+      const lines = await effectLines(world.effects);
+      expect(lines.map((line) => line.slice(1))).toEqual([
+        ['bob', '10'],
+        ['eve', '5'],
+      ]);
+      // The second step's request (history, first response, replayed tool output) hashed the
+      // same on both attempts: only the final step was asked again.
+      expect(server.requests).toHaveLength(4);
+      expect(callIds(server.requests[3])).toEqual(callIds(server.requests[2]));
+    });
+
     it('replays a crashed run through run() as well', async () => {
       // Prepare
       const { server, crash } = world;

@@ -60,3 +60,27 @@ runnerContract({
   reservedOption: 'stream',
   nativeAgent: ({ modelUrl, tools }) => agentWith(modelUrl, tools.map(nativeTool), true),
 });
+
+// The durability checks again over Chat Completions (its own response shape in the journal).
+runnerContract({
+  name: 'openai (chat completions)',
+  supportsPause: true,
+  agent: ({ modelUrl, tools, executor }) =>
+    agentWith(
+      modelUrl,
+      tools.map((spec) => OPENAI_INTEGRATION.exportTool(spec, { executor })),
+      false,
+    ),
+  runOption: {
+    options: { maxTurns: 1 },
+    script: [
+      { toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] },
+      { text: 'never' },
+    ],
+    assess: ({ error }) => {
+      expect(error).toMatchObject({ code: 'max-turns-exceeded' });
+    },
+  },
+  reservedOption: 'stream',
+  nativeAgent: ({ modelUrl, tools }) => agentWith(modelUrl, tools.map(nativeTool), false),
+});
