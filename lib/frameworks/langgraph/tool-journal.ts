@@ -1,7 +1,10 @@
 import type { StructuredToolInterface } from '@langchain/core/tools';
-import { isGraphInterrupt } from '@langchain/langgraph';
+import { interrupt, isGraphInterrupt } from '@langchain/langgraph';
+import { ToolOutcomeUnknown } from '../../core/errors.js';
+import type { ToolEffects } from '../../core/journal.js';
+import type { ToolApproval } from '../../core/tool-context.js';
 import { guardToolCall, toolEffects, unknownOutcome } from '../base/journal.js';
-import { SpecTool } from './tools.js';
+import { type ApprovalInterrupt, SpecTool } from './tools.js';
 
 const GUARDED = Symbol.for('agent-kernel.journal-guarded-tool');
 /** What the journal records for a call that paused (`interrupt()`) instead of finishing. */
@@ -34,9 +37,13 @@ function guard(tool: Guardable): void {
   tool[GUARDED] = true;
   tool._call = async (input, runManager, config) => {
     const callId = (config as { toolCall?: { id?: string } } | undefined)?.toolCall?.id;
+    const run = () => original(input, runManager, config);
     try {
-      return await guardedCall(tool, callId, () => original(input, runManager, config));
+      return await guardedCall(tool, callId, run);
     } catch (err) {
+      if (err instanceof ToolOutcomeUnknown && err.pause && callId) {
+        return askToRunAgain(tool, callId, input, run);
+      }
       // Not run again: the model reads why (JSON in the ToolMessage, as a ToolSpec tool's error).
       const visible = unknownOutcome(err);
       if (visible) return JSON.stringify(visible);
@@ -54,8 +61,8 @@ async function guardedCall(
   tool: Guardable,
   callId: string | undefined,
   run: () => Promise<unknown>,
+  effects: ToolEffects | undefined = toolEffects(tool),
 ): Promise<unknown> {
-  const effects = toolEffects(tool);
   for (let level = 0; ; level++) {
     const key = callId && level > 0 ? `${callId}#${level}` : callId;
     let interrupted: unknown;
@@ -74,6 +81,30 @@ async function guardedCall(
     if (interrupted) throw interrupted;
     if (!isInterrupted(result)) return result;
   }
+}
+
+/**
+ * A tool declared `onUnknownOutcome: 'pause'` whose earlier call never finished: the run pauses
+ * with a tool-approval interruption for that call; approved, it runs again (same key), denied,
+ * the model reads why. Thrown outside the journal guard, so the pause itself is not recorded.
+ */
+async function askToRunAgain(
+  tool: Guardable,
+  callId: string,
+  input: unknown,
+  run: () => Promise<unknown>,
+): Promise<unknown> {
+  const decision = interrupt<ApprovalInterrupt, ToolApproval>({
+    kind: 'tool-approval',
+    toolCallId: callId,
+    toolName: tool.name,
+    arguments: input,
+  });
+  if (decision?.status !== 'approved') {
+    const message = decision?.message ?? 'A person decided not to run the call again.';
+    return JSON.stringify({ error: { kind: 'approval-denied', message } });
+  }
+  return guardedCall(tool, callId, run, { ...toolEffects(tool), idempotent: true });
 }
 
 function isInterrupted(value: unknown): boolean {
