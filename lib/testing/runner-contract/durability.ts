@@ -109,10 +109,12 @@ export function registerDurabilityChecks(harness: RunnerContractHarness): void {
           modelUrl: world.server.url,
           tools: nativeTools(world.effects, idempotent),
         });
+        // Once the Runtime opens journals itself: `agents: [agent], journal: world.journal`.
         return new Runtime({
           sessions: new InMemorySessionStore(),
           pausedRuns: new InMemoryPausedRunStore(),
-          agents: [journaledAgent(agent, world.journal, [world.crash])],
+          agents: [journaledAgent(agent, world.journal)],
+          postHooks: [world.crash],
         });
       };
     });
