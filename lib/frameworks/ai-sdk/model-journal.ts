@@ -107,14 +107,16 @@ function recordOnToolCall(
   });
 }
 
-/** Consecutive deltas of one text or reasoning part merged: a smaller journal entry. */
+/** Consecutive deltas of one text, reasoning or tool input merged: a smaller journal entry. */
 function compact(parts: readonly StreamPart[]): StreamPart[] {
   const out: StreamPart[] = [];
   for (const part of parts) {
     const last = out.at(-1);
     if (
       last &&
-      (part.type === 'text-delta' || part.type === 'reasoning-delta') &&
+      (part.type === 'text-delta' ||
+        part.type === 'reasoning-delta' ||
+        part.type === 'tool-input-delta') &&
       last.type === part.type &&
       last.id === part.id &&
       !part.providerMetadata

@@ -11,7 +11,6 @@ interface RecordedResponse {
   requestId?: string;
   usage: Record<string, unknown>;
   output: ModelResponse['output'];
-  providerData?: Record<string, unknown>;
 }
 
 /**
@@ -58,7 +57,10 @@ async function* streamed(model: Model, request: ModelRequest): AsyncIterable<Str
   }
   for await (const event of model.getStreamedResponse(request)) {
     if (event.type === 'response_done' && callsTools(event.response.output)) {
-      await journal.recordModel(key, toJson<JsonValue>(event.response));
+      // The response's providerData (the API's echo of the request: tool schemas and all) is
+      // not used by the SDK's run loop: left out, it would be most of the record.
+      const { providerData: _echo, ...kept } = event.response;
+      await journal.recordModel(key, toJson<JsonValue>(kept));
     }
     yield event;
   }
@@ -89,7 +91,6 @@ function fromModelResponse(response: ModelResponse): JsonValue {
     usage: toJson(response.usage),
     output: response.output,
     ...(response.requestId ? { requestId: response.requestId } : {}),
-    ...(response.providerData ? { providerData: response.providerData } : {}),
   };
   return toJson<JsonValue>(recorded);
 }
@@ -100,6 +101,5 @@ function toModelResponse(recorded: RecordedResponse): ModelResponse {
     output: recorded.output,
     ...(recorded.id ? { responseId: recorded.id } : {}),
     ...(recorded.requestId ? { requestId: recorded.requestId } : {}),
-    ...(recorded.providerData ? { providerData: recorded.providerData } : {}),
   };
 }

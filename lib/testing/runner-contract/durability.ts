@@ -119,6 +119,23 @@ export function registerDurabilityChecks(harness: RunnerContractHarness): void {
       };
     });
 
+    it('writes nothing to the journal for a turn without tool calls, and one record per tool step', async () => {
+      // Prepare
+      const { server, journal } = world;
+      const runtime = await world.runtime();
+      server.push({ text: 'Hello.' }, payCall('pay'), { text: 'Paid.' });
+
+      // Act
+      await collect(runtime.stream('agent', 's-cost', 'Hi'));
+      const quiet = structuredClone(journal.writes);
+      await collect(runtime.stream('agent', 's-cost', 'Pay Bob 10'));
+
+      // Assess
+      expect(quiet).toEqual({ model: [], start: 0, finish: 0 });
+      expect(journal.writes).toMatchObject({ start: 1, finish: 1 });
+      expect(journal.writes.model).toHaveLength(1);
+    });
+
     it('replays a run that crashed after its tool ran: one effect, no new request for the recorded step', async () => {
       // Prepare
       const { server, crash } = world;

@@ -110,6 +110,8 @@ export function journaledAgent<T>(
 export class LosingJournalStore implements RunJournalStore {
   readonly #inner: RunJournalStore;
   #loseNext = false;
+  /** Every write, by kind, with the bytes of each recorded model response. */
+  readonly writes = { model: [] as number[], start: 0, finish: 0 };
 
   constructor(inner: RunJournalStore) {
     this.#inner = inner;
@@ -124,6 +126,7 @@ export class LosingJournalStore implements RunJournalStore {
   }
 
   putModel(sessionId: string, runId: string, key: string, response: JsonValue): Promise<void> {
+    this.writes.model.push(Buffer.byteLength(JSON.stringify(response)));
     return this.#inner.putModel(sessionId, runId, key, response);
   }
 
@@ -133,6 +136,7 @@ export class LosingJournalStore implements RunJournalStore {
     callId: string,
     tool: string,
   ): Promise<{ won: true } | { won: false; entry: ToolEntry }> {
+    this.writes.start += 1;
     return this.#inner.startCall(sessionId, runId, callId, tool);
   }
 
@@ -142,6 +146,7 @@ export class LosingJournalStore implements RunJournalStore {
     callId: string,
     outcome: ToolCallOutcome,
   ): Promise<void> {
+    this.writes.finish += 1;
     if (this.#loseNext) {
       this.#loseNext = false;
       throw new Error('simulated crash: the tool ran, its outcome was never written');
