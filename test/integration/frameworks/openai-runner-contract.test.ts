@@ -1,4 +1,4 @@
-import { OpenAIProvider, Agent as SdkAgent, tool } from '@openai/agents';
+import { OpenAIProvider, OpenAIResponsesModel, Agent as SdkAgent, tool } from '@openai/agents';
 import OpenAI from 'openai';
 import { expect } from 'vitest';
 import {
@@ -83,4 +83,33 @@ runnerContract({
   },
   reservedOption: 'stream',
   nativeAgent: ({ modelUrl, tools }) => agentWith(modelUrl, tools.map(nativeTool), false),
+});
+
+// An agent whose model is a Model instance (it bypasses the runner's provider): still replayed.
+function instanceAgent(modelUrl: string, tools: SdkAgent['tools']) {
+  const client = new OpenAI({ apiKey: 'test-key', baseURL: modelUrl, maxRetries: 0 });
+  const model = new OpenAIResponsesModel(client, 'scripted-model');
+  return openaiAgent(new SdkAgent({ name: 'agent', model, tools }));
+}
+
+runnerContract({
+  name: 'openai (Model instance)',
+  supportsPause: true,
+  agent: ({ modelUrl, tools, executor }) =>
+    instanceAgent(
+      modelUrl,
+      tools.map((spec) => OPENAI_INTEGRATION.exportTool(spec, { executor })),
+    ),
+  runOption: {
+    options: { maxTurns: 1 },
+    script: [
+      { toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] },
+      { text: 'never' },
+    ],
+    assess: ({ error }) => {
+      expect(error).toMatchObject({ code: 'max-turns-exceeded' });
+    },
+  },
+  reservedOption: 'stream',
+  nativeAgent: ({ modelUrl, tools }) => instanceAgent(modelUrl, tools.map(nativeTool)),
 });
