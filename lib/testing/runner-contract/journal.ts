@@ -40,9 +40,12 @@ export class JournaledRunner<TNative> implements Runner<TNative> {
     this.reservedRunOptions = inner.reservedRunOptions;
   }
 
+  /** The runner's own `run` where it has one (the port may drop it), else its stream drained. */
   async run(input: RunnerInput<TNative>): Promise<RunnerResult> {
+    const run = (this.#inner as { run?: Runner<TNative>['run'] }).run?.bind(this.#inner);
+    if (!run) return drain(this.stream(input));
     const ctx = await this.#context(input);
-    return runWithToolContext(ctx, () => this.#inner.run(input));
+    return runWithToolContext(ctx, () => run(input));
   }
 
   stream(input: RunnerInput<TNative>): RunnerStream {
@@ -50,8 +53,10 @@ export class JournaledRunner<TNative> implements Runner<TNative> {
   }
 
   async resume(input: RunnerResumeInput<TNative>): Promise<RunnerResult> {
+    const resume = this.#inner.resume?.bind(this.#inner);
+    if (!resume) return drain(this.resumeStream(input));
     const ctx = await this.#context(input);
-    return runWithToolContext(ctx, () => this.#inner.resume!(input));
+    return runWithToolContext(ctx, () => resume(input));
   }
 
   resumeStream(input: RunnerResumeInput<TNative>): RunnerStream {
@@ -82,6 +87,13 @@ export class JournaledRunner<TNative> implements Runner<TNative> {
       replay: true,
     });
     return { ...ctx, journal };
+  }
+}
+
+async function drain(stream: RunnerStream): Promise<RunnerResult> {
+  for (;;) {
+    const step = await stream.next();
+    if (step.done) return step.value;
   }
 }
 
