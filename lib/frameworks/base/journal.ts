@@ -44,6 +44,8 @@ export function guardToolCall<T>(
     readonly callId: string | undefined;
     readonly tool: string;
     readonly effects?: ToolEffects;
+    /** The journal's key for this execution when it is not the call id (a resumed call). */
+    readonly entry?: string;
   },
   run: () => Promise<T>,
 ): Promise<T> {
@@ -52,9 +54,9 @@ export function guardToolCall<T>(
   const { callId } = call;
   if (!ctx || !journal || !callId) return run();
   const bound = { ...ctx, callId, idempotencyKey: journal.idempotencyKey(callId) };
-  return journal.tool(
-    { callId, tool: call.tool, ...(call.effects ? { effects: call.effects } : {}) },
-    () => runWithToolContext(bound, run),
+  const effects = call.effects ? { effects: call.effects } : {};
+  return journal.tool({ callId: call.entry ?? callId, tool: call.tool, ...effects }, () =>
+    runWithToolContext(bound, run),
   );
 }
 

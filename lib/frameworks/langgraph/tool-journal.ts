@@ -64,10 +64,11 @@ async function guardedCall(
   effects: ToolEffects | undefined = toolEffects(tool),
 ): Promise<unknown> {
   for (let level = 0; ; level++) {
-    const key = callId && level > 0 ? `${callId}#${level}` : callId;
+    // The tool sees the call id and idempotency key of the call; only the journal entry differs.
+    const entry = callId && level > 0 ? `${callId}#${level}` : callId;
     let interrupted: unknown;
     const result = await guardToolCall(
-      { callId: key, tool: tool.name, ...(effects ? { effects } : {}) },
+      { callId, tool: tool.name, ...(entry ? { entry } : {}), ...(effects ? { effects } : {}) },
       async () => {
         try {
           return await run();

@@ -287,7 +287,9 @@ export function registerDurabilityChecks(harness: RunnerContractHarness): void {
         // Assess
         expect(failed.at(-1)).toMatchObject({ type: 'run-error', code: 'model-error' });
         expect(done.at(-1)).toMatchObject({ type: 'run-finished', reply: { text: 'Paid Bob.' } });
-        expect(await effectLines(world.effects)).toHaveLength(1);
+        // The key the tool passes downstream is the run's and the call's, on every attempt.
+        const key = `${last.runId}:${decisions[0]?.id}`;
+        expect(await effectLines(world.effects)).toEqual([[key, 'bob', '10']]);
         expect(server.requests).toHaveLength(3);
         expect(bodyOf(server.requests[2])).toContain('sent 10 to bob');
       });
