@@ -34,6 +34,11 @@ export interface ScriptedModelServerOptions {
   script?: ScriptEntry[];
   /** Answers every request once the script is used up; without it such requests get HTTP 500. */
   fallback?: ScriptEntry;
+  /**
+   * Every tool call gets a fresh random call id in every response, even when the script names
+   * one, as real models do: a test cannot pass because a re-run model repeated the same ids.
+   */
+  freshCallIds?: boolean;
   /** Characters per streamed text or arguments delta (default 8). */
   chunkSize?: number;
   /** Default 127.0.0.1. */
@@ -168,7 +173,7 @@ export async function startScriptedModelServer(
     }
     if (isGone(res)) return;
 
-    const resolved = resolveTurn(turn, body, api);
+    const resolved = resolveTurn(turn, body, api, { freshCallIds: options.freshCallIds === true });
     if (api === 'responses') {
       const { response, events } = buildResponse(resolved, body, chunkSize);
       if (!recorded.stream) {

@@ -1,3 +1,4 @@
+export { withToolEffects } from '../base/journal.js';
 export { mapAiSdkError } from './errors.js';
 export { AiSdkEventMapper } from './events.js';
 export { AiSdkModule, aiSdkAgent } from './module.js';

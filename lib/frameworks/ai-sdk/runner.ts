@@ -11,8 +11,10 @@ import type {
 import { drainRunnerStream } from '../../core/runner.js';
 import { mapAiSdkError } from './errors.js';
 import { AiSdkEventMapper } from './events.js';
+import { journaledModel } from './model-journal.js';
 import { AiSdkModelSpans } from './model-tracing.js';
 import { loadHistory, resumeMessages, toHistory, toPaused, toUserMessage } from './state.js';
+import { guardedToolSet } from './tool-journal.js';
 
 type ProviderOptions = NonNullable<Parameters<typeof streamText>[0]['providerOptions']>;
 
@@ -96,10 +98,11 @@ export class AiSdkRunner implements Runner<AiSdkAgentDefinition> {
         onError: () => undefined,
         ...input.options,
         providerOptions: withoutServerHistory(input.options.providerOptions),
-        // One `model` span per model call, under the run's span.
-        model: spans.model(native.model),
+        // One `model` span per model call, under the run's span; replayed from the run journal.
+        model: journaledModel(spans.model(native.model)),
         ...(native.instructions ? { system: native.instructions } : {}),
-        ...(native.tools ? { tools: native.tools } : {}),
+        // Native tools run at most once across the run's attempts (ToolSpec tools: the executor).
+        ...(native.tools ? { tools: guardedToolSet(native.tools) } : {}),
         messages,
         abortSignal: input.signal,
         experimental_context: input.context,

@@ -2,6 +2,7 @@ import { jsonSchema, type Tool, type ToolSet, tool } from 'ai';
 import { tryToolContext } from '../../core/tool-context.js';
 import type { ToolSpec } from '../../tools/spec.js';
 import { type ExportOptions, IntegrationBase } from '../base/integration.js';
+import { markExecutorTool } from './tool-journal.js';
 
 /** An AI SDK tool with the name it is registered under (the SDK keys tools by name). */
 export type AiSdkTool = Tool<any, any> & { readonly name: string };
@@ -32,7 +33,7 @@ export class AiSdkIntegration extends IntegrationBase<AiSdkTool> {
           ...(call.abortSignal ? { signal: withRunSignal(call.abortSignal) } : {}),
         }),
     });
-    return Object.assign(native, { name: spec.name });
+    return markExecutorTool(Object.assign(native, { name: spec.name }));
   }
 }
 

@@ -54,9 +54,20 @@ export type CheckpointSnapshot = z.infer<typeof CheckpointSnapshotSchema>;
  */
 export class SessionCheckpointSaver extends BaseCheckpointSaver {
   readonly #entries = new Map<string, Entry>();
+  readonly #onToolCalls: ((snapshot: CheckpointSnapshot) => Promise<void>) | undefined;
+  /** A task wrote a message with tool calls: the next root checkpoint precedes the tools. */
+  #toolCallsPending = false;
 
-  constructor(snapshot?: CheckpointSnapshot) {
+  /**
+   * `onToolCalls` receives the snapshot at every root checkpoint that follows a model message
+   * with tool calls, before those tools run (with `durability: 'sync'` LangGraph awaits it).
+   */
+  constructor(
+    snapshot?: CheckpointSnapshot,
+    onToolCalls?: (snapshot: CheckpointSnapshot) => Promise<void>,
+  ) {
     super();
+    this.#onToolCalls = onToolCalls;
     for (const entry of snapshot?.entries ?? []) this.#entries.set(key(entry.ns, entry.id), entry);
   }
 
@@ -115,6 +126,10 @@ export class SessionCheckpointSaver extends BaseCheckpointSaver {
       metadata: await this.#dump(metadata),
       writes: [],
     });
+    if (ns === '' && this.#toolCallsPending && this.#onToolCalls) {
+      this.#toolCallsPending = false;
+      await this.#onToolCalls(this.snapshot());
+    }
     return {
       configurable: {
         thread_id: config.configurable?.thread_id,
@@ -132,6 +147,9 @@ export class SessionCheckpointSaver extends BaseCheckpointSaver {
   ): Promise<void> {
     const entry = this.#entries.get(key(namespace(config), config.configurable?.checkpoint_id));
     if (!entry) throw new Error('putWrites: no such checkpoint in this run');
+    if (writes.some(([channel, value]) => channel === 'messages' && hasToolCalls(value))) {
+      this.#toolCallsPending = true;
+    }
     const stored = await Promise.all(
       writes.map(async ([channel, value], i) => ({
         taskId,
@@ -195,6 +213,13 @@ export class SessionCheckpointSaver extends BaseCheckpointSaver {
     if ('json' in value) return this.serde.loadsTyped('json', JSON.stringify(value.json));
     return this.serde.loadsTyped(value.type, Buffer.from(value.base64, 'base64'));
   }
+}
+
+function hasToolCalls(value: unknown): boolean {
+  const messages = Array.isArray(value) ? value : [value];
+  return messages.some(
+    (m) => ((m as { tool_calls?: unknown[] } | null)?.tool_calls?.length ?? 0) > 0,
+  );
 }
 
 function namespace(config: RunnableConfig): string {

@@ -1,3 +1,4 @@
+export { withToolEffects } from '../base/journal.js';
 export { type CheckpointSnapshot, SessionCheckpointSaver } from './checkpointer.js';
 export { mapLangGraphError } from './errors.js';
 export { LangGraphEventMapper } from './events.js';

@@ -3,6 +3,7 @@ import type { Callbacks } from '@langchain/core/callbacks/manager';
 import type { BaseMessage } from '@langchain/core/messages';
 import { Command, type Pregel } from '@langchain/langgraph';
 import { ReservedRunOption } from '../../core/errors.js';
+import type { StreamEvent } from '../../core/events.js';
 import type { Interruption } from '../../core/requests.js';
 import type { ReservedRunOptions } from '../../core/run-options.js';
 import type {
@@ -14,6 +15,8 @@ import type {
 } from '../../core/runner.js';
 import { drainRunnerStream } from '../../core/runner.js';
 import { activeSpan } from '../../core/tracer.js';
+import { currentJournal } from '../base/journal.js';
+import { CheckpointJournal } from './checkpoint-journal.js';
 import { type CheckpointSnapshot, SessionCheckpointSaver } from './checkpointer.js';
 import { mapLangGraphError } from './errors.js';
 import { LangGraphEventMapper, type RawInterrupt, textOf } from './events.js';
@@ -26,6 +29,7 @@ import {
   toPaused,
   toSlot,
 } from './state.js';
+import { guardGraphTools } from './tool-journal.js';
 import type { ApprovalInterrupt } from './tools.js';
 
 /** A compiled graph (StateGraph.compile(), createReactAgent) whose state has `messages`. */
@@ -102,18 +106,28 @@ export class LangGraphRunner implements Runner<LangGraphAgentDefinition> {
         LANGGRAPH_RESERVED_RUN_OPTIONS.thread_id as string,
       );
     }
-    const saver = new SessionCheckpointSaver(seed);
+    const durable = journaled(input);
+    const recorded = durable?.latest();
+    const saver = new SessionCheckpointSaver(
+      recorded ?? seed,
+      durable && ((snapshot) => durable.record(snapshot)),
+    );
     const graph = withSaver(input.agent.native, saver);
+    if (durable) guardGraphTools(graph);
     const mapper = new LangGraphEventMapper(input.runId);
     const config = { configurable: { ...configurable, thread_id: THREAD } };
     // One `model` span per model call, under the run's span (none when not traced).
     const spans = activeSpan() ? new LangGraphModelSpans() : undefined;
     let values: { messages?: BaseMessage[] } | undefined;
     try {
-      const stream = await graph.stream(graphInput, {
+      // A recorded checkpoint: its model step is not asked again; its tool calls are reported.
+      if (recorded) yield* replayed(mapper, await graph.getState(config));
+      const stream = await graph.stream(recorded ? null : graphInput, {
         ...options,
         ...config,
         ...(spans ? { callbacks: withHandler(options.callbacks, spans) } : {}),
+        // The checkpoint before a tool call must be in the journal before the tool runs.
+        ...(durable ? { durability: 'sync' as const } : {}),
         context: input.context,
         signal: input.signal,
         streamMode: ['messages', 'updates'],
@@ -147,6 +161,28 @@ export class LangGraphRunner implements Runner<LangGraphAgentDefinition> {
       context: input.context,
     };
   }
+}
+
+/** The run's checkpoint journal, when the runtime opened a journal for this turn. */
+function journaled(
+  input: RunnerInput<LangGraphAgentDefinition> | RunnerResumeInput<LangGraphAgentDefinition>,
+): CheckpointJournal | undefined {
+  const journal = currentJournal();
+  if (!journal) return undefined;
+  if (!('pausedState' in input)) return new CheckpointJournal(journal);
+  return new CheckpointJournal(journal, {
+    pausedState: input.pausedState,
+    decisions: input.decisions,
+  });
+}
+
+/** The recorded model message a retried run starts after, as events (its tool calls). */
+function replayed(
+  mapper: LangGraphEventMapper,
+  state: { values?: { messages?: BaseMessage[] } },
+): Generator<StreamEvent> {
+  const last = state.values?.messages?.at(-1);
+  return mapper.map(['updates', { replayed: { messages: last ? [last] : [] } }]);
 }
 
 /** The caller's callbacks (a list or a manager) plus ours. */

@@ -1,3 +1,4 @@
+export { withToolEffects } from '../base/journal.js';
 export { mapOpenAIError } from './errors.js';
 export { OpenAIEventMapper } from './events.js';
 export { OpenAIModule, openaiAgent } from './module.js';

@@ -1,12 +1,14 @@
 import type { Model, ModelProvider, ModelRequest, ModelResponse } from '@openai/agents';
 import { type Span, startChildSpan, traceChild } from '../../core/tracer.js';
+import { journaledModel } from './model-journal.js';
 
 const TRACED = Symbol.for('agent-kernel.traced-model-provider');
 
 /**
  * Wraps a model provider so every model call is a `model` span (a child of the run's span) with
- * its token usage. Outside a traced run the wrapper only forwards. Agents whose `model` is a Model
- * instance rather than a name bypass the provider and are not traced.
+ * its token usage, and is replayed from the run's journal when an earlier attempt recorded it
+ * (`model-journal.ts`). Outside a traced, journaled run the wrapper only forwards. Agents whose
+ * `model` is a Model instance rather than a name bypass the provider: neither traced nor replayed.
  */
 export function tracedModelProvider(provider: ModelProvider): ModelProvider {
   if ((provider as { [TRACED]?: boolean })[TRACED]) return provider;
@@ -17,7 +19,7 @@ export function tracedModelProvider(provider: ModelProvider): ModelProvider {
       const key = name ?? '';
       let model = models.get(key);
       if (!model) {
-        model = tracedModel(await provider.getModel(name), name ?? 'default');
+        model = tracedModel(journaledModel(await provider.getModel(name)), name ?? 'default');
         models.set(key, model);
       }
       return model;

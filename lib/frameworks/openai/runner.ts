@@ -24,6 +24,7 @@ import { OpenAIEventMapper } from './events.js';
 import { loadState, toState, toUserItem } from './input.js';
 import { tracedModelProvider } from './model-tracing.js';
 import { withEditedArguments } from './state.js';
+import { guardNativeTools } from './tool-journal.js';
 import { traceNativeTools } from './tool-tracing.js';
 
 export type NativeOpenAIAgent = OpenAIAgent<any, any>;
@@ -63,6 +64,7 @@ export class OpenAIRunner implements Runner<NativeOpenAIAgent> {
   }
 
   async run(input: RunnerInput<NativeOpenAIAgent>): Promise<RunnerResult> {
+    guardNativeTools(input.agent.native);
     const items = this.#input(input);
     try {
       const result = await this.#sdk.run(input.agent.native, items, {
@@ -77,6 +79,7 @@ export class OpenAIRunner implements Runner<NativeOpenAIAgent> {
   }
 
   stream(input: RunnerInput<NativeOpenAIAgent>): RunnerStream {
+    guardNativeTools(input.agent.native);
     return this.#stream(input, () =>
       this.#sdk.run(input.agent.native, this.#input(input), {
         ...input.options,
@@ -112,6 +115,7 @@ export class OpenAIRunner implements Runner<NativeOpenAIAgent> {
   }
 
   async #restore(input: RunnerResumeInput<NativeOpenAIAgent>): Promise<RunState<any, any>> {
+    guardNativeTools(input.agent.native);
     const json = withEditedArguments(input.pausedState, input.decisions);
     let state: RunState<any, any>;
     try {

@@ -9,6 +9,11 @@ export function markExecutorTool<T extends object>(tool: T): T {
   return tool;
 }
 
+/** True for a tool exported from a ToolSpec (the executor traces and guards its calls). */
+export function isExecutorTool(tool: object): boolean {
+  return executorTools.has(tool);
+}
+
 /**
  * The SDK's own `tool()`s never reach our executor: their calls become `tool` spans through the
  * runner's lifecycle events (emitted inside the run, so the run span is the active parent). Spans

@@ -1,4 +1,5 @@
 import type { Agent } from '../../core/agent.js';
+import type { ToolEffects } from '../../core/journal.js';
 import type { Reply } from '../../core/requests.js';
 import type { RunOptions } from '../../core/run-options.js';
 import type { ToolRunner } from '../../tools/executor.js';
@@ -24,6 +25,28 @@ export interface RunOptionProbe {
   assess(outcome: { reply?: Reply; error?: unknown; requests: readonly RecordedRequest[] }): void;
 }
 
+/**
+ * A tool the durability checks need as the framework's *native* tool (OpenAI `tool()`, AI SDK
+ * `tool()`, a LangChain tool): the runner, not the executor, must guard it.
+ */
+export interface ContractNativeTool {
+  readonly name: string;
+  readonly description: string;
+  /** JSON Schema of the arguments (an object with `to` and `amount`). */
+  readonly parameters: Record<string, unknown>;
+  /** Ask a person first, with the framework's own gate (a LangGraph tool `interrupt()`s with an `ApprovalInterrupt`). */
+  readonly needsApproval: boolean;
+  /** Declare them with the framework folder's `withToolEffects`. */
+  readonly effects?: ToolEffects;
+  /** The tool's body; its result (a string) is what the model reads. */
+  execute(args: { to: string; amount: number }): Promise<string>;
+}
+
+export interface NativeToolsEnv {
+  readonly modelUrl: string;
+  readonly tools: readonly ContractNativeTool[];
+}
+
 /** What a framework's author writes so the suite can drive its runner. */
 export interface RunnerContractHarness {
   /** Names the tests: `<name> runner contract`. */
@@ -35,4 +58,10 @@ export interface RunnerContractHarness {
   readonly runOption: RunOptionProbe;
   /** One of the runner's reserved run options. */
   readonly reservedOption: string;
+  /**
+   * The agent under test with `env.tools` as the framework's native tools (named `agent`): the
+   * durability checks (a crashed, retried or resumed run runs each tool at most once) run when
+   * given.
+   */
+  nativeAgent?(env: NativeToolsEnv): Agent<any> | Promise<Agent<any>>;
 }

@@ -4,12 +4,20 @@ import { InMemoryPausedRunStore } from '../../stores/memory/paused-run-store.js'
 import { InMemorySessionStore } from '../../stores/memory/session-store.js';
 import { Executor } from '../../tools/executor.js';
 import { startScriptedModelServer } from '../scripted-model-server.js';
+import { registerDurabilityChecks } from './durability.js';
 import type { RunnerContractHarness } from './harness.js';
 import { registerPauseChecks } from './pause.js';
 import { contractTools } from './tools.js';
 import { type ContractWorld, collect, expectWellFormed } from './world.js';
 
-export type { RunnerContractEnv, RunnerContractHarness, RunOptionProbe } from './harness.js';
+export type {
+  ContractNativeTool,
+  NativeToolsEnv,
+  RunnerContractEnv,
+  RunnerContractHarness,
+  RunOptionProbe,
+} from './harness.js';
+export { CrashBeforeSave, JournaledRunner, journaledAgent, LosingJournalStore } from './journal.js';
 export { type ContractRecord, contractTools } from './tools.js';
 export { type ContractWorld, collect, expectWellFormed } from './world.js';
 
@@ -187,4 +195,5 @@ export function runnerContract(harness: RunnerContractHarness): void {
 
     if (harness.supportsPause) registerPauseChecks(world);
   });
+  registerDurabilityChecks(harness);
 }

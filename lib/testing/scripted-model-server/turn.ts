@@ -54,9 +54,10 @@ export function resolveTurn(
   turn: ScriptedAnswer,
   body: any,
   api: 'responses' | 'chat',
+  options: { freshCallIds?: boolean } = {},
 ): ResolvedTurn {
   const toolCalls = (turn.toolCalls ?? []).map((call) => ({
-    callId: call.id ?? alnumId('call_'),
+    callId: options.freshCallIds ? alnumId('call_') : (call.id ?? alnumId('call_')),
     name: call.name,
     // Strings pass through untouched so tests can script malformed arguments.
     arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments),

@@ -1,11 +1,35 @@
 import { createOpenAI } from '@ai-sdk/openai';
+import { jsonSchema, type LanguageModel, tool } from 'ai';
 import { expect } from 'vitest';
 import {
   AI_SDK_INTEGRATION,
   aiSdkAgent,
   aiSdkToolSet,
+  withToolEffects,
 } from '../../../lib/frameworks/ai-sdk/index.js';
-import { runnerContract } from '../../../lib/testing/runner-contract/index.js';
+import {
+  type ContractNativeTool,
+  type NativeToolsEnv,
+  runnerContract,
+} from '../../../lib/testing/runner-contract/index.js';
+
+/** The contract's native tools as the SDK's own `tool()`s, effects declared with `withToolEffects`. */
+function nativeAgent(model: LanguageModel, { tools }: NativeToolsEnv) {
+  const native = (spec: ContractNativeTool) => {
+    const made = tool<{ to: string; amount: number }, string>({
+      description: spec.description,
+      inputSchema: jsonSchema<{ to: string; amount: number }>(spec.parameters as any),
+      needsApproval: spec.needsApproval,
+      execute: (args) => spec.execute(args),
+    });
+    return spec.effects ? withToolEffects(made, spec.effects) : made;
+  };
+  return aiSdkAgent({
+    name: 'agent',
+    model,
+    tools: Object.fromEntries(tools.map((spec) => [spec.name, native(spec)])),
+  });
+}
 
 runnerContract({
   name: 'ai-sdk',
@@ -29,6 +53,8 @@ runnerContract({
     },
   },
   reservedOption: 'messages',
+  nativeAgent: (env) =>
+    nativeAgent(createOpenAI({ baseURL: env.modelUrl, apiKey: 'test-key' })('scripted-model'), env),
 });
 
 // The same contract over Chat Completions (`provider.chat(model)`).
@@ -52,4 +78,9 @@ runnerContract({
     },
   },
   reservedOption: 'messages',
+  nativeAgent: (env) =>
+    nativeAgent(
+      createOpenAI({ baseURL: env.modelUrl, apiKey: 'test-key' }).chat('scripted-model'),
+      env,
+    ),
 });

@@ -1,10 +1,45 @@
-import { END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
+import { tool } from '@langchain/core/tools';
+import { END, interrupt, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
 import { createReactAgent, ToolNode, toolsCondition } from '@langchain/langgraph/prebuilt';
 import { ChatOpenAI } from '@langchain/openai';
 import { createAgent } from 'langchain';
 import { expect } from 'vitest';
-import { LANGGRAPH_INTEGRATION, langgraphAgent } from '../../../lib/frameworks/langgraph/index.js';
-import { runnerContract } from '../../../lib/testing/runner-contract/index.js';
+import type { ToolApproval } from '../../../lib/core/tool-context.js';
+import {
+  type ApprovalInterrupt,
+  LANGGRAPH_INTEGRATION,
+  langgraphAgent,
+  withToolEffects,
+} from '../../../lib/frameworks/langgraph/index.js';
+import {
+  type ContractNativeTool,
+  runnerContract,
+} from '../../../lib/testing/runner-contract/index.js';
+
+type Payment = { to: string; amount: number };
+
+/**
+ * A contract tool as a LangChain `tool()`; one that needs approval asks with `interrupt()` first
+ * (the runner reports an `ApprovalInterrupt` as a tool-approval interruption).
+ */
+function nativeTool(spec: ContractNativeTool) {
+  const made = tool(
+    async (args: Payment, config) => {
+      if (spec.needsApproval) {
+        const decision = interrupt<ApprovalInterrupt, ToolApproval>({
+          kind: 'tool-approval',
+          toolCallId: String(config.toolCall?.id),
+          toolName: spec.name,
+          arguments: args,
+        });
+        if (decision.status !== 'approved') return 'The payment was denied.';
+      }
+      return spec.execute(args);
+    },
+    { name: spec.name, description: spec.description, schema: spec.parameters as any },
+  );
+  return spec.effects ? withToolEffects(made, spec.effects) : made;
+}
 
 runnerContract({
   name: 'langgraph',
@@ -35,6 +70,11 @@ runnerContract({
     },
   },
   reservedOption: 'thread_id',
+  nativeAgent: ({ modelUrl, tools }) =>
+    langgraphAgent({
+      name: 'agent',
+      graph: createReactAgent({ llm: chatModel(modelUrl), tools: tools.map(nativeTool) }),
+    }),
 });
 
 function chatModel(modelUrl: string) {
@@ -75,6 +115,18 @@ runnerContract({
   },
   runOption: recursionProbe,
   reservedOption: 'thread_id',
+  nativeAgent: ({ modelUrl, tools }) => {
+    const native = tools.map(nativeTool);
+    const model = chatModel(modelUrl).bindTools(native);
+    const graph = new StateGraph(MessagesAnnotation)
+      .addNode('model', async (state) => ({ messages: [await model.invoke(state.messages)] }))
+      .addNode('tools', new ToolNode(native))
+      .addEdge(START, 'model')
+      .addConditionalEdges('model', toolsCondition, ['tools', END])
+      .addEdge('tools', 'model')
+      .compile();
+    return langgraphAgent({ name: 'agent', graph });
+  },
 });
 
 // langchain's createAgent, the current home of the prebuilt agent.
@@ -90,4 +142,9 @@ runnerContract({
   },
   runOption: recursionProbe,
   reservedOption: 'thread_id',
+  nativeAgent: ({ modelUrl, tools }) =>
+    langgraphAgent({
+      name: 'agent',
+      graph: createAgent({ model: chatModel(modelUrl), tools: tools.map(nativeTool) }),
+    }),
 });

@@ -1,9 +1,36 @@
-import { OpenAIProvider, Agent as SdkAgent } from '@openai/agents';
+import { OpenAIProvider, OpenAIResponsesModel, Agent as SdkAgent, tool } from '@openai/agents';
 import OpenAI from 'openai';
 import { expect } from 'vitest';
-import { OPENAI_INTEGRATION, openaiAgent } from '../../../lib/frameworks/openai/index.js';
+import {
+  OPENAI_INTEGRATION,
+  openaiAgent,
+  withToolEffects,
+} from '../../../lib/frameworks/openai/index.js';
 import { OpenAIRunner } from '../../../lib/frameworks/openai/runner.js';
-import { runnerContract } from '../../../lib/testing/runner-contract/index.js';
+import {
+  type ContractNativeTool,
+  runnerContract,
+} from '../../../lib/testing/runner-contract/index.js';
+
+/** A contract tool as the SDK's own `tool()`, its effects declared with `withToolEffects`. */
+function nativeTool(spec: ContractNativeTool) {
+  const native = tool({
+    name: spec.name,
+    description: spec.description,
+    parameters: spec.parameters as any,
+    strict: false,
+    needsApproval: spec.needsApproval,
+    execute: (args) => spec.execute(args as { to: string; amount: number }),
+  });
+  return spec.effects ? withToolEffects(native, spec.effects) : native;
+}
+
+function agentWith(modelUrl: string, tools: SdkAgent['tools'], useResponses: boolean) {
+  const client = new OpenAI({ apiKey: 'test-key', baseURL: modelUrl, maxRetries: 0 });
+  const native = new SdkAgent({ name: 'agent', model: 'scripted-model', tools });
+  const modelProvider = new OpenAIProvider({ openAIClient: client, useResponses });
+  return openaiAgent(native, { runner: new OpenAIRunner({ runConfig: { modelProvider } }) });
+}
 
 runnerContract({
   name: 'openai',
@@ -31,4 +58,58 @@ runnerContract({
     },
   },
   reservedOption: 'stream',
+  nativeAgent: ({ modelUrl, tools }) => agentWith(modelUrl, tools.map(nativeTool), true),
+});
+
+// The durability checks again over Chat Completions (its own response shape in the journal).
+runnerContract({
+  name: 'openai (chat completions)',
+  supportsPause: true,
+  agent: ({ modelUrl, tools, executor }) =>
+    agentWith(
+      modelUrl,
+      tools.map((spec) => OPENAI_INTEGRATION.exportTool(spec, { executor })),
+      false,
+    ),
+  runOption: {
+    options: { maxTurns: 1 },
+    script: [
+      { toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] },
+      { text: 'never' },
+    ],
+    assess: ({ error }) => {
+      expect(error).toMatchObject({ code: 'max-turns-exceeded' });
+    },
+  },
+  reservedOption: 'stream',
+  nativeAgent: ({ modelUrl, tools }) => agentWith(modelUrl, tools.map(nativeTool), false),
+});
+
+// An agent whose model is a Model instance (it bypasses the runner's provider): still replayed.
+function instanceAgent(modelUrl: string, tools: SdkAgent['tools']) {
+  const client = new OpenAI({ apiKey: 'test-key', baseURL: modelUrl, maxRetries: 0 });
+  const model = new OpenAIResponsesModel(client, 'scripted-model');
+  return openaiAgent(new SdkAgent({ name: 'agent', model, tools }));
+}
+
+runnerContract({
+  name: 'openai (Model instance)',
+  supportsPause: true,
+  agent: ({ modelUrl, tools, executor }) =>
+    instanceAgent(
+      modelUrl,
+      tools.map((spec) => OPENAI_INTEGRATION.exportTool(spec, { executor })),
+    ),
+  runOption: {
+    options: { maxTurns: 1 },
+    script: [
+      { toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] },
+      { text: 'never' },
+    ],
+    assess: ({ error }) => {
+      expect(error).toMatchObject({ code: 'max-turns-exceeded' });
+    },
+  },
+  reservedOption: 'stream',
+  nativeAgent: ({ modelUrl, tools }) => instanceAgent(modelUrl, tools.map(nativeTool)),
 });

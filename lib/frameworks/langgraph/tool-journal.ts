@@ -1,0 +1,115 @@
+import type { StructuredToolInterface } from '@langchain/core/tools';
+import { interrupt, isGraphInterrupt } from '@langchain/langgraph';
+import { ToolOutcomeUnknown } from '../../core/errors.js';
+import type { ToolEffects } from '../../core/journal.js';
+import type { ToolApproval } from '../../core/tool-context.js';
+import { guardToolCall, toolEffects, unknownOutcome } from '../base/journal.js';
+import { type ApprovalInterrupt, SpecTool } from './tools.js';
+
+const GUARDED = Symbol.for('agent-kernel.journal-guarded-tool');
+/** What the journal records for a call that paused (`interrupt()`) instead of finishing. */
+const INTERRUPTED = { 'agent-kernel': 'interrupted' } as const;
+
+type CallFn = (input: unknown, runManager: unknown, config: unknown) => Promise<unknown>;
+type Guardable = StructuredToolInterface & { _call?: CallFn; [GUARDED]?: true };
+
+/**
+ * Puts the native LangChain tools of a graph's tool nodes (`ToolNode.tools`, subgraphs too)
+ * behind the run's journal: each call runs at most once across attempts, keyed by the model's
+ * tool call id (`config.toolCall.id`), with `ctx.idempotencyKey` bound. ToolSpec tools
+ * (`SpecTool`) are skipped: the executor guards them. A tool's `_call` is wrapped in place, once;
+ * outside a journaled run the wrapper only forwards.
+ */
+export function guardGraphTools(graph: unknown, seen = new Set<unknown>()): void {
+  if (!graph || typeof graph !== 'object' || seen.has(graph)) return;
+  seen.add(graph);
+  const nodes = (graph as { nodes?: Record<string, { bound?: unknown }> }).nodes ?? {};
+  for (const node of Object.values(nodes)) {
+    const bound = node?.bound as { tools?: unknown; nodes?: unknown } | undefined;
+    if (Array.isArray(bound?.tools)) for (const tool of bound.tools) guard(tool as Guardable);
+    if (bound?.nodes) guardGraphTools(bound, seen);
+  }
+}
+
+function guard(tool: Guardable): void {
+  if (tool instanceof SpecTool || tool[GUARDED] || typeof tool._call !== 'function') return;
+  const original = tool._call.bind(tool);
+  tool[GUARDED] = true;
+  tool._call = async (input, runManager, config) => {
+    const callId = (config as { toolCall?: { id?: string } } | undefined)?.toolCall?.id;
+    const run = () => original(input, runManager, config);
+    try {
+      return await guardedCall(tool, callId, run);
+    } catch (err) {
+      if (err instanceof ToolOutcomeUnknown && err.pause && callId) {
+        return askToRunAgain(tool, callId, input, run);
+      }
+      // Not run again: the model reads why (JSON in the ToolMessage, as a ToolSpec tool's error).
+      const visible = unknownOutcome(err);
+      if (visible) return JSON.stringify(visible);
+      throw err;
+    }
+  };
+}
+
+/**
+ * A tool that pauses with `interrupt()` runs again when the graph resumes (LangGraph re-runs the
+ * node). Its paused call is recorded as interrupted, not failed, and the resumed call is
+ * journaled under the next key (`<callId>#1`, …): deterministic, so a resume sent again finds it.
+ */
+async function guardedCall(
+  tool: Guardable,
+  callId: string | undefined,
+  run: () => Promise<unknown>,
+  effects: ToolEffects | undefined = toolEffects(tool),
+): Promise<unknown> {
+  for (let level = 0; ; level++) {
+    // The tool sees the call id and idempotency key of the call; only the journal entry differs.
+    const entry = callId && level > 0 ? `${callId}#${level}` : callId;
+    let interrupted: unknown;
+    const result = await guardToolCall(
+      { callId, tool: tool.name, ...(entry ? { entry } : {}), ...(effects ? { effects } : {}) },
+      async () => {
+        try {
+          return await run();
+        } catch (err) {
+          if (!isGraphInterrupt(err)) throw err;
+          interrupted = err;
+          return INTERRUPTED;
+        }
+      },
+    );
+    if (interrupted) throw interrupted;
+    if (!isInterrupted(result)) return result;
+  }
+}
+
+/**
+ * A tool declared `onUnknownOutcome: 'pause'` whose earlier call never finished: the run pauses
+ * with a tool-approval interruption for that call; approved, it runs again (same key), denied,
+ * the model reads why. Thrown outside the journal guard, so the pause itself is not recorded.
+ */
+async function askToRunAgain(
+  tool: Guardable,
+  callId: string,
+  input: unknown,
+  run: () => Promise<unknown>,
+): Promise<unknown> {
+  const decision = interrupt<ApprovalInterrupt, ToolApproval>({
+    kind: 'tool-approval',
+    toolCallId: callId,
+    toolName: tool.name,
+    arguments: input,
+  });
+  if (decision?.status !== 'approved') {
+    const message = decision?.message ?? 'A person decided not to run the call again.';
+    return JSON.stringify({ error: { kind: 'approval-denied', message } });
+  }
+  return guardedCall(tool, callId, run, { ...toolEffects(tool), idempotent: true });
+}
+
+function isInterrupted(value: unknown): boolean {
+  return (
+    (value as Record<string, unknown> | null)?.['agent-kernel'] === INTERRUPTED['agent-kernel']
+  );
+}

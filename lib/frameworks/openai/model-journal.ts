@@ -1,0 +1,105 @@
+import { type Model, type ModelRequest, type ModelResponse, Usage } from '@openai/agents';
+import type { JsonValue } from '../../core/session.js';
+import { currentJournal, requestKey, toJson } from '../base/journal.js';
+
+type StreamEvent =
+  ReturnType<Model['getStreamedResponse']> extends AsyncIterable<infer E> ? E : never;
+
+/** A model response as the journal keeps it: the shape of the stream's `response_done`. */
+interface RecordedResponse {
+  id: string;
+  requestId?: string;
+  usage: Record<string, unknown>;
+  output: ModelResponse['output'];
+}
+
+/**
+ * Wraps a model so a run's journal replays it: a request whose response an earlier attempt
+ * recorded is answered from the journal (no model call, so call ids stay the same); a fresh
+ * response that asks for tool calls is recorded before the SDK sees it, so before any tool runs
+ * (the SDK runs tools only once the response is done). Outside a journaled run it only forwards.
+ */
+export function journaledModel(model: Model): Model {
+  const wrapped: Model = {
+    get supportsPromptModelSelection() {
+      return model.supportsPromptModelSelection;
+    },
+    getResponse: async (request) => {
+      const journal = currentJournal();
+      if (!journal) return model.getResponse(request);
+      const key = keyOf(request);
+      const recorded = journal.recordedModel(key) as RecordedResponse | undefined;
+      if (recorded) return toModelResponse(recorded);
+      const response = await model.getResponse(request);
+      if (callsTools(response.output)) await journal.recordModel(key, fromModelResponse(response));
+      return response;
+    },
+    getStreamedResponse: (request) => streamed(model, request),
+  };
+  if (model.getRetryAdvice) wrapped.getRetryAdvice = (args) => model.getRetryAdvice!(args);
+  return wrapped;
+}
+
+async function* streamed(model: Model, request: ModelRequest): AsyncIterable<StreamEvent> {
+  const journal = currentJournal();
+  if (!journal) {
+    yield* model.getStreamedResponse(request);
+    return;
+  }
+  const key = keyOf(request);
+  const recorded = journal.recordedModel(key) as RecordedResponse | undefined;
+  if (recorded) {
+    // What the SDK's run loop needs of a stream: its start and the finished response. The
+    // runner's event mapper emits the text and tool calls from the run items.
+    yield { type: 'response_started' } as StreamEvent;
+    yield { type: 'response_done', response: recorded } as unknown as StreamEvent;
+    return;
+  }
+  for await (const event of model.getStreamedResponse(request)) {
+    if (event.type === 'response_done' && callsTools(event.response.output)) {
+      // The response's providerData (the API's echo of the request: tool schemas and all) is
+      // not used by the SDK's run loop: left out, it would be most of the record.
+      const { providerData: _echo, ...kept } = event.response;
+      await journal.recordModel(key, toJson<JsonValue>(kept));
+    }
+    yield event;
+  }
+}
+
+/**
+ * What decides the model's answer and is the same on every attempt of a run: the input items
+ * (earlier responses and tool outputs are replayed, so they repeat exactly), the instructions
+ * and the tools offered. Settings are left out: they do not change between attempts.
+ */
+function keyOf(request: ModelRequest): string {
+  return requestKey('openai', {
+    instructions: request.systemInstructions ?? null,
+    input: request.input,
+    tools: request.tools.map((tool) => tool.name),
+    handoffs: request.handoffs.map((handoff) => handoff.toolName),
+  });
+}
+
+/** Anything but a message or reasoning is an action: a function, handoff or hosted tool call. */
+function callsTools(output: readonly { type?: string }[]): boolean {
+  return output.some((item) => item.type !== 'message' && item.type !== 'reasoning');
+}
+
+function fromModelResponse(response: ModelResponse): JsonValue {
+  const recorded: RecordedResponse = {
+    id: response.responseId ?? '',
+    usage: toJson(response.usage),
+    output: response.output,
+    ...(response.requestId ? { requestId: response.requestId } : {}),
+  };
+  return toJson<JsonValue>(recorded);
+}
+
+function toModelResponse(recorded: RecordedResponse): ModelResponse {
+  return {
+    usage: new Usage(recorded.usage as ConstructorParameters<typeof Usage>[0]),
+    output: recorded.output,
+    ...(recorded.id ? { responseId: recorded.id } : {}),
+    ...(recorded.requestId ? { requestId: recorded.requestId } : {}),
+  };
+}

@@ -1,0 +1,65 @@
+import type { FunctionTool, Model, Agent as OpenAIAgent } from '@openai/agents';
+import { guardToolCall, toolEffects, unknownOutcome } from '../base/journal.js';
+import { journaledModel } from './model-journal.js';
+import { isExecutorTool } from './tool-tracing.js';
+
+const GUARDED = Symbol.for('agent-kernel.journal-guarded-tool');
+const JOURNALED = Symbol.for('agent-kernel.journaled-model');
+
+type Invoke = FunctionTool<any, any, any>['invoke'];
+type Journaled = Model & { [JOURNALED]?: true };
+
+/**
+ * Puts every native `tool()` an agent can reach (its own, its handoffs') behind the run's
+ * journal: each call runs at most once across attempts, keyed by the SDK's
+ * `details.toolCall.callId`, with `ctx.idempotencyKey` bound; ToolSpec tools are skipped (the
+ * executor guards them). An agent's `Model` instance is journaled too (a model name goes through
+ * the runner's provider, journaled already): without model replay a retried run would get new
+ * call ids and the guard could not recognise its calls. Tools and models are wrapped in place,
+ * once; outside a journaled run the wrappers only forward.
+ */
+export function guardNativeTools(agent: OpenAIAgent<any, any>): void {
+  const seen = new Set<object>();
+  const visit = (current: OpenAIAgent<any, any>) => {
+    if (seen.has(current)) return;
+    seen.add(current);
+    if (typeof current.model === 'object' && !(current.model as Journaled)[JOURNALED]) {
+      current.model = Object.assign(journaledModel(current.model), { [JOURNALED]: true });
+    }
+    for (const tool of current.tools) {
+      if (tool.type === 'function' && !isExecutorTool(tool))
+        guard(tool as FunctionTool<any, any, any>);
+    }
+    for (const handoff of current.handoffs) {
+      visit(
+        'agent' in handoff && handoff.agent ? handoff.agent : (handoff as OpenAIAgent<any, any>),
+      );
+    }
+  };
+  visit(agent);
+}
+
+function guard(tool: FunctionTool<any, any, any>): void {
+  const marked = tool as FunctionTool<any, any, any> & { [GUARDED]?: true };
+  if (marked[GUARDED]) return;
+  const original: Invoke = tool.invoke.bind(tool);
+  marked[GUARDED] = true;
+  tool.invoke = async (runContext, input, details) => {
+    const callId = (details as { toolCall?: { callId?: string } } | undefined)?.toolCall?.callId;
+    try {
+      return await guardToolCall({ callId, tool: tool.name, ...optionalEffects(tool) }, async () =>
+        original(runContext, input, details),
+      );
+    } catch (err) {
+      // Not run again: the model reads why (a typed error, as a ToolSpec tool's failure).
+      const visible = unknownOutcome(err);
+      if (visible) return visible;
+      throw err;
+    }
+  };
+}
+
+function optionalEffects(tool: object) {
+  const effects = toolEffects(tool);
+  return effects ? { effects } : {};
+}

@@ -1,0 +1,112 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useScriptedModelServer } from '../../helpers/model-server.js';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+const child = fileURLToPath(new URL('./durable/child.ts', import.meta.url));
+
+const server = useScriptedModelServer({ freshCallIds: true });
+let dir: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ak-sigkill-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+interface Attempt {
+  signal: NodeJS.Signals | null;
+  last: any;
+  stderr: string;
+}
+
+/** One attempt of the run in a child process (what a redelivered job is). */
+function attempt(framework: string, name: string, killAt?: string): Promise<Attempt> {
+  const env: NodeJS.ProcessEnv = { ...process.env, KILL_AT: killAt ?? '' };
+  const args = [
+    server.url,
+    join(dir, `${name}.journal.json`),
+    join(dir, `${name}.effects`),
+    'run-1',
+  ];
+  const proc = spawn(process.execPath, ['--import', tsx, child, framework, ...args], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  proc.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+  });
+  proc.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`the attempt did not end in time\n${stderr}`));
+    }, 40_000);
+    proc.on('exit', (_code, signal) => {
+      clearTimeout(timer);
+      resolve({ signal, last: stdout ? JSON.parse(stdout) : undefined, stderr });
+    });
+  });
+}
+
+async function effects(name: string): Promise<string[]> {
+  const text = await readFile(join(dir, `${name}.effects`), 'utf8').catch(() => '');
+  return text.split('\n').filter(Boolean);
+}
+
+const payCall = { toolCalls: [{ name: 'pay', arguments: { to: 'bob', amount: 10 } }] };
+
+describe.each(['openai', 'ai-sdk', 'langgraph'])(
+  '%s runner: a worker killed with SIGKILL',
+  (framework) => {
+    it('right after the tool ran: the redelivered attempt runs it no more and asks the model only for the next step', async () => {
+      // Prepare
+      const name = `${framework}-after`;
+      server.push(payCall, { text: 'Paid Bob.' });
+
+      // Act
+      const killed = await attempt(framework, name, 'after-tool');
+      const again = await attempt(framework, name);
+
+      // Assess
+      expect(killed.signal).toBe('SIGKILL');
+      expect(again.last, again.stderr).toMatchObject({
+        type: 'run-finished',
+        reply: { text: 'Paid Bob.' },
+      });
+      expect(await effects(name)).toHaveLength(1);
+      // One request per model step over both processes: the tool step was replayed, not asked.
+      expect(server.requests).toHaveLength(2);
+      expect(JSON.stringify(server.requests[1]?.body)).toContain('sent 10 to bob');
+    });
+
+    it('during the tool: the call is not run again and the model reads tool-outcome-unknown', async () => {
+      // Prepare
+      const name = `${framework}-during`;
+      server.push(payCall, { text: 'I could not confirm the payment.' });
+
+      // Act
+      const killed = await attempt(framework, name, 'during-tool');
+      const again = await attempt(framework, name);
+
+      // Assess
+      expect(killed.signal).toBe('SIGKILL');
+      expect(again.last, again.stderr).toMatchObject({ type: 'run-finished' });
+      expect(await effects(name)).toHaveLength(1);
+      expect(server.requests).toHaveLength(2);
+      expect(JSON.stringify(server.requests[1]?.body)).toContain('tool-outcome-unknown');
+    });
+  },
+);

@@ -1,0 +1,89 @@
+/**
+ * One attempt of a run in its own process, for the SIGKILL tests: argv = framework, model URL,
+ * journal file, effects file, run id. `KILL_AT=after-tool` kills the process right after the
+ * tool's outcome is in the journal (before the session save); `KILL_AT=during-tool` right after
+ * the tool's side effect, before it returns. Prints the turn's last event as JSON.
+ */
+import { appendFileSync } from 'node:fs';
+import type { Agent } from '../../../../lib/core/agent.js';
+import type { ToolCallOutcome } from '../../../../lib/core/journal.js';
+import { Runtime } from '../../../../lib/core/runtime.js';
+import { tryToolContext } from '../../../../lib/core/tool-context.js';
+import { InMemorySessionStore } from '../../../../lib/stores/memory/session-store.js';
+import { journaledAgent } from '../../../../lib/testing/runner-contract/index.js';
+import { FileRunJournalStore } from './file-journal-store.js';
+
+const [framework, modelUrl, journalFile, effectsFile, runId] = process.argv.slice(2) as string[];
+const killAt = process.env.KILL_AT;
+type Payment = { to: string; amount: number };
+const schema = {
+  type: 'object',
+  properties: { to: { type: 'string' }, amount: { type: 'number' } },
+  required: ['to', 'amount'],
+};
+
+async function pay({ to, amount }: Payment): Promise<string> {
+  appendFileSync(effectsFile as string, `${tryToolContext()?.idempotencyKey}\n`);
+  if (killAt === 'during-tool') process.kill(process.pid, 'SIGKILL');
+  return `sent ${amount} to ${to}`;
+}
+
+class KillingStore extends FileRunJournalStore {
+  override async finishCall(s: string, r: string, c: string, outcome: ToolCallOutcome) {
+    await super.finishCall(s, r, c, outcome);
+    if (killAt === 'after-tool') process.kill(process.pid, 'SIGKILL');
+  }
+}
+
+/** The framework's agent with `pay` as its native tool (only that framework is loaded). */
+async function agent(): Promise<Agent<any>> {
+  const description = 'Send money';
+  if (framework === 'openai') {
+    const { OpenAIProvider, Agent: SdkAgent, tool } = await import('@openai/agents');
+    const { default: OpenAI } = await import('openai');
+    const { OpenAIRunner, openaiAgent } = await import(
+      '../../../../lib/frameworks/openai/index.js'
+    );
+    const client = new OpenAI({ apiKey: 'k', baseURL: modelUrl, maxRetries: 0 });
+    const execute = (args: unknown) => pay(args as Payment);
+    const tools = [
+      tool({ name: 'pay', description, parameters: schema as any, strict: false, execute }),
+    ];
+    const native = new SdkAgent({ name: 'agent', model: 'scripted-model', tools });
+    const modelProvider = new OpenAIProvider({ openAIClient: client, useResponses: true });
+    return openaiAgent(native, { runner: new OpenAIRunner({ runConfig: { modelProvider } }) });
+  }
+  if (framework === 'ai-sdk') {
+    const { createOpenAI } = await import('@ai-sdk/openai');
+    const { jsonSchema, tool } = await import('ai');
+    const { aiSdkAgent } = await import('../../../../lib/frameworks/ai-sdk/index.js');
+    const model = createOpenAI({ baseURL: modelUrl, apiKey: 'k' })('scripted-model');
+    const inputSchema = jsonSchema<Payment>(schema as any);
+    return aiSdkAgent({
+      name: 'agent',
+      model,
+      tools: { pay: tool({ description, inputSchema, execute: pay }) },
+    });
+  }
+  const { tool } = await import('@langchain/core/tools');
+  const { createReactAgent } = await import('@langchain/langgraph/prebuilt');
+  const { ChatOpenAI } = await import('@langchain/openai');
+  const { langgraphAgent } = await import('../../../../lib/frameworks/langgraph/index.js');
+  const configuration = { baseURL: modelUrl };
+  const llm = new ChatOpenAI({
+    model: 'scripted-model',
+    apiKey: 'k',
+    configuration,
+    maxRetries: 0,
+  });
+  const payTool = tool(pay, { name: 'pay', description, schema: schema as any });
+  return langgraphAgent({ name: 'agent', graph: createReactAgent({ llm, tools: [payTool] }) });
+}
+
+const runtime = new Runtime({
+  sessions: new InMemorySessionStore(),
+  agents: [journaledAgent(await agent(), new KillingStore(journalFile as string))],
+});
+let last: unknown;
+for await (const event of runtime.stream('agent', 's-kill', 'Pay Bob 10', { runId })) last = event;
+process.stdout.write(JSON.stringify(last));
