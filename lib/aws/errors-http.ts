@@ -25,6 +25,7 @@ const STATUS: Record<string, number> = {
   'session-busy': 409,
   'run-already-resumed': 409,
   'request-in-progress': 409,
+  'request-conflict': 409,
   'model-rate-limited': 429,
   'model-error': 502,
   'run-timeout': 504,
