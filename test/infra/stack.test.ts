@@ -68,6 +68,9 @@ describe('queues', () => {
     const dead = resources[dlq(name)]!.Properties;
     expect(main.FifoQueue).toBe(fifo ? true : undefined);
     expect(dead.FifoQueue).toBe(fifo ? true : undefined);
+    // High-throughput FIFO: dedup per message group (session), throughput per group.
+    expect(main.DeduplicationScope).toBe(fifo ? 'messageGroup' : undefined);
+    expect(main.FifoThroughputLimit).toBe(fifo ? 'perMessageGroupId' : undefined);
     expect(main.VisibilityTimeout).toBe(visibility);
     expect(main.SqsManagedSseEnabled).toBe(true);
     expect(main.RedrivePolicy).toEqual({
