@@ -99,7 +99,7 @@ export class FrontDoor {
   async submitRun(request: RunRequest): Promise<Accepted> {
     const call = this.#runCall(request);
     const accepted = await this.#submitRun(call);
-    await this.#subscribeRequester(call.principal, request.connectionId, accepted.sessionId);
+    await this.#subscribeRequester(request.connectionId, accepted.sessionId);
     return accepted;
   }
 
@@ -112,7 +112,7 @@ export class FrontDoor {
   async submitResume(request: ResumeRequest): Promise<Accepted> {
     const call = this.#resumeCall(request);
     const accepted = await this.#submitResume(call);
-    await this.#subscribeRequester(call.principal, request.connectionId, accepted.sessionId);
+    await this.#subscribeRequester(request.connectionId, accepted.sessionId);
     return accepted;
   }
 
@@ -277,14 +277,9 @@ export class FrontDoor {
     return reply;
   }
 
-  async #subscribeRequester(
-    principal: string,
-    connectionId: string | undefined,
-    sessionId: string,
-  ) {
-    // The session is the caller's: the policy claimed or checked it before anything was queued.
+  /** The session is the caller's: the policy claimed or checked it before anything was queued. */
+  async #subscribeRequester(connectionId: string | undefined, sessionId: string): Promise<void> {
     if (connectionId) await this.#connections().subscribe(connectionId, sessionId);
-    void principal;
   }
 
   #send(job: RunJob): Promise<void> {
