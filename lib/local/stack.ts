@@ -4,10 +4,10 @@ import { pathToFileURL } from 'node:url';
 import { SignJWT } from 'jose';
 import { agentNamesOf } from '../aws/agents.js';
 import { createDynamoClient, createTable } from '../stores/dynamodb/index.js';
-import { fakeLambdaContext } from '../testing/lambda-context.js';
 import { type ScriptEntry, startScriptedModelServer } from '../testing/scripted-model-server.js';
 import { startDynalite } from './dynalite.js';
 import { type Gateway, type GatewayHandlers, startGateway } from './gateway.js';
+import { lambdaContext } from './lambda-context.js';
 import {
   createQueue,
   localSqsClient,
@@ -92,7 +92,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       secret,
       port: options.port,
       ...(options.httpAuth ? { httpAuth: options.httpAuth } : {}),
-      context: (name) => fakeLambdaContext(name, 60_000),
+      context: (name) => lambdaContext(name, 60_000),
     });
     stops.push(() => gateway.close());
 
@@ -161,7 +161,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       },
       sqsEndpoint: sqsEndpoint.url,
       tokenFor,
-      invoke: (payload) => call('invoke')(payload, fakeLambdaContext('invoke', 60_000)),
+      invoke: (payload) => call('invoke')(payload, lambdaContext('invoke', 60_000)),
       stop,
     };
   } catch (err) {
@@ -171,5 +171,5 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 }
 
 function sqsHandler(handler: Handler, name: string): SqsHandler {
-  return (event) => handler(event, fakeLambdaContext(name, 60_000));
+  return (event) => handler(event, lambdaContext(name, 60_000));
 }

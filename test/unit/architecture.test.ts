@@ -97,8 +97,16 @@ const RULES: [string, string, (target: string, file: string) => boolean][] = [
         inDir(t, d),
       ),
   ],
-  // The local stack's product path: the deployment's own modules, never a test helper.
-  ['local', 'lib/local', (t) => !isRelative(t) || !inDir(t, 'test')],
+  // The local stack's product path: the deployment's own modules and the offline model, never a
+  // test helper (test/, or lib/testing beyond the scripted model server).
+  [
+    'local',
+    'lib/local',
+    (t) =>
+      !isRelative(t) ||
+      (!inDir(t, 'test') &&
+        (!inDir(t, 'lib/testing') || t === 'lib/testing/scripted-model-server.ts')),
+  ],
   // infra reads only the key schema (and its own topology data); it never runs the agents.
   [
     'infra',
