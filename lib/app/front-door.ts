@@ -270,7 +270,9 @@ export class FrontDoor {
     } catch (err) {
       const error =
         err instanceof SessionForbidden ? new NotFound(`Session "${ref.sessionId}"`) : err;
-      await this.#records.failed(ref, previous, toErrorInfo(error));
+      const info = toErrorInfo(error);
+      const redact = this.#deps.redact ?? ((text: string) => text);
+      await this.#records.failed(ref, previous, { ...info, message: redact(info.message) });
       throw error;
     }
     await this.#records.finished(ref, previous, reply);

@@ -49,6 +49,8 @@ export interface FrontDoorDeps {
   turns?: TurnRunner;
   /** Principals that may decide any session's paused runs from the approvals queue. */
   approvers?: ReadonlySet<string>;
+  /** Hides secrets in error text before it is stored (the function's redactor). */
+  redact?: (text: string) => string;
   now?: () => number;
   newId?: () => string;
 }

@@ -13,7 +13,11 @@ const built = new WeakMap<object, FrontDoor>();
  * The front door of a function with a Runtime (http, invoke, approvals): turns run here, jobs go
  * to the run queue. Built once per deployment; the SQS client is asked for on first send only.
  */
-export function frontDoorOf(deployed: Deployment, sqs?: () => SQSClient): FrontDoor {
+export function frontDoorOf(
+  deployed: Deployment,
+  sqs?: () => SQSClient,
+  redact?: (text: string) => string,
+): FrontDoor {
   return once(deployed, () => {
     const { runtime } = deployed;
     const agents: AgentCatalog = {
@@ -28,6 +32,7 @@ export function frontDoorOf(deployed: Deployment, sqs?: () => SQSClient): FrontD
       connections: deployed.connections,
       agents,
       turns: runtime,
+      ...(redact ? { redact } : {}),
       ...common(deployed.config, sqs),
     });
   });

@@ -8,7 +8,7 @@ import { AgentKernelError, InvalidRequest } from '../core/errors.js';
 import { parseMessage } from '../transport/parse.js';
 import { HttpDecisionsBodySchema, HttpRunBodySchema } from '../transport/protocol.js';
 import { clientsFor } from './clients.js';
-import { errorBody, statusOf } from './errors-http.js';
+import { errorBody, type Redacting, redactWith, statusOf } from './errors-http.js';
 import { frontDoorOf } from './front-door.js';
 import type { Deployment } from './runtime.js';
 
@@ -37,21 +37,26 @@ export function httpPrincipalOf(event: HttpEvent): unknown {
 export function createHttpHandler(
   deployment: () => Promise<Deployment>,
   logger?: Logger,
-  options: { sqs?: SQSClient } = {},
+  options: { sqs?: SQSClient } & Redacting = {},
 ) {
   let sqs = options.sqs;
+  const redact = redactWith(options);
   return async (event: HttpEvent): Promise<Result> => {
     try {
       const deployed = await deployment();
       // The SQS client is made on the first async run only: sync-only deployments never need it.
-      const door = frontDoorOf(deployed, () => {
-        sqs ??= clientsFor(deployed.config).sqs;
-        return sqs;
-      });
+      const door = frontDoorOf(
+        deployed,
+        () => {
+          sqs ??= clientsFor(deployed.config).sqs;
+          return sqs;
+        },
+        redact,
+      );
       return await route(door, deployed, event);
     } catch (err) {
       if (!(err instanceof AgentKernelError)) logger?.error('http request failed', err as Error);
-      const body = errorBody(err);
+      const body = errorBody(err, undefined, redact);
       return json(statusOf(body.code), body);
     }
   };

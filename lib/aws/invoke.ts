@@ -3,7 +3,7 @@ import { AgentKernelError } from '../core/errors.js';
 import type { Reply } from '../core/requests.js';
 import { checkMessage } from '../transport/parse.js';
 import { InvokePayloadSchema } from '../transport/protocol.js';
-import { type ErrorBody, errorBody } from './errors-http.js';
+import { type ErrorBody, errorBody, type Redacting, redactWith } from './errors-http.js';
 import { frontDoorOf } from './front-door.js';
 import type { Deployment } from './runtime.js';
 
@@ -14,14 +14,19 @@ export type InvokeResult = Reply | ErrorBody;
  * run. IAM authenticated the caller, which acts for the payload's `principal` or, naming none,
  * for INVOKE_PRINCIPAL (unset: refused). A `requestId` makes the call idempotent.
  */
-export function createInvokeHandler(deployment: () => Promise<Deployment>, logger?: Logger) {
+export function createInvokeHandler(
+  deployment: () => Promise<Deployment>,
+  logger?: Logger,
+  options: Redacting = {},
+) {
+  const redact = redactWith(options);
   return async (event: unknown): Promise<InvokeResult> => {
     const checked = checkMessage(InvokePayloadSchema, event);
     if (!checked.ok) return checked.error;
     const { principal: named, ...payload } = checked.message;
     try {
       const deployed = await deployment();
-      const door = frontDoorOf(deployed);
+      const door = frontDoorOf(deployed, undefined, redact);
       const principal = named ?? deployed.config.INVOKE_PRINCIPAL;
       if (payload.action === 'run') {
         const { action: _, ...run } = payload;
@@ -31,7 +36,7 @@ export function createInvokeHandler(deployment: () => Promise<Deployment>, logge
       return await door.resumeNow({ principal, ...resume });
     } catch (err) {
       if (!(err instanceof AgentKernelError)) logger?.error('invoke failed', err as Error);
-      return errorBody(err, payload.requestId);
+      return errorBody(err, payload.requestId, redact);
     }
   };
 }

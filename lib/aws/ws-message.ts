@@ -6,6 +6,7 @@ import { parseInbound } from '../transport/parse.js';
 import type { ClientMessage, ServerMessage } from '../transport/protocol.js';
 import { type AwsClients, clientsFor } from './clients.js';
 import type { MessageDeployment } from './connections.js';
+import { type Redacting, redactWith } from './errors-http.js';
 import { messageFrontDoorOf } from './front-door.js';
 import { postTo } from './post.js';
 import {
@@ -23,9 +24,10 @@ import {
  */
 export function createMessageHandler(
   deployment: () => Promise<MessageDeployment>,
-  options: { clients?: AwsClients; logger?: Logger } = {},
+  options: { clients?: AwsClients; logger?: Logger } & Redacting = {},
 ) {
   const { logger } = options;
+  const redact = redactWith(options);
   let clients = options.clients;
   return async (event: WebSocketEvent): Promise<WebSocketResult> => {
     const deployed = await deployment();
@@ -63,6 +65,7 @@ export function createMessageHandler(
         type: 'error',
         ...(message.requestId ? { requestId: message.requestId } : {}),
         ...info,
+        message: redact(info.message),
       });
     }
     return ok;
