@@ -216,6 +216,11 @@ describe('HTTP API', () => {
       IdentitySource: ['$request.header.Authorization'],
       AuthorizerResultTtlInSeconds: 0,
     });
+    // The http function reads a v2 event: the authorizer's context under authorizer.lambda.
+    synth.template.hasResourceProperties('AWS::ApiGatewayV2::Integration', {
+      IntegrationType: 'AWS_PROXY',
+      PayloadFormatVersion: '2.0',
+    });
   });
 
   it('answers CORS preflights and logs and throttles its stage', () => {
