@@ -20,6 +20,10 @@ import { checkId } from './validation.js';
 
 export type Accepted = Omit<AcceptedMessage, 'type'>;
 
+/** The longest a turn can run here (a Lambda's limit), and the slack a claim keeps past it. */
+const MAX_TURN_MS = 15 * 60_000;
+const CLAIM_MARGIN_MS = 30_000;
+
 /** A run as every front asks for it; `principal` is what the edge read, checked here. */
 export interface RunRequest {
   principal: unknown;
@@ -86,6 +90,11 @@ export class FrontDoor {
             : undefined,
         payload: (call) => ({ kind, ...(payload(call.request) as object) }),
         describe: (call) => `Request id "${call.request.requestId}"`,
+        // A turn run here holds its key while it may still run (at most a Lambda's 15 min).
+        inProgressMs: (call) =>
+          kind === 'run' || kind === 'resume'
+            ? (call.timeoutMs ?? MAX_TURN_MS) + CLAIM_MARGIN_MS
+            : undefined,
       });
     const run = (r: RunRequest) => ({ agent: r.agent, input: r.input });
     const resume = (r: ResumeRequest) => ({ runId: r.runId, decisions: r.decisions });

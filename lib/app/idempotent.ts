@@ -9,8 +9,11 @@ export interface IdempotencyOptions<A> {
   payload: (args: A) => unknown;
   /** How a conflict or an in-progress retry names the key to the client. */
   describe: (args: A) => string;
-  /** A claim not completed within this lapses (a crashed holder does not block forever). */
-  inProgressMs?: number;
+  /**
+   * A claim not completed within this lapses (a crashed holder does not block forever). Keep it
+   * above the longest the call can run, or a retry could run it a second time.
+   */
+  inProgressMs?: (args: A) => number | undefined;
 }
 
 /**
@@ -28,10 +31,11 @@ export function makeIdempotent<A, R>(
     const parts = options.key(args);
     if (!store || !parts) return fn(args);
     const key = `request:${digest(parts)}`;
+    const inProgressMs = options.inProgressMs?.(args);
     const claim = await store
       .claim(key, {
         fingerprint: digest([JSON.stringify(options.payload(args) ?? null)]),
-        ...(options.inProgressMs ? { inProgressMs: options.inProgressMs } : {}),
+        ...(inProgressMs ? { inProgressMs } : {}),
       })
       .catch((err: unknown) => {
         throw err instanceof IdempotencyKeyReused
