@@ -1,12 +1,13 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import type { FrontDoor } from '../app/front-door.js';
 import { AgentKernelError } from '../core/errors.js';
 import type { Span } from '../core/tracer.js';
 import { parseMessage } from '../transport/parse.js';
 import { ApprovalMessageSchema } from '../transport/protocol.js';
 import { processBatch } from './batch.js';
 import { type AwsClients, clientsFor } from './clients.js';
-import { frontDoorOf } from './front-door.js';
+import { frontDoorCache, frontDoorOf } from './front-door.js';
 import type { Deployment } from './runtime.js';
 
 /**
@@ -20,11 +21,16 @@ export function createApprovalsHandler(
 ) {
   const { logger } = options;
   let clients = options.clients;
+  const doorOf = frontDoorCache((deployed: Deployment) =>
+    frontDoorOf(deployed, () => {
+      clients ??= clientsFor(deployed.config);
+      return clients.sqs;
+    }),
+  );
   return async (event: SQSEvent) => {
     const deployed = await deployment();
-    clients ??= clientsFor(deployed.config);
-    const ready = clients;
-    return processBatch(event, (record, span) => handle(deployed, ready, record, span, logger), {
+    const door = doorOf(deployed);
+    return processBatch(event, (record, span) => handle(door, record, span, logger), {
       logger,
       tracer: deployed.tracer,
       spanName: 'approval',
@@ -33,8 +39,7 @@ export function createApprovalsHandler(
 }
 
 async function handle(
-  deployed: Deployment,
-  clients: AwsClients,
+  door: FrontDoor,
   record: SQSRecord,
   span: Span,
   logger?: Logger,
@@ -47,7 +52,7 @@ async function handle(
   const approval = parsed.message;
   span.setAttributes({ sessionId: approval.sessionId, runId: approval.runId });
   try {
-    const accepted = await frontDoorOf(deployed, () => clients.sqs).submitResume({
+    const accepted = await door.submitResume({
       ...approval,
       requestId: approval.requestId ?? `approval-${record.messageId}`,
       channel: 'approvals',

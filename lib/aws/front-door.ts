@@ -7,51 +7,66 @@ import type { MessageDeployment } from './connections.js';
 import { queueUrl, sendJson } from './queues.js';
 import type { Deployment } from './runtime.js';
 
-const built = new WeakMap<object, FrontDoor>();
-
 /**
  * The front door of a function with a Runtime (http, invoke, approvals): turns run here, jobs go
- * to the run queue. Built once per deployment; the SQS client is asked for on first send only.
+ * to the run queue. The SQS client is asked for on first send only.
  */
 export function frontDoorOf(
   deployed: Deployment,
   sqs?: () => SQSClient,
   redact?: (text: string) => string,
 ): FrontDoor {
-  return once(deployed, () => {
-    const { runtime } = deployed;
-    const agents: AgentCatalog = {
-      has: (name) => runtime.agents.some((agent) => agent.name === name),
-      cards: () => runtime.agents.map((agent) => agent.card()),
-    };
-    return new FrontDoor({
-      sessions: runtime.sessions,
-      pausedRuns: { get: (s, r) => runtime.pausedRuns?.get(s, r) ?? Promise.resolve(undefined) },
-      runs: deployed.runs,
-      idempotency: deployed.idempotency,
-      connections: deployed.connections,
-      agents,
-      turns: runtime,
-      ...(redact ? { redact } : {}),
-      ...common(deployed.config, sqs),
-    });
+  const { runtime } = deployed;
+  const agents: AgentCatalog = {
+    has: (name) => runtime.agents.some((agent) => agent.name === name),
+    cards: () => runtime.agents.map((agent) => agent.card()),
+  };
+  return new FrontDoor({
+    sessions: runtime.sessions,
+    pausedRuns: { get: (s, r) => runtime.pausedRuns?.get(s, r) ?? Promise.resolve(undefined) },
+    runs: deployed.runs,
+    idempotency: deployed.idempotency,
+    connections: deployed.connections,
+    agents,
+    turns: runtime,
+    ...(redact ? { redact } : {}),
+    ...common(deployed.config, sqs),
   });
 }
 
 /** ws-message's front door: no Runtime; the agent names come from AGENT_NAMES. */
-export function messageFrontDoorOf(deployed: MessageDeployment, sqs: () => SQSClient): FrontDoor {
-  return once(deployed, () => {
-    const names = deployed.agentNames;
-    return new FrontDoor({
-      sessions: deployed.sessions,
-      pausedRuns: deployed.pausedRuns,
-      runs: deployed.runs,
-      idempotency: deployed.idempotency,
-      connections: deployed.connections,
-      agents: { has: (name) => names?.has(name), cards: () => [...(names ?? [])] },
-      ...common(deployed.config, sqs),
-    });
+export function messageFrontDoorOf(
+  deployed: MessageDeployment,
+  sqs: () => SQSClient,
+  redact?: (text: string) => string,
+): FrontDoor {
+  const names = deployed.agentNames;
+  return new FrontDoor({
+    sessions: deployed.sessions,
+    pausedRuns: deployed.pausedRuns,
+    runs: deployed.runs,
+    idempotency: deployed.idempotency,
+    connections: deployed.connections,
+    agents: { has: (name) => names?.has(name), cards: () => [...(names ?? [])] },
+    ...(redact ? { redact } : {}),
+    ...common(deployed.config, sqs),
   });
+}
+
+/**
+ * One front door per handler and deployment (a handler's deployment is built once; a failed
+ * build is retried as a new object): `build` runs only when the deployment changes.
+ */
+export function frontDoorCache<D extends object>(build: (deployed: D) => FrontDoor) {
+  const doors = new WeakMap<D, FrontDoor>();
+  return (deployed: D): FrontDoor => {
+    let door = doors.get(deployed);
+    if (!door) {
+      door = build(deployed);
+      doors.set(deployed, door);
+    }
+    return door;
+  };
 }
 
 function common(config: Config, sqs: (() => SQSClient) | undefined) {
@@ -65,13 +80,4 @@ function common(config: Config, sqs: (() => SQSClient) | undefined) {
 function jobQueue(config: Config, sqs: () => SQSClient): JobQueue {
   const url = queueUrl(config, 'RUN_QUEUE_URL');
   return { send: (job) => sendJson(sqs(), url, job, runJobFifoKeys(job)) };
-}
-
-function once(key: object, build: () => FrontDoor): FrontDoor {
-  let door = built.get(key);
-  if (!door) {
-    door = build();
-    built.set(key, door);
-  }
-  return door;
 }

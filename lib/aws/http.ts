@@ -9,7 +9,7 @@ import { parseMessage } from '../transport/parse.js';
 import { HttpDecisionsBodySchema, HttpRunBodySchema } from '../transport/protocol.js';
 import { clientsFor } from './clients.js';
 import { errorBody, type Redacting, redactWith, statusOf } from './errors-http.js';
-import { frontDoorOf } from './front-door.js';
+import { frontDoorCache, frontDoorOf } from './front-door.js';
 import type { Deployment } from './runtime.js';
 
 /**
@@ -41,18 +41,21 @@ export function createHttpHandler(
 ) {
   let sqs = options.sqs;
   const redact = redactWith(options);
+  // The SQS client is made on the first async run only: sync-only deployments never need it.
+  const doorOf = frontDoorCache((deployed: Deployment) =>
+    frontDoorOf(
+      deployed,
+      () => {
+        sqs ??= clientsFor(deployed.config).sqs;
+        return sqs;
+      },
+      redact,
+    ),
+  );
   return async (event: HttpEvent): Promise<Result> => {
     try {
       const deployed = await deployment();
-      // The SQS client is made on the first async run only: sync-only deployments never need it.
-      const door = frontDoorOf(
-        deployed,
-        () => {
-          sqs ??= clientsFor(deployed.config).sqs;
-          return sqs;
-        },
-        redact,
-      );
+      const door = doorOf(deployed);
       return await route(door, deployed, event);
     } catch (err) {
       if (!(err instanceof AgentKernelError)) logger?.error('http request failed', err as Error);

@@ -4,7 +4,7 @@ import type { Reply } from '../core/requests.js';
 import { checkMessage } from '../transport/parse.js';
 import { InvokePayloadSchema } from '../transport/protocol.js';
 import { type ErrorBody, errorBody, type Redacting, redactWith } from './errors-http.js';
-import { frontDoorOf } from './front-door.js';
+import { frontDoorCache, frontDoorOf } from './front-door.js';
 import type { Deployment } from './runtime.js';
 
 export type InvokeResult = Reply | ErrorBody;
@@ -20,13 +20,14 @@ export function createInvokeHandler(
   options: Redacting = {},
 ) {
   const redact = redactWith(options);
+  const doorOf = frontDoorCache((deployed: Deployment) => frontDoorOf(deployed, undefined, redact));
   return async (event: unknown): Promise<InvokeResult> => {
     const checked = checkMessage(InvokePayloadSchema, event);
     if (!checked.ok) return checked.error;
     const { principal: named, ...payload } = checked.message;
     try {
       const deployed = await deployment();
-      const door = frontDoorOf(deployed, undefined, redact);
+      const door = doorOf(deployed);
       const principal = named ?? deployed.config.INVOKE_PRINCIPAL;
       if (payload.action === 'run') {
         const { action: _, ...run } = payload;

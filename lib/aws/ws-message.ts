@@ -7,7 +7,7 @@ import type { ClientMessage, ServerMessage } from '../transport/protocol.js';
 import { type AwsClients, clientsFor } from './clients.js';
 import type { MessageDeployment } from './connections.js';
 import { type Redacting, redactWith } from './errors-http.js';
-import { messageFrontDoorOf } from './front-door.js';
+import { frontDoorCache, messageFrontDoorOf } from './front-door.js';
 import { postTo } from './post.js';
 import {
   endpointOf,
@@ -29,6 +29,16 @@ export function createMessageHandler(
   const { logger } = options;
   const redact = redactWith(options);
   let clients = options.clients;
+  const doorOf = frontDoorCache((deployed: MessageDeployment) =>
+    messageFrontDoorOf(
+      deployed,
+      () => {
+        clients ??= clientsFor(deployed.config);
+        return clients.sqs;
+      },
+      redact,
+    ),
+  );
   return async (event: WebSocketEvent): Promise<WebSocketResult> => {
     const deployed = await deployment();
     clients ??= clientsFor(deployed.config);
@@ -48,7 +58,7 @@ export function createMessageHandler(
       return ok;
     }
     const message = parsed.message;
-    const door = messageFrontDoorOf(deployed, () => ready.sqs);
+    const door = doorOf(deployed);
     try {
       const answer = await dispatch(door, message, principalOf(event), connectionId);
       if (answer) {
