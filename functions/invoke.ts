@@ -5,7 +5,7 @@ import { deploymentFor } from '../lib/aws/runtime.js';
 
 const o = observability('invoke');
 const deployment = deploymentFor(agents, ['TABLE_NAME'], process.env, o);
-export const handler = withLogging(o.logger, createInvokeHandler(deployment, o.logger), {
+export const handler = withLogging(o.logger, createInvokeHandler(deployment, o.logger, o), {
   tracer: o.tracer,
   span: 'invoke',
 });

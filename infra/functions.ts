@@ -57,8 +57,12 @@ export const FAMILY_PARTITIONS: Record<ItemFamily, readonly string[]> = {
 /** Per family, the actions a function's code issues; a family left out is not reachable. */
 export type TableAccess = Partial<Record<ItemFamily, readonly DynamoAction[]>>;
 
-/** SessionStore.load, PausedRunStore.get, RunRecordStore.get: GetItem, Query for state chunks. */
-const READ_SESSIONS: readonly DynamoAction[] = ['GetItem', 'Query'];
+/**
+ * The front door without a Runtime (lib/app): SessionStore.load (GetItem, Query for chunks),
+ * PausedRunStore.get, RunRecordStore.get; the owner fixed on first accept (a create-only put of
+ * an empty session) and the queued run record (PutItem).
+ */
+const FRONT_DOOR_SESSIONS: readonly DynamoAction[] = ['GetItem', 'Query', 'PutItem'];
 /**
  * A turn: session load and versioned save (chunks written, replaced ones batch-deleted), the
  * lease (put, renew by update, delete), paused runs (put, claim by update, delete), run records,
@@ -128,9 +132,9 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
     memorySize: AGENT_MEMORY,
     // send-run: asynchronous POST /runs become run jobs.
     access: ['runs-agents', 'send-run'],
-    // Sync runs, decisions, run records; an Idempotency-Key becomes the job's requestId (the
-    // worker claims it), so http itself keeps no idempotency records.
-    table: { sessions: RUN_SESSIONS },
+    // Sync runs, decisions, run records; an Idempotency-Key is claimed by the front door
+    // (a conflicting reuse is refused at once), sync runs included.
+    table: { sessions: RUN_SESSIONS, idempotency: IDEMPOTENCY },
     route: 'http',
   },
   {
@@ -161,8 +165,9 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
     timeout: Duration.seconds(30),
     memorySize: SMALL_MEMORY,
     access: ['send-run'],
-    // The owner check and the paused run's agent: reads only; the worker does the resume.
-    table: { sessions: READ_SESSIONS },
+    // The front door: owner check, the paused run's agent, a run record for a run without
+    // one, the requestId claimed; the worker does the resume.
+    table: { sessions: FRONT_DOOR_SESSIONS, idempotency: IDEMPOTENCY },
     trigger: { queue: 'approvals', batchSize: 10, maxConcurrency: 5 },
   },
   {
@@ -193,8 +198,10 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
     // Runs no agent: run and resume become jobs; replies are posted to the caller.
     access: ['send-run', 'post-to-connections', 'names-agents'],
     table: {
-      // Owner checks and the paused run of a resume.
-      sessions: READ_SESSIONS,
+      // The front door: the owner fixed on first accept, the paused run of a resume, the
+      // queued run record; requestIds claimed (a conflicting reuse is refused at once).
+      sessions: FRONT_DOOR_SESSIONS,
+      idempotency: IDEMPOTENCY,
       // subscribe (update CONN#, put SUB#), unsubscribe (delete SUB#, update CONN#), and the
       // caller's removal when a reply finds it gone (delete CONN#, batch-delete its SUB#s).
       connections: ['UpdateItem', 'DeleteItem'],

@@ -6,6 +6,7 @@ import {
   HttpNoneAuthorizer,
   HttpStage,
   type IHttpRouteAuthorizer,
+  PayloadFormatVersion,
 } from 'aws-cdk-lib/aws-apigatewayv2';
 import {
   HttpJwtAuthorizer,
@@ -70,7 +71,11 @@ export class KernelHttpApi extends Construct {
       throttle: props.throttle,
       accessLogSettings: logs.settings,
     });
-    const integration = new HttpLambdaIntegration('Handler', props.handler);
+    // Payload 2.0: lib/aws/http.ts reads the principal from a v2 event, the JWT authorizer's
+    // claims or the Lambda authorizer's returned context (requestContext.authorizer.lambda).
+    const integration = new HttpLambdaIntegration('Handler', props.handler, {
+      payloadFormatVersion: PayloadFormatVersion.VERSION_2_0,
+    });
     const authorizer = this.authorizer(props.auth);
     for (const route of HTTP_ROUTES) {
       if (!route.open && !authorizer) continue;
@@ -100,7 +105,9 @@ export class KernelHttpApi extends Construct {
     }
     if (auth.kind === 'lambda') {
       // The WebSocket authorizer function: payload 1.0 gives it the `methodArn` its IAM policy
-      // names. No caching: a cached policy for one route would deny the token on the others.
+      // names (the request shape is what it reads either way); its returned `context` reaches
+      // the http function as requestContext.authorizer.lambda, never its principalId.
+      // No caching: a cached policy for one route would deny the token on the others.
       return new HttpLambdaAuthorizer('Token', auth.authorizer, {
         identitySource: ['$request.header.Authorization'],
         responseTypes: [HttpLambdaResponseType.IAM],

@@ -1,5 +1,10 @@
 import { Duration } from 'aws-cdk-lib';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import {
+  DeduplicationScope,
+  FifoThroughputLimit,
+  Queue,
+  QueueEncryption,
+} from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 
 export interface KernelQueueProps {
@@ -32,6 +37,14 @@ export class KernelQueue extends Construct {
     });
     this.queue = new Queue(this, 'Queue', {
       ...common,
+      // High-throughput FIFO: dedup ids are unique per group (session) only, which is why they
+      // are digests of (principal, session, requestId), and throughput is counted per group.
+      ...(props.fifo
+        ? {
+            deduplicationScope: DeduplicationScope.MESSAGE_GROUP,
+            fifoThroughputLimit: FifoThroughputLimit.PER_MESSAGE_GROUP_ID,
+          }
+        : {}),
       retentionPeriod: RETENTION,
       visibilityTimeout: props.visibilityTimeout,
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: props.maxReceiveCount },

@@ -1,18 +1,19 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import type { FrontDoor } from '../app/front-door.js';
+import { AgentKernelError } from '../core/errors.js';
 import type { Span } from '../core/tracer.js';
-import { runJobFifoKeys } from '../transport/fifo.js';
 import { parseMessage } from '../transport/parse.js';
-import { ApprovalMessageSchema, type RunJob } from '../transport/protocol.js';
+import { ApprovalMessageSchema } from '../transport/protocol.js';
 import { processBatch } from './batch.js';
 import { type AwsClients, clientsFor } from './clients.js';
-import { queueUrl, sendJson } from './queues.js';
+import { frontDoorCache, frontDoorOf } from './front-door.js';
 import type { Deployment } from './runtime.js';
 
 /**
- * The approvals queue's consumer: a decision from any system becomes a `resume` job once it is
- * valid and its principal owns the session. A refused one is logged and dropped: retrying
- * would refuse it again. Only a failure to enqueue is retried.
+ * The approvals queue's consumer: each decision goes to the front door as a queued resume (the
+ * session's owner, or a configured approver, decides). A refused one is logged and dropped:
+ * retrying would refuse it again. Only an unexpected failure (enqueueing) is retried.
  */
 export function createApprovalsHandler(
   deployment: () => Promise<Deployment>,
@@ -20,11 +21,16 @@ export function createApprovalsHandler(
 ) {
   const { logger } = options;
   let clients = options.clients;
+  const doorOf = frontDoorCache((deployed: Deployment) =>
+    frontDoorOf(deployed, () => {
+      clients ??= clientsFor(deployed.config);
+      return clients.sqs;
+    }),
+  );
   return async (event: SQSEvent) => {
     const deployed = await deployment();
-    clients ??= clientsFor(deployed.config);
-    const ready = clients;
-    return processBatch(event, (record, span) => handle(deployed, ready, record, span, logger), {
+    const door = doorOf(deployed);
+    return processBatch(event, (record, span) => handle(door, record, span, logger), {
       logger,
       tracer: deployed.tracer,
       spanName: 'approval',
@@ -33,8 +39,7 @@ export function createApprovalsHandler(
 }
 
 async function handle(
-  deployed: Deployment,
-  clients: AwsClients,
+  door: FrontDoor,
   record: SQSRecord,
   span: Span,
   logger?: Logger,
@@ -46,30 +51,21 @@ async function handle(
   }
   const approval = parsed.message;
   span.setAttributes({ sessionId: approval.sessionId, runId: approval.runId });
-  const refuse = (reason: string) =>
+  try {
+    const accepted = await door.submitResume({
+      ...approval,
+      requestId: approval.requestId ?? `approval-${record.messageId}`,
+      channel: 'approvals',
+    });
+    logger?.info('resume job queued', { requestId: accepted.requestId, runId: accepted.runId });
+  } catch (err) {
+    if (!(err instanceof AgentKernelError)) throw err;
     logger?.warn('approval refused', {
       messageId: record.messageId,
       sessionId: approval.sessionId,
       runId: approval.runId,
       principal: approval.principal,
-      reason,
+      reason: err.code,
     });
-  const session = await deployed.runtime.sessions.load(approval.sessionId);
-  if (!session) return refuse('session-not-found');
-  // Only the session's owner may decide; a session without an owner has nobody to decide.
-  if (session.data.owner !== approval.principal) return refuse('session-forbidden');
-  const paused = await deployed.runtime.pausedRuns?.get(approval.sessionId, approval.runId);
-  if (!paused) return refuse('paused-run-not-found');
-  const job: RunJob = {
-    kind: 'resume',
-    requestId: approval.requestId ?? `approval-${record.messageId}`,
-    principal: approval.principal,
-    sessionId: approval.sessionId,
-    runId: approval.runId,
-    agent: paused.agent,
-    decisions: approval.decisions,
-    enqueuedAt: Date.now(),
-  };
-  await sendJson(clients.sqs, queueUrl(deployed.config, 'RUN_QUEUE_URL'), job, runJobFifoKeys(job));
-  logger?.info('resume job queued', { requestId: job.requestId, runId: job.runId });
+  }
 }

@@ -1,6 +1,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { createRemoteJWKSet, type JWTVerifyGetKey, jwtVerify } from 'jose';
+import { isPrincipal } from '../transport/ids.js';
 import type { Config } from './config.js';
 import { ConfigError } from './errors.js';
 
@@ -10,7 +11,7 @@ type AuthConfig = Pick<
 >;
 
 /**
- * The WebSocket `$connect` REQUEST authorizer. The JWT comes from the `token` query parameter
+ * The WebSocket `$connect` REQUEST authorizer, and the HTTP API's Lambda authorizer (hs256 mode). The JWT comes from the `token` query parameter
  * (browsers cannot set headers on a WebSocket) or the Authorization header; HS256 with a shared
  * secret in development, an OIDC issuer's JWKS in production. Answers an IAM policy whose
  * principalId is the token's `sub`; anything else is `Unauthorized` (API Gateway's 401).
@@ -22,7 +23,9 @@ export function createAuthorizerHandler(config: AuthConfig, logger?: Logger) {
     let principal: string | undefined;
     if (config.AUTH_MODE === 'none') principal = 'anonymous';
     else if (token) principal = await verify(token).catch(() => undefined);
-    if (!principal) {
+    // A sub the front door or the worker would refuse (empty, too long, control characters)
+    // is refused here, where the client hears it, rather than dead-lettering a job later.
+    if (!isPrincipal(principal)) {
       logger?.info('connection refused', { hasToken: token !== undefined });
       throw new Error('Unauthorized');
     }
@@ -32,6 +35,8 @@ export function createAuthorizerHandler(config: AuthConfig, logger?: Logger) {
         Version: '2012-10-17',
         Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: event.methodArn }],
       },
+      // The fronts read this: WebSocket events flatten it next to principalId; an HTTP API v2
+      // event carries it (and not principalId) under requestContext.authorizer.lambda.
       context: { principal },
     };
   };
@@ -61,7 +66,7 @@ function verifierFor(config: AuthConfig): (token: string) => Promise<string | un
       typeof key === 'function'
         ? await jwtVerify(token, key, { ...options, algorithms })
         : await jwtVerify(token, key, { ...options, algorithms });
-    return typeof payload.sub === 'string' && payload.sub ? payload.sub : undefined;
+    return typeof payload.sub === 'string' ? payload.sub : undefined;
   };
 }
 

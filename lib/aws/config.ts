@@ -1,6 +1,12 @@
 import * as z from 'zod';
 import { Redactor } from '../tracing/redact.js';
+import { isPrincipal, PRINCIPAL_RULE } from '../transport/ids.js';
 import { ConfigError } from './errors.js';
+
+const principals = z
+  .string()
+  .transform((list) => new Set(list.split(',').map((p) => p.trim())))
+  .refine((set) => [...set].every(isPrincipal), `must list principals (${PRINCIPAL_RULE})`);
 
 const seconds = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
@@ -54,6 +60,16 @@ export const ConfigSchema = z.object({
     .regex(/^[A-Za-z0-9_-]{1,64}(,[A-Za-z0-9_-]{1,64})*$/, 'a comma-separated list of agent names')
     .transform((names) => new Set(names.split(',')))
     .optional(),
+  /**
+   * Back-office principals (comma-separated) that may decide any session's paused runs from the
+   * approvals queue, acting for the session's owner. Unset: only owners decide.
+   */
+  APPROVER_PRINCIPALS: principals.optional(),
+  /**
+   * The principal a direct invoke acts as when its payload names none (IAM authenticated the
+   * caller). Unset: such an invoke is refused (`unauthorized`), never run without an owner.
+   */
+  INVOKE_PRINCIPAL: z.string().refine(isPrincipal, `must be ${PRINCIPAL_RULE}`).optional(),
   MODEL_SECRET_NAME: z.string().min(1).optional(),
   MODEL_SECRET_PARAMETER: z.string().min(1).optional(),
   /** The variable a plain-string model secret is put in (a JSON object names its own). */

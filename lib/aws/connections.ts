@@ -1,10 +1,12 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SessionStore } from '../core/session.js';
-import type { PausedRunStore } from '../core/stores.js';
+import type { IdempotencyStore, PausedRunStore, RunRecordStore } from '../core/stores.js';
 import { noopTracer, type Tracer } from '../core/tracer.js';
 import { createDynamoClient } from '../stores/dynamodb/client.js';
 import { DynamoConnectionStore } from '../stores/dynamodb/connection-store.js';
+import { DynamoIdempotencyStore } from '../stores/dynamodb/idempotency-store.js';
 import { DynamoPausedRunStore } from '../stores/dynamodb/paused-run-store.js';
+import { DynamoRunRecordStore } from '../stores/dynamodb/run-record-store.js';
 import { DynamoSessionStore } from '../stores/dynamodb/session-store.js';
 import { captureClient } from '../tracing/capture.js';
 import { type Config, type ConfigKey, loadConfig } from './config.js';
@@ -17,10 +19,15 @@ export interface ConnectionsDeployment {
   readonly tracer: Tracer;
 }
 
-/** What ws-message needs: sessions and paused runs to check, connections, the agent names. */
+/**
+ * What ws-message needs for the front door: sessions (owner fixed on first accept), paused runs,
+ * run records, idempotency (requestId conflicts), connections, the agent names.
+ */
 export interface MessageDeployment extends ConnectionsDeployment {
-  readonly sessions: Pick<SessionStore, 'load'>;
+  readonly sessions: Pick<SessionStore, 'load' | 'save'>;
   readonly pausedRuns: Pick<PausedRunStore, 'get'>;
+  readonly runs: RunRecordStore;
+  readonly idempotency: IdempotencyStore;
   /** The agents a `run` may name; undefined: unknown here, the worker refuses a wrong one. */
   readonly agentNames: ReadonlySet<string> | undefined;
 }
@@ -57,6 +64,8 @@ export function messagesFor(
     tracer: options.tracer ?? noopTracer,
     sessions: new DynamoSessionStore(stores),
     pausedRuns: new DynamoPausedRunStore(stores),
+    runs: new DynamoRunRecordStore(stores),
+    idempotency: new DynamoIdempotencyStore(stores),
     agentNames: config.AGENT_NAMES,
   }));
 }

@@ -25,6 +25,7 @@ const STATUS: Record<string, number> = {
   'session-busy': 409,
   'run-already-resumed': 409,
   'request-in-progress': 409,
+  'request-conflict': 409,
   'model-rate-limited': 429,
   'model-error': 502,
   'run-timeout': 504,
@@ -36,13 +37,33 @@ export function statusOf(code: string): number {
 }
 
 /**
- * The body for any thrown value. Our errors keep their message; a foreign one is logged by the
- * caller and shown only as `internal-error`, never its text.
+ * The body for any thrown value. Our errors keep their message (redacted); a foreign one is
+ * logged by the caller and shown only as `internal-error`, never its text.
  */
-export function errorBody(err: unknown, requestId?: string): ErrorBody {
+export function errorBody(
+  err: unknown,
+  requestId?: string,
+  redact: (text: string) => string = (text) => text,
+): ErrorBody {
   const info =
     err instanceof AgentKernelError
       ? toErrorInfo(err)
       : { code: 'internal-error', message: 'An unexpected error occurred.' };
-  return { type: 'error', ...(requestId ? { requestId } : {}), ...info };
+  // A provider's error text may echo a key (some proxies do): it leaves through the redactor.
+  return {
+    type: 'error',
+    ...(requestId ? { requestId } : {}),
+    ...info,
+    message: redact(info.message),
+  };
+}
+
+/** What a front redacts with: the function's redactor (lib/aws/logging.ts), which learnt the model key. */
+export interface Redacting {
+  redactor?: { string(text: string): string };
+}
+
+export function redactWith(options: Redacting): (text: string) => string {
+  const { redactor } = options;
+  return redactor ? (text) => redactor.string(text) : (text) => text;
 }

@@ -1,226 +1,139 @@
-import { createHash, randomUUID } from 'node:crypto';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from 'aws-lambda';
-import { AgentKernelError, InvalidRequest, RunAborted, SessionForbidden } from '../core/errors.js';
-import { runJobFifoKeys } from '../transport/fifo.js';
+import { NotFound } from '../app/errors.js';
+import type { FrontDoor } from '../app/front-door.js';
+import { checkId } from '../app/validation.js';
+import { AgentKernelError, InvalidRequest } from '../core/errors.js';
 import { parseMessage } from '../transport/parse.js';
-import {
-  HttpDecisionsBodySchema,
-  type HttpRunBody,
-  HttpRunBodySchema,
-  type RunJob,
-} from '../transport/protocol.js';
+import { HttpDecisionsBodySchema, HttpRunBodySchema } from '../transport/protocol.js';
 import { clientsFor } from './clients.js';
-import { errorBody, statusOf } from './errors-http.js';
-import { queueUrl, sendJson } from './queues.js';
+import { errorBody, type Redacting, redactWith, statusOf } from './errors-http.js';
+import { frontDoorCache, frontDoorOf } from './front-door.js';
 import type { Deployment } from './runtime.js';
 
-type Event = APIGatewayProxyEventV2 & {
+/**
+ * The authorizers an HTTP API v2 event can carry: the JWT authorizer's claims, or the Lambda
+ * authorizer's returned `context` under `lambda` (never its principalId).
+ */
+export type HttpEvent = APIGatewayProxyEventV2 & {
   requestContext: {
     authorizer?: { jwt?: { claims?: Record<string, unknown> }; lambda?: Record<string, unknown> };
   };
 };
 type Result = Exclude<APIGatewayProxyResultV2, string>;
 
-class NotFound extends AgentKernelError {
-  constructor(what: string) {
-    super('not-found', `${what} was not found.`);
-  }
+/** The principal the API's authorizer established; the front door refuses a missing one. */
+export function httpPrincipalOf(event: HttpEvent): unknown {
+  const authorizer = event.requestContext.authorizer;
+  return authorizer?.jwt?.claims?.sub ?? authorizer?.lambda?.principal;
 }
 
 /**
  * The HTTP API: `POST /runs`, `GET /sessions/{id}`, `GET /sessions/{id}/runs/{runId}`,
- * `POST /sessions/{id}/runs/{runId}/decisions`, `GET /agents`, `GET /health`. Runs here are
- * synchronous and end inside API Gateway's 29 s; every error is a JSON body with a code.
+ * `POST /sessions/{id}/runs/{runId}/decisions`, `GET /agents`, `GET /health`. Parse → front door
+ * → JSON; every error is a JSON body with a code. Sync runs end inside API Gateway's 29 s.
  */
 export function createHttpHandler(
   deployment: () => Promise<Deployment>,
   logger?: Logger,
-  options: { sqs?: SQSClient } = {},
+  options: { sqs?: SQSClient } & Redacting = {},
 ) {
   let sqs = options.sqs;
+  const redact = redactWith(options);
   // The SQS client is made on the first async run only: sync-only deployments never need it.
-  const sqsFor = (deployed: Deployment) => {
-    sqs ??= clientsFor(deployed.config).sqs;
-    return sqs;
-  };
-  return async (event: Event): Promise<Result> => {
+  const doorOf = frontDoorCache((deployed: Deployment) =>
+    frontDoorOf(
+      deployed,
+      () => {
+        sqs ??= clientsFor(deployed.config).sqs;
+        return sqs;
+      },
+      redact,
+    ),
+  );
+  return async (event: HttpEvent): Promise<Result> => {
     try {
       const deployed = await deployment();
-      const { runtime, config, runs } = deployed;
-      const method = event.requestContext.http.method;
-      const parts = pathParts(event.rawPath);
-      const principal = principalOf(event);
-      if (method === 'GET' && parts.join('/') === 'health') return json(200, { status: 'ok' });
-      if (method === 'GET' && parts.join('/') === 'agents') {
-        return json(200, { agents: runtime.agents.map((agent) => agent.card()) });
-      }
-      if (method === 'POST' && parts.join('/') === 'runs') {
-        const body = parseMessage(HttpRunBodySchema, bodyOf(event));
-        if (!body.ok) return json(statusOf(body.error.code), body.error);
-        const sessionId = body.message.sessionId ?? randomUUID();
-        if (body.message.mode === 'async') {
-          const queued = await enqueueRun(
-            deployed,
-            sqsFor(deployed),
-            body.message,
-            sessionId,
-            principal,
-            event,
-          );
-          return json(202, queued);
-        }
-        const reply = await withTimeout(config.SYNC_RUN_TIMEOUT_MS, (signal) =>
-          runtime.run(body.message.agent, sessionId, body.message.input, { principal, signal }),
-        );
-        return json(200, reply);
-      }
-      if (parts[0] === 'sessions' && parts[1]) {
-        const sessionId = parts[1];
-        if (method === 'GET' && parts.length === 2) {
-          const stored = await runtime.sessions.load(sessionId);
-          if (!stored) throw new NotFound(`Session "${sessionId}"`);
-          if (stored.data.owner !== undefined && stored.data.owner !== principal)
-            throw new SessionForbidden(sessionId);
-          const { id, agent, turns, createdAt, updatedAt, paused } = stored.data;
-          return json(200, {
-            sessionId: id,
-            agent,
-            turns,
-            createdAt,
-            updatedAt,
-            paused: paused ?? [],
-          });
-        }
-        if (parts[2] === 'runs' && parts[3]) {
-          const runId = parts[3];
-          if (method === 'POST' && parts[4] === 'decisions' && parts.length === 5) {
-            const body = parseMessage(HttpDecisionsBodySchema, bodyOf(event));
-            if (!body.ok) return json(statusOf(body.error.code), body.error);
-            const reply = await withTimeout(config.SYNC_RUN_TIMEOUT_MS, (signal) =>
-              runtime.resume(sessionId, runId, body.message.decisions, { principal, signal }),
-            );
-            return json(200, reply);
-          }
-          if (method === 'GET' && parts.length === 4) {
-            return json(200, await runStatus(runtime, runs, sessionId, runId, principal));
-          }
-        }
-      }
-      throw new NotFound(`Route ${method} ${event.rawPath}`);
+      const door = doorOf(deployed);
+      return await route(door, deployed, event);
     } catch (err) {
       if (!(err instanceof AgentKernelError)) logger?.error('http request failed', err as Error);
-      const body = errorBody(err);
+      const body = errorBody(err, undefined, redact);
       return json(statusOf(body.code), body);
     }
   };
 }
 
-/**
- * `mode: "async"`: a queued run record, then a run job on the FIFO run queue (group = session);
- * the worker runs it and updates the record, which `GET /sessions/{id}/runs/{runId}` returns.
- * An `Idempotency-Key` header becomes the job's requestId, so a retried POST queues one run.
- */
-async function enqueueRun(
-  deployed: Deployment,
-  sqs: SQSClient,
-  body: HttpRunBody,
-  sessionId: string,
-  principal: string | undefined,
-  event: Event,
-): Promise<{ status: 'queued'; runId: string; sessionId: string; poll: string }> {
-  const { runtime, runs, config } = deployed;
-  runtime.agent(body.agent);
-  const session = await runtime.sessions.load(sessionId);
-  if (session?.data.owner !== undefined && session.data.owner !== principal) {
-    throw new SessionForbidden(sessionId);
-  }
-  const key = event.headers?.['idempotency-key'];
-  const requestId = key && /^[A-Za-z0-9._:-]{1,128}$/.test(key) ? key : randomUUID();
-  // The same key gives the same run id, so a retry polls the run the first request queued.
-  const runId = key
-    ? createHash('sha256')
-        .update(`${principal ?? ''}|${sessionId}|${requestId}`)
-        .digest('hex')
-        .slice(0, 32)
-    : randomUUID();
-  const now = Date.now();
-  if (!(await runs.get(sessionId, runId))) {
-    await runs.put({
-      schemaVersion: 1,
-      runId,
-      sessionId,
-      agent: body.agent,
-      status: 'queued',
-      createdAt: now,
-      updatedAt: now,
-    });
-  }
-  const job: RunJob = {
-    kind: 'run',
-    requestId,
-    ...(principal ? { principal } : {}),
-    agent: body.agent,
-    sessionId,
-    runId,
-    input: body.input,
-    enqueuedAt: now,
-  };
-  await sendJson(sqs, queueUrl(config, 'RUN_QUEUE_URL'), job, runJobFifoKeys(job));
-  return {
-    status: 'queued',
-    runId,
-    sessionId,
-    poll: `/sessions/${encodeURIComponent(sessionId)}/runs/${runId}`,
-  };
-}
-
-/** A run record (async runs), else the paused run waiting for decisions. */
-async function runStatus(
-  runtime: Deployment['runtime'],
-  runs: Deployment['runs'],
-  sessionId: string,
-  runId: string,
-  principal: string | undefined,
-): Promise<unknown> {
-  const session = await runtime.sessions.load(sessionId);
-  if (session?.data.owner !== undefined && session.data.owner !== principal)
-    throw new SessionForbidden(sessionId);
-  const record = await runs.get(sessionId, runId);
-  if (record) return record;
-  const paused = await runtime.pausedRuns?.get(sessionId, runId);
-  if (paused) {
-    return {
-      runId,
-      sessionId,
-      agent: paused.agent,
-      status: 'paused',
-      interruptions: paused.interruptions,
-      expiresAt: paused.expiresAt,
-    };
-  }
-  throw new NotFound(`Run "${runId}" of session "${sessionId}"`);
-}
-
-async function withTimeout<T>(ms: number, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const signal = AbortSignal.timeout(ms);
-  try {
-    return await fn(signal);
-  } catch (err) {
-    if (
-      signal.aborted &&
-      (err instanceof RunAborted ||
-        (err as Error)?.name === 'AbortError' ||
-        (err instanceof AgentKernelError && err.code === 'run-aborted'))
-    ) {
-      throw new AgentKernelError(
-        'run-timeout',
-        `The run did not finish within ${ms} ms; nothing was stored.`,
-      );
+async function route(door: FrontDoor, deployed: Deployment, event: HttpEvent): Promise<Result> {
+  const method = event.requestContext.http.method;
+  const parts = pathParts(event.rawPath);
+  const path = parts.join('/');
+  const principal = httpPrincipalOf(event);
+  if (method === 'GET' && path === 'health') return json(200, { status: 'ok' });
+  if (method === 'GET' && path === 'agents') return json(200, door.listAgents(principal));
+  if (method === 'POST' && path === 'runs') return postRun(door, deployed, event, principal);
+  const [root, sessionId, runs, runId, action] = parts;
+  if (root === 'sessions' && sessionId) {
+    if (method === 'GET' && parts.length === 2) {
+      return json(200, await door.readSession(principal, sessionId));
     }
-    throw err;
+    if (runs === 'runs' && runId && method === 'GET' && parts.length === 4) {
+      return json(200, await door.readRun(principal, sessionId, runId));
+    }
+    if (
+      runs === 'runs' &&
+      runId &&
+      method === 'POST' &&
+      action === 'decisions' &&
+      parts.length === 5
+    ) {
+      const body = parseMessage(HttpDecisionsBodySchema, bodyOf(event));
+      if (!body.ok) return json(statusOf(body.error.code), body.error);
+      const request = {
+        principal,
+        ...idempotencyKey(event),
+        sessionId,
+        runId,
+        decisions: body.message.decisions,
+      };
+      const timeoutMs = deployed.config.SYNC_RUN_TIMEOUT_MS;
+      return json(200, await door.resumeNow(request, { timeoutMs }));
+    }
   }
+  throw new NotFound(`Route ${method} ${event.rawPath.slice(0, 200)}`);
+}
+
+/** Sync: the reply. Async: 202 and where to poll the run record. Idempotency-Key for both. */
+async function postRun(
+  door: FrontDoor,
+  deployed: Deployment,
+  event: HttpEvent,
+  principal: unknown,
+): Promise<Result> {
+  const body = parseMessage(HttpRunBodySchema, bodyOf(event));
+  if (!body.ok) return json(statusOf(body.error.code), body.error);
+  const { agent, sessionId, input, mode } = body.message;
+  const request = {
+    principal,
+    ...idempotencyKey(event),
+    agent,
+    ...(sessionId ? { sessionId } : {}),
+    input,
+  };
+  if (mode === 'async') {
+    const queued = await door.submitRun(request);
+    const poll = `/sessions/${encodeURIComponent(queued.sessionId)}/runs/${queued.runId}`;
+    return json(202, { status: 'queued', runId: queued.runId, sessionId: queued.sessionId, poll });
+  }
+  const timeoutMs = deployed.config.SYNC_RUN_TIMEOUT_MS;
+  return json(200, await door.runNow(request, { timeoutMs }));
+}
+
+/** The `Idempotency-Key` header is the request's id; a malformed one is a 400, not ignored. */
+function idempotencyKey(event: HttpEvent): { requestId?: string } {
+  const key = event.headers?.['idempotency-key'];
+  return key === undefined ? {} : { requestId: checkId('Idempotency-Key', key) };
 }
 
 /** A malformed escape (`/sessions/%E0`) is the caller's mistake: 400, not a 500. */
@@ -232,13 +145,7 @@ function pathParts(rawPath: string): string[] {
   }
 }
 
-function principalOf(event: Event): string | undefined {
-  const authorizer = event.requestContext.authorizer;
-  const sub = authorizer?.jwt?.claims?.sub ?? authorizer?.lambda?.principalId;
-  return typeof sub === 'string' && sub ? sub : undefined;
-}
-
-function bodyOf(event: Event): string {
+function bodyOf(event: HttpEvent): string {
   if (!event.body) return '';
   return event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
 }

@@ -1,5 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
+import { isPrincipal } from '../transport/ids.js';
 import type { ConnectionsDeployment } from './connections.js';
 
 /** The parts of an API Gateway WebSocket event the handlers read. */
@@ -19,11 +20,15 @@ export type WebSocketResult = Exclude<APIGatewayProxyResultV2, string>;
 
 export const ok: WebSocketResult = { statusCode: 200 };
 
-/** The principal the $connect authorizer put in the context (`principalId` = the JWT's sub). */
+/**
+ * The principal the $connect authorizer established: API Gateway flattens the authorizer's
+ * `context` (`principal`) next to its `principalId` on every later event of the connection.
+ * Checked by the front door, which refuses a missing or malformed one.
+ */
 export function principalOf(event: WebSocketEvent): string | undefined {
   const authorizer = event.requestContext.authorizer;
-  const id = authorizer?.principalId ?? authorizer?.principal;
-  return typeof id === 'string' && id ? id : undefined;
+  const id = authorizer?.principal ?? authorizer?.principalId;
+  return typeof id === 'string' ? id : undefined;
 }
 
 /** Where to post to this connection; WEBSOCKET_ENDPOINT overrides it (local stack, tests). */
@@ -41,9 +46,16 @@ export function createConnectHandler(
   return async (event: WebSocketEvent): Promise<WebSocketResult> => {
     const { connections, config } = await deployment();
     const principal = principalOf(event);
+    // The authorizer let nobody in without one; a connection without it could do nothing anyway.
+    if (!isPrincipal(principal)) {
+      logger?.warn('connection refused: no principal', {
+        connectionId: event.requestContext.connectionId,
+      });
+      return { statusCode: 401 };
+    }
     await connections.connect({
       connectionId: event.requestContext.connectionId,
-      ...(principal ? { principal } : {}),
+      principal,
       endpoint: endpointOf(event, config.WEBSOCKET_ENDPOINT),
       connectedAt: Date.now(),
     });

@@ -1,21 +1,14 @@
-import { createHash, randomUUID } from 'node:crypto';
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { AgentKernelError, AgentNotFound, SessionForbidden, toErrorInfo } from '../core/errors.js';
-import { PausedRunNotFound } from '../core/stores.js';
+import type { FrontDoor } from '../app/front-door.js';
+import { AgentKernelError, toErrorInfo } from '../core/errors.js';
 import { activeSpan } from '../core/tracer.js';
-import { runJobFifoKeys } from '../transport/fifo.js';
 import { parseInbound } from '../transport/parse.js';
-import type {
-  ClientMessage,
-  ResumeMessage,
-  RunJob,
-  RunMessage,
-  ServerMessage,
-} from '../transport/protocol.js';
+import type { ClientMessage, ServerMessage } from '../transport/protocol.js';
 import { type AwsClients, clientsFor } from './clients.js';
 import type { MessageDeployment } from './connections.js';
+import { type Redacting, redactWith } from './errors-http.js';
+import { frontDoorCache, messageFrontDoorOf } from './front-door.js';
 import { postTo } from './post.js';
-import { queueUrl, sendJson } from './queues.js';
 import {
   endpointOf,
   ok,
@@ -24,40 +17,38 @@ import {
   type WebSocketResult,
 } from './websocket.js';
 
-class SessionNotFound extends AgentKernelError {
-  constructor(sessionId: string) {
-    super('not-found', `Session "${sessionId}" was not found.`);
-  }
-}
-
-interface Context {
-  deployed: MessageDeployment;
-  clients: AwsClients;
-  connectionId: string;
-  principal: string | undefined;
-}
-
 /**
- * The `$default` route: `run` and `resume` become jobs on the run queue (answered `accepted`),
- * `subscribe`/`unsubscribe` change what the connection receives. Every refused message is
- * answered with an `error` on the same connection, which stays open; nothing is stored.
+ * The `$default` route: parse the frame, hand it to the front door with the connection's
+ * principal, post the answer (`accepted` or `error`) back. The front door decides who may do
+ * what; nothing is stored or queued for a refused message, and the connection stays open.
  */
 export function createMessageHandler(
   deployment: () => Promise<MessageDeployment>,
-  options: { clients?: AwsClients; logger?: Logger } = {},
+  options: { clients?: AwsClients; logger?: Logger } & Redacting = {},
 ) {
   const { logger } = options;
+  const redact = redactWith(options);
   let clients = options.clients;
+  const doorOf = frontDoorCache((deployed: MessageDeployment) =>
+    messageFrontDoorOf(
+      deployed,
+      () => {
+        clients ??= clientsFor(deployed.config);
+        return clients.sqs;
+      },
+      redact,
+    ),
+  );
   return async (event: WebSocketEvent): Promise<WebSocketResult> => {
     const deployed = await deployment();
     clients ??= clientsFor(deployed.config);
+    const ready = clients;
     const connectionId = event.requestContext.connectionId;
     const target = {
       connectionId,
       endpoint: endpointOf(event, deployed.config.WEBSOCKET_ENDPOINT),
     };
-    const reply = (message: ServerMessage) =>
-      postTo(clients as AwsClients, deployed.connections, target, message);
+    const reply = (message: ServerMessage) => postTo(ready, deployed.connections, target, message);
     const raw = event.isBase64Encoded
       ? Buffer.from(event.body ?? '', 'base64').toString('utf8')
       : (event.body ?? '');
@@ -67,11 +58,13 @@ export function createMessageHandler(
       return ok;
     }
     const message = parsed.message;
-    const context = { deployed, clients, connectionId, principal: principalOf(event) };
+    const door = doorOf(deployed);
     try {
-      const answer = await dispatch(context, message);
-      if (answer?.type === 'accepted') logger?.info('job queued', { action: message.action });
-      if (answer) await reply(answer);
+      const answer = await dispatch(door, message, principalOf(event), connectionId);
+      if (answer) {
+        logger?.info('job queued', { action: message.action });
+        await reply(answer);
+      }
     } catch (err) {
       if (!(err instanceof AgentKernelError)) logger?.error('message failed', err as Error);
       const info =
@@ -82,6 +75,7 @@ export function createMessageHandler(
         type: 'error',
         ...(message.requestId ? { requestId: message.requestId } : {}),
         ...info,
+        message: redact(info.message),
       });
     }
     return ok;
@@ -89,103 +83,48 @@ export function createMessageHandler(
 }
 
 async function dispatch(
-  context: Context,
+  door: FrontDoor,
   message: ClientMessage,
+  principal: string | undefined,
+  connectionId: string,
 ): Promise<ServerMessage | undefined> {
-  const { connections } = context.deployed;
   switch (message.action) {
-    case 'run':
-      return run(context, message);
-    case 'resume':
-      return resume(context, message);
+    case 'run': {
+      const { requestId, agent, sessionId, input } = message;
+      const accepted = await door.submitRun({
+        principal,
+        requestId,
+        agent,
+        ...(sessionId ? { sessionId } : {}),
+        input,
+        connectionId,
+      });
+      traced(accepted, agent);
+      return { type: 'accepted', ...accepted };
+    }
+    case 'resume': {
+      const { requestId, sessionId, runId, decisions } = message;
+      const accepted = await door.submitResume({
+        principal,
+        requestId,
+        sessionId,
+        runId,
+        decisions,
+        connectionId,
+      });
+      traced(accepted);
+      return { type: 'accepted', ...accepted };
+    }
     case 'subscribe':
-      await checkOwner(context, message.sessionId, true);
-      await connections.subscribe(context.connectionId, message.sessionId, message.format);
+      await door.subscribe(principal, connectionId, message.sessionId, message.format);
       return undefined;
     case 'unsubscribe':
-      await checkOwner(context, message.sessionId, false);
-      await connections.unsubscribe(context.connectionId, message.sessionId);
+      await door.unsubscribe(principal, connectionId, message.sessionId);
       return undefined;
   }
 }
 
-async function run(context: Context, message: RunMessage): Promise<ServerMessage> {
-  const { deployed } = context;
-  const sessionId = message.sessionId ?? randomUUID();
-  // Refused here rather than by the worker, so the client hears it now and nothing is queued.
-  if (deployed.agentNames && !deployed.agentNames.has(message.agent)) {
-    throw new AgentNotFound(message.agent);
-  }
-  await checkOwner(context, sessionId, false);
-  const runId = runIdFor(context.principal, sessionId, message.requestId);
-  const job: RunJob = {
-    kind: 'run',
-    requestId: message.requestId,
-    ...(context.principal ? { principal: context.principal } : {}),
-    agent: message.agent,
-    sessionId,
-    runId,
-    input: message.input,
-    connectionId: context.connectionId,
-    enqueuedAt: Date.now(),
-  };
-  await enqueue(context, job);
-  return { type: 'accepted', requestId: message.requestId, sessionId, runId };
-}
-
-async function resume(context: Context, message: ResumeMessage): Promise<ServerMessage> {
-  const { sessionId, runId } = message;
-  await checkOwner(context, sessionId, true);
-  const paused = await context.deployed.pausedRuns.get(sessionId, runId);
-  if (!paused) throw new PausedRunNotFound(sessionId, runId);
-  const job: RunJob = {
-    kind: 'resume',
-    requestId: message.requestId,
-    ...(context.principal ? { principal: context.principal } : {}),
-    agent: paused.agent,
-    sessionId,
-    runId,
-    decisions: message.decisions,
-    connectionId: context.connectionId,
-    enqueuedAt: Date.now(),
-  };
-  await enqueue(context, job);
-  return { type: 'accepted', requestId: message.requestId, sessionId, runId };
-}
-
-/** Queues the job and subscribes the requester to its session, so it sees the run's events. */
-async function enqueue(context: Context, job: RunJob): Promise<void> {
-  const { deployed, clients } = context;
-  // The job carries this span's trace header: the worker's and fan-out's spans join this trace.
-  activeSpan()?.setAttributes({
-    requestId: job.requestId,
-    sessionId: job.sessionId,
-    runId: job.runId,
-    agent: job.agent,
-  });
-  const url = queueUrl(deployed.config, 'RUN_QUEUE_URL');
-  await sendJson(clients.sqs, url, job, runJobFifoKeys(job));
-  await deployed.connections.subscribe(context.connectionId, job.sessionId);
-}
-
-/** A session of another principal is refused; `mustExist` also refuses one not created yet. */
-async function checkOwner(context: Context, sessionId: string, mustExist: boolean): Promise<void> {
-  const stored = await context.deployed.sessions.load(sessionId);
-  if (!stored) {
-    if (mustExist) throw new SessionNotFound(sessionId);
-    return;
-  }
-  if (stored.data.owner !== undefined && stored.data.owner !== context.principal)
-    throw new SessionForbidden(sessionId);
-}
-
-/**
- * The same request sent again (a client retrying after a lost `accepted`) gets the same runId,
- * matching the one job the run queue keeps for its requestId.
- */
-function runIdFor(principal: string | undefined, sessionId: string, requestId: string): string {
-  const hex = createHash('sha256')
-    .update(JSON.stringify([principal ?? '', sessionId, requestId]))
-    .digest('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+/** The job carries this span's trace header: the worker's and fan-out's spans join this trace. */
+function traced(ids: { requestId: string; sessionId: string; runId: string }, agent?: string) {
+  activeSpan()?.setAttributes({ ...ids, ...(agent ? { agent } : {}) });
 }

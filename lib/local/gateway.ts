@@ -32,7 +32,13 @@ const STAGE = 'local';
  */
 export async function startGateway(
   handlers: GatewayHandlers,
-  options: { secret: string; context: (name: string) => unknown; port?: number },
+  options: {
+    secret: string;
+    context: (name: string) => unknown;
+    port?: number;
+    /** The HTTP API's authorizer: API Gateway's JWT authorizer (default) or the Lambda one. */
+    httpAuth?: 'jwt' | 'lambda';
+  },
 ): Promise<Gateway> {
   const sockets = new Map<string, { socket: WebSocket; principal: string | undefined }>();
   const secret = new TextEncoder().encode(options.secret);
@@ -80,10 +86,10 @@ export async function startGateway(
       res.writeHead(200).end();
       return;
     }
-    const sub = await bearerSub(req.headers.authorization);
     // As the deployed HTTP API: every route but GET /health needs a valid token.
     const open = req.method === 'GET' && url.pathname === '/health';
-    if (sub === null || (sub === undefined && !open)) {
+    const authorizer = open ? undefined : await httpAuthorizer(req);
+    if (!open && !authorizer) {
       res.writeHead(401, { 'content-type': 'application/json' });
       res.end('{"message":"Unauthorized"}');
       return;
@@ -105,7 +111,7 @@ export async function startGateway(
         requestId: randomUUID(),
         stage: '$default',
         timeEpoch: Date.now(),
-        ...(sub ? { authorizer: { jwt: { claims: { sub }, scopes: null } } } : {}),
+        ...(authorizer ? { authorizer } : {}),
       },
       body,
       isBase64Encoded: false,
@@ -115,16 +121,47 @@ export async function startGateway(
     res.end(result.body ?? '');
   }
 
-  /** undefined: no token (the handler decides); null: a bad one (401, as API Gateway answers). */
-  async function bearerSub(header: string | undefined): Promise<string | undefined | null> {
+  /**
+   * The event's `requestContext.authorizer` as the deployed HTTP API builds it, or undefined
+   * for a refused request (401): `jwt` mode checks the token itself (a JWT authorizer), a token
+   * without a non-empty `sub` included; `lambda` mode calls the authorizer function with a
+   * payload 1.0 REQUEST event and passes its returned `context` under `lambda`.
+   */
+  async function httpAuthorizer(
+    req: IncomingMessage,
+  ): Promise<Record<string, unknown> | undefined> {
+    const header = req.headers.authorization;
     if (!header) return undefined;
+    if (options.httpAuth === 'lambda') {
+      const policy = await handlers
+        .authorizer(
+          {
+            version: '1.0',
+            type: 'REQUEST',
+            methodArn: `arn:aws:execute-api:us-east-1:000000000000:local/$default/${req.method}${req.url}`,
+            identitySource: header,
+            headers: Object.fromEntries(
+              Object.entries(req.headers).map(([k, v]) => [k, String(v)]),
+            ),
+            queryStringParameters: {},
+            requestContext: { apiId: 'local', stage: '$default', requestId: randomUUID() },
+          },
+          options.context('authorizer'),
+        )
+        .catch(() => undefined);
+      const allowed = policy?.policyDocument?.Statement?.[0]?.Effect === 'Allow';
+      return allowed ? { lambda: policy.context ?? {} } : undefined;
+    }
     try {
       const { payload } = await jwtVerify(header.replace(/^Bearer\s+/i, ''), secret, {
         algorithms: ['HS256'],
       });
-      return typeof payload.sub === 'string' ? payload.sub : null;
+      const sub = payload.sub;
+      return typeof sub === 'string' && sub
+        ? { jwt: { claims: { sub }, scopes: null } }
+        : undefined;
     } catch {
-      return null;
+      return undefined;
     }
   }
 

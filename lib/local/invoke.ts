@@ -12,9 +12,9 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createDynamoClient, createTable } from '../stores/dynamodb/index.js';
-import { fakeLambdaContext } from '../testing/lambda-context.js';
 import { type ScriptEntry, startScriptedModelServer } from '../testing/scripted-model-server.js';
 import { startDynalite } from './dynalite.js';
+import { lambdaContext } from './lambda-context.js';
 
 const FUNCTIONS = ['invoke', 'http'] as const;
 
@@ -65,7 +65,7 @@ async function main(argv: string[]): Promise<number> {
     const { handler } = (await import(url)) as {
       handler: (event: unknown, context: unknown) => Promise<unknown>;
     };
-    const result = await handler(event, fakeLambdaContext(name));
+    const result = await handler(event, lambdaContext(name));
     console.log(JSON.stringify(result, null, 2));
     return 0;
   } finally {

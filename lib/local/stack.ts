@@ -4,10 +4,10 @@ import { pathToFileURL } from 'node:url';
 import { SignJWT } from 'jose';
 import { agentNamesOf } from '../aws/agents.js';
 import { createDynamoClient, createTable } from '../stores/dynamodb/index.js';
-import { fakeLambdaContext } from '../testing/lambda-context.js';
 import { type ScriptEntry, startScriptedModelServer } from '../testing/scripted-model-server.js';
 import { startDynalite } from './dynalite.js';
 import { type Gateway, type GatewayHandlers, startGateway } from './gateway.js';
+import { lambdaContext } from './lambda-context.js';
 import {
   createQueue,
   localSqsClient,
@@ -26,6 +26,8 @@ export interface LocalStack {
   readonly sqsEndpoint: string;
   /** Signs a development token for another principal. */
   tokenFor(sub: string): Promise<string>;
+  /** A direct Lambda invoke of the invoke function (IAM-authenticated on AWS). */
+  invoke(payload: unknown): Promise<unknown>;
   stop(): Promise<void>;
 }
 
@@ -37,7 +39,13 @@ type Handler = (event: any, context: any) => Promise<any>;
  * they read at cold start is in place). Without OPENAI_API_KEY the agents talk to the scripted
  * model server, answering with the agents entry's `offlineResponder`.
  */
-export async function startLocalStack(options: { port?: number } = {}): Promise<LocalStack> {
+export interface LocalStackOptions {
+  port?: number;
+  /** The HTTP API's authorizer: API Gateway's JWT authorizer (default) or the Lambda one. */
+  httpAuth?: 'jwt' | 'lambda';
+}
+
+export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   const stops: (() => Promise<void>)[] = [];
   const stop = async () => {
     for (const fn of stops.reverse()) await fn().catch(() => undefined);
@@ -83,7 +91,8 @@ export async function startLocalStack(options: { port?: number } = {}): Promise<
     const gateway: Gateway = await startGateway(handlers, {
       secret,
       port: options.port,
-      context: (name) => fakeLambdaContext(name, 60_000),
+      ...(options.httpAuth ? { httpAuth: options.httpAuth } : {}),
+      context: (name) => lambdaContext(name, 60_000),
     });
     stops.push(() => gateway.close());
 
@@ -100,12 +109,15 @@ export async function startLocalStack(options: { port?: number } = {}): Promise<
       APPROVAL_REQUESTS_QUEUE_URL: approvalRequests.url,
       WEBSOCKET_ENDPOINT: gateway.connectionsUrl,
       AUTH_MODE: 'hs256',
+      // The back-office principal `npm run approve` may use to decide any session's runs.
+      APPROVER_PRINCIPALS: process.env.APPROVER_PRINCIPALS ?? 'back-office',
       JWT_SECRET: secret,
       // As the stack sets it on ws-message (infra/app.ts): unknown agents are refused up front.
       AGENT_NAMES:
         process.env.AGENT_NAMES ?? (await agentNamesOf(await import('#agents'))).join(','),
     });
     for (const name of [
+      'invoke',
       'http',
       'authorizer',
       'ws-connect',
@@ -149,6 +161,7 @@ export async function startLocalStack(options: { port?: number } = {}): Promise<
       },
       sqsEndpoint: sqsEndpoint.url,
       tokenFor,
+      invoke: (payload) => call('invoke')(payload, lambdaContext('invoke', 60_000)),
       stop,
     };
   } catch (err) {
@@ -158,5 +171,5 @@ export async function startLocalStack(options: { port?: number } = {}): Promise<
 }
 
 function sqsHandler(handler: Handler, name: string): SqsHandler {
-  return (event) => handler(event, fakeLambdaContext(name, 60_000));
+  return (event) => handler(event, lambdaContext(name, 60_000));
 }

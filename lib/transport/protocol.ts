@@ -5,6 +5,7 @@ import { InterruptionSchema, RequestSchema } from '../core/requests.js';
 import { DecisionsSchema } from '../core/resume.js';
 import { SessionIdSchema } from '../core/session.js';
 import { SubscriptionFormatSchema } from '../core/stores.js';
+import { isPrincipal, PRINCIPAL_RULE, SAFE_ID } from './ids.js';
 import { jsonBytes } from './sizing.js';
 
 /**
@@ -20,8 +21,6 @@ export const MAX_INPUT_BYTES = 96 * 1024;
 export const MAX_REQUESTS = 100;
 export const MAX_DECISIONS = 100;
 
-const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
 /** Chosen by the client; echoed in `accepted` and `error`, and the run queue's dedup id. */
 export const RequestIdSchema = z
   .string()
@@ -31,7 +30,9 @@ export const RunIdSchema = z
   .string()
   .regex(SAFE_ID, 'runId must be 1-128 characters of A-Z a-z 0-9 . _ : -');
 export const ConnectionIdSchema = z.string().min(1).max(256);
-export const PrincipalSchema = z.string().min(1).max(1024);
+export const PrincipalSchema = z
+  .string()
+  .refine(isPrincipal, `principal must be ${PRINCIPAL_RULE}`);
 export const SeqSchema = z.number().int().nonnegative();
 /** Epoch milliseconds. */
 export const TimestampSchema = z.number().int().nonnegative();
@@ -154,8 +155,8 @@ export type ServerMessage = z.infer<typeof ServerMessageSchema>;
 
 const jobBase = {
   requestId: RequestIdSchema,
-  /** Who asked, as the edge authenticated them: the runtime checks session ownership. */
-  principal: PrincipalSchema.optional(),
+  /** Who asked, as the edge authenticated them (lib/app fixed the session's owner first). */
+  principal: PrincipalSchema,
   sessionId: SessionIdSchema,
   runId: RunIdSchema,
   /** The WebSocket connection that sent the request, to subscribe it and answer errors. */

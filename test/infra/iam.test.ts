@@ -87,7 +87,7 @@ const sorted = (grants: Grant[]) =>
 
 const EXPECTED: Record<string, Grant[]> = {
   Invoke: [sessions(...RUN_SESSIONS), idempotency, modelSecret, bedrock],
-  Http: [sessions(...RUN_SESSIONS), send('Run'), modelSecret, bedrock],
+  Http: [sessions(...RUN_SESSIONS), idempotency, send('Run'), modelSecret, bedrock],
   Worker: [
     sessions(...RUN_SESSIONS),
     idempotency,
@@ -103,11 +103,17 @@ const EXPECTED: Record<string, Grant[]> = {
     consume('Events'),
     manageConnections,
   ],
-  Approvals: [sessions('GetItem', 'Query'), consume('Approvals'), send('Run')],
+  Approvals: [
+    sessions('GetItem', 'PutItem', 'Query'),
+    idempotency,
+    consume('Approvals'),
+    send('Run'),
+  ],
   WsConnect: [connections('PutItem')],
   WsDisconnect: [connections('DeleteItem'), subscriptions('BatchWriteItem')],
   WsMessage: [
-    sessions('GetItem', 'Query'),
+    sessions('GetItem', 'PutItem', 'Query'),
+    idempotency,
     connections('DeleteItem', 'UpdateItem'),
     subscriptions('BatchWriteItem', 'DeleteItem', 'PutItem'),
     send('Run'),

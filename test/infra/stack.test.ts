@@ -68,6 +68,9 @@ describe('queues', () => {
     const dead = resources[dlq(name)]!.Properties;
     expect(main.FifoQueue).toBe(fifo ? true : undefined);
     expect(dead.FifoQueue).toBe(fifo ? true : undefined);
+    // High-throughput FIFO: dedup per message group (session), throughput per group.
+    expect(main.DeduplicationScope).toBe(fifo ? 'messageGroup' : undefined);
+    expect(main.FifoThroughputLimit).toBe(fifo ? 'perMessageGroupId' : undefined);
     expect(main.VisibilityTimeout).toBe(visibility);
     expect(main.SqsManagedSseEnabled).toBe(true);
     expect(main.RedrivePolicy).toEqual({
@@ -212,6 +215,11 @@ describe('HTTP API', () => {
       AuthorizerPayloadFormatVersion: '1.0',
       IdentitySource: ['$request.header.Authorization'],
       AuthorizerResultTtlInSeconds: 0,
+    });
+    // The http function reads a v2 event: the authorizer's context under authorizer.lambda.
+    synth.template.hasResourceProperties('AWS::ApiGatewayV2::Integration', {
+      IntegrationType: 'AWS_PROXY',
+      PayloadFormatVersion: '2.0',
     });
   });
 

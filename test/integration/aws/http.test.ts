@@ -91,7 +91,7 @@ describe('HTTP function', () => {
     },
   );
 
-  it('refuses another principal’s session with 403 and an unknown route with 404', async () => {
+  it('answers another principal’s session as not found, and an unknown route with 404', async () => {
     // Prepare
     const call = await api();
     server.push({ text: 'Hi Alice.' });
@@ -108,7 +108,8 @@ describe('HTTP function', () => {
     });
 
     // Assess
-    expect(other).toMatchObject({ status: 403, body: { code: 'session-forbidden' } });
+    // The same answer as for a session that does not exist: mallory learns nothing.
+    expect(other).toMatchObject({ status: 404, body: { code: 'not-found' } });
     expect(route).toMatchObject({ status: 404, body: { code: 'not-found' } });
     expect(malformed).toMatchObject({ status: 400, body: { code: 'invalid-request' } });
   });
@@ -126,6 +127,7 @@ describe('HTTP function', () => {
 
     // Assess
     expect(result).toMatchObject({ status: 504, body: { code: 'run-timeout' } });
-    expect(session.status).toBe(404);
+    // The caller's session was claimed on accept; the turn itself stored nothing.
+    expect(session).toMatchObject({ status: 200, body: { sessionId: 's-slow', turns: 0 } });
   });
 });

@@ -43,6 +43,7 @@ describe('invoke function', () => {
       agent: 'payer',
       sessionId: 's-idem',
       input: 'Hi',
+      principal: 'svc-billing',
     };
 
     // Act
@@ -55,7 +56,7 @@ describe('invoke function', () => {
     // The same requestId with another payload is refused.
     expect(await handler({ ...event, input: 'Something else' })).toMatchObject({
       type: 'error',
-      code: 'idempotency-key-reused',
+      code: 'request-conflict',
     });
   });
 
@@ -81,7 +82,7 @@ describe('invoke function', () => {
     expect(server.requests).toHaveLength(0);
   });
 
-  it('reports runtime errors with their code: unknown agent, another principal', async () => {
+  it('reports errors with their code: no principal, unknown agent, another principal', async () => {
     // Prepare
     const deployed = await deployment(server);
     const handler = createInvokeHandler(async () => deployed);
@@ -94,10 +95,13 @@ describe('invoke function', () => {
       principal: 'alice',
     });
 
-    // Act + Assess
-    expect(await handler({ action: 'run', agent: 'nobody', input: 'x' })).toMatchObject({
-      code: 'agent-not-found',
+    // Act + Assess: without INVOKE_PRINCIPAL an invoke naming nobody is refused.
+    expect(await handler({ action: 'run', agent: 'payer', input: 'x' })).toMatchObject({
+      code: 'unauthorized',
     });
+    expect(
+      await handler({ action: 'run', agent: 'nobody', input: 'x', principal: 'alice' }),
+    ).toMatchObject({ code: 'agent-not-found' });
     expect(
       await handler({
         action: 'run',
@@ -106,6 +110,6 @@ describe('invoke function', () => {
         input: 'Hi',
         principal: 'mallory',
       }),
-    ).toMatchObject({ code: 'session-forbidden' });
+    ).toMatchObject({ code: 'not-found' });
   });
 });

@@ -183,6 +183,8 @@ export function messageViewOf(deployed: Deployment): MessageDeployment {
     tracer: deployed.tracer,
     sessions: runtime.sessions,
     pausedRuns: runtime.pausedRuns,
+    runs: deployed.runs,
+    idempotency: deployed.idempotency,
     agentNames: new Set(runtime.agents.map((agent) => agent.name)),
   };
 }

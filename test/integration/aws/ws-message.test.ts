@@ -105,7 +105,7 @@ describe('ws-message function', () => {
 
     // Assess
     expect(endpoints.connections.messages('conn-m')).toEqual([
-      expect.objectContaining({ type: 'error', requestId: 'req-m', code: 'session-forbidden' }),
+      expect.objectContaining({ type: 'error', requestId: 'req-m', code: 'not-found' }),
     ]);
     expect(await stack.deployed.connections.get('conn-m')).toMatchObject({ sessions: [] });
     expect(await queuedJobs(stack)).toBe(0);
@@ -132,14 +132,16 @@ describe('ws-message function', () => {
     );
     await settle(stack);
 
-    // Assess: accepted, then the run's error event with the same code; no session written.
+    // Assess: accepted, then the run's error event with the same code; the session is only
+    // claimed by alice (no turn stored).
     const [accepted, ...rest] = endpoints.connections.messages('conn-1');
     expect(accepted).toMatchObject({ type: 'accepted', requestId: 'req-1', sessionId: 's-new' });
     const events = rest.flatMap((m) => m.events ?? []);
     expect(events).toContainEqual(
       expect.objectContaining({ type: 'run-error', code: 'agent-not-found' }),
     );
-    expect(await stack.deployed.runtime.sessions.load('s-new')).toBeUndefined();
+    const session = await stack.deployed.runtime.sessions.load('s-new');
+    expect(session?.data).toMatchObject({ owner: 'alice', turns: 0 });
     expect(server.requests).toHaveLength(0);
   });
 

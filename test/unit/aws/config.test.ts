@@ -41,6 +41,20 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ AGENT_NAMES: 'demo,,x' })).toThrow(ConfigError);
   });
 
+  it('reads the back-office principals explicitly, never implying one', () => {
+    // Act / Assess
+    const config = loadConfig({
+      APPROVER_PRINCIPALS: 'back-office, ops-bot',
+      INVOKE_PRINCIPAL: 'svc',
+    });
+    expect(config.APPROVER_PRINCIPALS).toEqual(new Set(['back-office', 'ops-bot']));
+    expect(config.INVOKE_PRINCIPAL).toBe('svc');
+    expect(loadConfig({}).APPROVER_PRINCIPALS).toBeUndefined();
+    expect(loadConfig({}).INVOKE_PRINCIPAL).toBeUndefined();
+    expect(() => loadConfig({ APPROVER_PRINCIPALS: 'a,,b' })).toThrow(/APPROVER_PRINCIPALS/);
+    expect(() => loadConfig({ INVOKE_PRINCIPAL: 'x'.repeat(1025) })).toThrow(/INVOKE_PRINCIPAL/);
+  });
+
   it('fails at cold start naming every missing or bad variable', () => {
     // Act
     const attempt = () =>

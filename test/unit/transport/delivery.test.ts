@@ -61,20 +61,32 @@ describe('MemoryDelivery', () => {
 });
 
 describe('FIFO keys', () => {
-  it('groups run jobs by session and dedups them by requestId', () => {
+  it('groups run jobs by session and dedups them by (principal, session, requestId)', () => {
+    // Prepare
+    const job = (principal: string, sessionId: string, requestId: string) =>
+      runJobFifoKeys({
+        kind: 'run',
+        requestId,
+        principal,
+        agent: 'a',
+        sessionId,
+        runId: 'r1',
+        input: 'hi',
+        enqueuedAt: 1,
+      });
+
     // Act
-    const keys = runJobFifoKeys({
-      kind: 'run',
-      requestId: 'q1',
-      agent: 'a',
-      sessionId: 's1',
-      runId: 'r1',
-      input: 'hi',
-      enqueuedAt: 1,
-    });
+    const keys = job('alice', 's1', 'q1');
 
     // Assess
-    expect(keys).toEqual({ groupId: 's1', deduplicationId: 'q1' });
+    expect(keys.groupId).toBe('s1');
+    expect(keys.deduplicationId).toMatch(/^[0-9a-f]{64}$/);
+    expect(job('alice', 's1', 'q1')).toEqual(keys);
+    // Another user's equal requestId, or the same one in another session, is another job.
+    expect(job('bob', 's1', 'q1').deduplicationId).not.toBe(keys.deduplicationId);
+    expect(job('alice', 's2', 'q1').deduplicationId).not.toBe(keys.deduplicationId);
+    // No separator trick makes two lists of parts collide.
+    expect(job('a|b', 'c', 'q1').deduplicationId).not.toBe(job('a', 'b|c', 'q1').deduplicationId);
   });
 
   it('dedups event batches by run and seq, hashing ids past 128 characters', () => {

@@ -86,7 +86,15 @@ describe('server, queue, HTTP and invoke schemas', () => {
     [
       'resume job',
       RunJobSchema,
-      { kind: 'resume', requestId: 'q2', sessionId: 's1', runId: 'r1', decisions, enqueuedAt: 1 },
+      {
+        kind: 'resume',
+        requestId: 'q2',
+        principal: 'alice',
+        sessionId: 's1',
+        runId: 'r1',
+        decisions,
+        enqueuedAt: 1,
+      },
     ],
     [
       'events queue message',

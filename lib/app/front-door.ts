@@ -1,0 +1,348 @@
+import { randomUUID } from 'node:crypto';
+import {
+  AgentKernelError,
+  AgentNotFound,
+  RunAborted,
+  SessionForbidden,
+  toErrorInfo,
+} from '../core/errors.js';
+import type { Reply } from '../core/requests.js';
+import type { Decision } from '../core/runner.js';
+import { PausedRunNotFound } from '../core/stores.js';
+import { digestOf } from '../transport/fifo.js';
+import type { AcceptedMessage, RunInputWire, RunJob } from '../transport/protocol.js';
+import { NotFound } from './errors.js';
+import { makeIdempotent } from './idempotent.js';
+import { AccessPolicy } from './policy.js';
+import type { FrontDoorDeps, JobQueue, SubscriptionFormat, TurnRunner } from './ports.js';
+import { RunRecords, type RunRef } from './run-records.js';
+import { checkId } from './validation.js';
+
+export type Accepted = Omit<AcceptedMessage, 'type'>;
+
+/** The longest a turn can run here (a Lambda's limit), and the slack a claim keeps past it. */
+const MAX_TURN_MS = 15 * 60_000;
+const CLAIM_MARGIN_MS = 30_000;
+
+/** A run as every front asks for it; `principal` is what the edge read, checked here. */
+export interface RunRequest {
+  principal: unknown;
+  /** The client's id (WebSocket requestId, Idempotency-Key, invoke requestId): makes it idempotent. */
+  requestId?: string;
+  agent: string;
+  sessionId?: string;
+  input: RunInputWire;
+  /** The WebSocket connection that asked: subscribed once the session is the caller's. */
+  connectionId?: string;
+}
+
+export interface ResumeRequest {
+  principal: unknown;
+  requestId?: string;
+  sessionId: string;
+  runId: string;
+  decisions: readonly Decision[];
+  connectionId?: string;
+  /** The approvals queue: configured approvers may decide for the owner. */
+  channel?: 'approvals';
+}
+
+interface Call<R> {
+  principal: string;
+  sessionId: string;
+  request: R;
+  timeoutMs?: number;
+}
+
+/**
+ * The application service every front calls (lib/aws/ws-message, http, invoke, approvals): submit
+ * or run a turn, submit or run a resume, subscribe, read a session or a run, list agents. It owns
+ * the authorization policy, the run job, the run record and request idempotency, so a front is
+ * only parse → front door → encode.
+ */
+export class FrontDoor {
+  readonly policy: AccessPolicy;
+  readonly #deps: FrontDoorDeps;
+  readonly #records: RunRecords;
+  readonly #now: () => number;
+  readonly #newId: () => string;
+  readonly #submitRun: (call: Call<RunRequest>) => Promise<Accepted>;
+  readonly #runNow: (call: Call<RunRequest>) => Promise<Reply>;
+  readonly #submitResume: (call: Call<ResumeRequest>) => Promise<Accepted>;
+  readonly #resumeNow: (call: Call<ResumeRequest>) => Promise<Reply>;
+
+  constructor(deps: FrontDoorDeps) {
+    this.#deps = deps;
+    this.#now = deps.now ?? Date.now;
+    this.#newId = deps.newId ?? randomUUID;
+    this.policy = new AccessPolicy(deps.sessions, { approvers: deps.approvers, now: this.#now });
+    this.#records = new RunRecords(deps.runs, this.#now);
+    // One key space for every front: (principal, session, requestId), the job's dedup id too.
+    const idempotent = <R extends { requestId?: string }, T>(
+      kind: string,
+      fn: (call: Call<R>) => Promise<T>,
+      payload: (request: R) => unknown,
+    ) =>
+      makeIdempotent(deps.idempotency, fn, {
+        key: (call) =>
+          call.request.requestId
+            ? [call.principal, call.sessionId, call.request.requestId]
+            : undefined,
+        payload: (call) => ({ kind, ...(payload(call.request) as object) }),
+        describe: (call) => `Request id "${call.request.requestId}"`,
+        // A turn run here holds its key while it may still run (at most a Lambda's 15 min).
+        inProgressMs: (call) =>
+          kind === 'run' || kind === 'resume'
+            ? (call.timeoutMs ?? MAX_TURN_MS) + CLAIM_MARGIN_MS
+            : undefined,
+      });
+    const run = (r: RunRequest) => ({ agent: r.agent, input: r.input });
+    const resume = (r: ResumeRequest) => ({ runId: r.runId, decisions: r.decisions });
+    this.#submitRun = idempotent('queued-run', (call) => this.#queueRun(call), run);
+    this.#runNow = idempotent('run', (call) => this.#runHere(call), run);
+    this.#submitResume = idempotent('queued-resume', (call) => this.#queueResume(call), resume);
+    this.#resumeNow = idempotent('resume', (call) => this.#resumeHere(call), resume);
+  }
+
+  /** Queues a turn (WebSocket, async HTTP): `accepted` once the session is the caller's. */
+  async submitRun(request: RunRequest): Promise<Accepted> {
+    const call = this.#runCall(request);
+    const accepted = await this.#submitRun(call);
+    await this.#subscribeRequester(request.connectionId, accepted.sessionId);
+    return accepted;
+  }
+
+  /** Runs a turn here (sync HTTP, invoke), within `timeoutMs` when given. */
+  runNow(request: RunRequest, options: { timeoutMs?: number } = {}): Promise<Reply> {
+    return this.#runNow({ ...this.#runCall(request), ...options });
+  }
+
+  /** Queues the resume of a paused run (WebSocket, approvals queue). */
+  async submitResume(request: ResumeRequest): Promise<Accepted> {
+    const call = this.#resumeCall(request);
+    const accepted = await this.#submitResume(call);
+    await this.#subscribeRequester(request.connectionId, accepted.sessionId);
+    return accepted;
+  }
+
+  /** Resumes a paused run here (HTTP decisions, invoke). */
+  resumeNow(request: ResumeRequest, options: { timeoutMs?: number } = {}): Promise<Reply> {
+    return this.#resumeNow({ ...this.#resumeCall(request), ...options });
+  }
+
+  async subscribe(
+    principal: unknown,
+    connectionId: string,
+    sessionId: string,
+    format?: SubscriptionFormat,
+  ): Promise<void> {
+    const who = this.policy.principal(principal);
+    await this.policy.owned(who, sessionId);
+    await this.#connections().subscribe(connectionId, sessionId, format);
+  }
+
+  async unsubscribe(principal: unknown, connectionId: string, sessionId: string): Promise<void> {
+    const who = this.policy.principal(principal);
+    await this.policy.owned(who, sessionId);
+    await this.#connections().unsubscribe(connectionId, sessionId);
+  }
+
+  async readSession(principal: unknown, sessionId: string) {
+    const data = await this.policy.owned(this.policy.principal(principal), sessionId);
+    const { id, agent, turns, createdAt, updatedAt, paused } = data;
+    return { sessionId: id, agent, turns, createdAt, updatedAt, paused: paused ?? [] };
+  }
+
+  async readRun(principal: unknown, sessionId: string, runId: string) {
+    const who = this.policy.principal(principal);
+    checkId('runId', runId);
+    await this.policy.owned(who, sessionId);
+    const record = await this.#records.get(sessionId, runId);
+    if (!record) throw new NotFound(`Run "${runId}" of session "${sessionId}"`);
+    return record;
+  }
+
+  listAgents(principal: unknown): { agents: unknown[] } {
+    this.policy.principal(principal);
+    return { agents: this.#deps.agents.cards() };
+  }
+
+  // ------------------------------------------------------------------ use cases behind the keys
+
+  #runCall(request: RunRequest): Call<RunRequest> {
+    const principal = this.policy.principal(request.principal);
+    if (request.requestId !== undefined) checkId('requestId', request.requestId);
+    if (request.sessionId !== undefined) checkId('sessionId', request.sessionId);
+    if (this.#deps.agents.has(request.agent) === false) throw new AgentNotFound(request.agent);
+    // No session named: a retry of the same request must land in the same new session.
+    const sessionId =
+      request.sessionId ??
+      (request.requestId
+        ? `s-${digestOf([principal, request.requestId]).slice(0, 32)}`
+        : this.#newId());
+    return { principal, sessionId, request };
+  }
+
+  #resumeCall(request: ResumeRequest): Call<ResumeRequest> {
+    const principal = this.policy.principal(request.principal);
+    if (request.requestId !== undefined) checkId('requestId', request.requestId);
+    checkId('sessionId', request.sessionId);
+    checkId('runId', request.runId);
+    return { principal, sessionId: request.sessionId, request };
+  }
+
+  async #queueRun({ principal, sessionId, request }: Call<RunRequest>): Promise<Accepted> {
+    const requestId = request.requestId ?? this.#newId();
+    await this.policy.claim(principal, sessionId);
+    const runId = runIdFor(principal, sessionId, requestId);
+    await this.#records.queued({ runId, sessionId, agent: request.agent });
+    await this.#send({
+      kind: 'run',
+      requestId,
+      principal,
+      agent: request.agent,
+      sessionId,
+      runId,
+      input: request.input,
+      ...(request.connectionId ? { connectionId: request.connectionId } : {}),
+      enqueuedAt: this.#now(),
+    });
+    return { requestId, sessionId, runId };
+  }
+
+  async #runHere({ principal, sessionId, request, timeoutMs }: Call<RunRequest>): Promise<Reply> {
+    const turns = this.#turns();
+    await this.policy.claim(principal, sessionId);
+    const runId = request.requestId
+      ? runIdFor(principal, sessionId, request.requestId)
+      : this.#newId();
+    const ref = { runId, sessionId, agent: request.agent };
+    return this.#recorded(ref, timeoutMs, (signal) =>
+      turns.run(request.agent, sessionId, request.input, { runId, principal, signal }),
+    );
+  }
+
+  async #queueResume({ principal, sessionId, request }: Call<ResumeRequest>): Promise<Accepted> {
+    const actor = await this.#decider(principal, request);
+    const { runId } = request;
+    const paused = await this.#deps.pausedRuns.get(sessionId, runId);
+    if (!paused) throw new PausedRunNotFound(sessionId, runId);
+    const requestId = request.requestId ?? this.#newId();
+    // The paused run's record keeps its seq for the worker; only a run without one gets one.
+    if (!(await this.#records.get(sessionId, runId))) {
+      await this.#records.queued({ runId, sessionId, agent: paused.agent });
+    }
+    await this.#send({
+      kind: 'resume',
+      requestId,
+      principal: actor,
+      agent: paused.agent,
+      sessionId,
+      runId,
+      decisions: [...request.decisions],
+      ...(request.connectionId ? { connectionId: request.connectionId } : {}),
+      enqueuedAt: this.#now(),
+    });
+    return { requestId, sessionId, runId };
+  }
+
+  async #resumeHere({ principal, sessionId, request, timeoutMs }: Call<ResumeRequest>) {
+    const turns = this.#turns();
+    const actor = await this.#decider(principal, request);
+    const { runId } = request;
+    const paused = await this.#deps.pausedRuns.get(sessionId, runId);
+    if (!paused) throw new PausedRunNotFound(sessionId, runId);
+    const ref = { runId, sessionId, agent: paused.agent };
+    return this.#recorded(ref, timeoutMs, (signal) =>
+      turns.resume(sessionId, runId, request.decisions, { principal: actor, signal }),
+    );
+  }
+
+  /** The owner deciding, or (approvals queue only) a configured approver deciding for them. */
+  async #decider(principal: string, request: ResumeRequest): Promise<string> {
+    if (request.channel === 'approvals') return this.policy.decider(principal, request.sessionId);
+    await this.policy.owned(principal, request.sessionId);
+    return principal;
+  }
+
+  /** A sync turn between its run records: running, then completed / paused / failed. */
+  async #recorded(
+    ref: RunRef,
+    timeoutMs: number | undefined,
+    turn: (signal: AbortSignal | undefined) => Promise<Reply>,
+  ): Promise<Reply> {
+    const previous = await this.#records.get(ref.sessionId, ref.runId);
+    await this.#records.running(ref, previous);
+    let reply: Reply;
+    try {
+      reply = await withTimeout(timeoutMs, turn);
+    } catch (err) {
+      const error =
+        err instanceof SessionForbidden ? new NotFound(`Session "${ref.sessionId}"`) : err;
+      const info = toErrorInfo(error);
+      const redact = this.#deps.redact ?? ((text: string) => text);
+      await this.#records.failed(ref, previous, { ...info, message: redact(info.message) });
+      throw error;
+    }
+    await this.#records.finished(ref, previous, reply);
+    return reply;
+  }
+
+  /** The session is the caller's: the policy claimed or checked it before anything was queued. */
+  async #subscribeRequester(connectionId: string | undefined, sessionId: string): Promise<void> {
+    if (connectionId) await this.#connections().subscribe(connectionId, sessionId);
+  }
+
+  #send(job: RunJob): Promise<void> {
+    return this.#queue().send(job);
+  }
+
+  #queue(): JobQueue {
+    if (!this.#deps.queue) throw new AgentKernelError('internal-error', 'No run queue here.');
+    return this.#deps.queue;
+  }
+
+  #turns(): TurnRunner {
+    if (!this.#deps.turns) throw new AgentKernelError('internal-error', 'No runtime here.');
+    return this.#deps.turns;
+  }
+
+  #connections() {
+    if (!this.#deps.connections)
+      throw new AgentKernelError('internal-error', 'No connections here.');
+    return this.#deps.connections;
+  }
+}
+
+/**
+ * The same request sent again (a client retrying after a lost `accepted`) gets the same runId,
+ * matching the one job the run queue keeps for it.
+ */
+export function runIdFor(principal: string, sessionId: string, requestId: string): string {
+  const hex = digestOf([principal, sessionId, requestId]);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
+/** A sync turn that outlives `ms` is aborted: `run-timeout`, and nothing was stored. */
+async function withTimeout<T>(
+  ms: number | undefined,
+  fn: (signal: AbortSignal | undefined) => Promise<T>,
+): Promise<T> {
+  if (ms === undefined) return fn(undefined);
+  const signal = AbortSignal.timeout(ms);
+  try {
+    return await fn(signal);
+  } catch (err) {
+    const aborted =
+      err instanceof RunAborted ||
+      (err as Error)?.name === 'AbortError' ||
+      (err instanceof AgentKernelError && err.code === 'run-aborted');
+    if (signal.aborted && aborted) {
+      throw new AgentKernelError(
+        'run-timeout',
+        `The run did not finish within ${ms} ms; nothing was stored.`,
+      );
+    }
+    throw err;
+  }
+}

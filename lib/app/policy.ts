@@ -1,0 +1,91 @@
+import { SessionConflict } from '../core/errors.js';
+import { newSession, type SessionData, type SessionStore } from '../core/session.js';
+import { isPrincipal, isSafeId, PRINCIPAL_RULE, SAFE_ID_RULE } from '../transport/ids.js';
+import { NotFound, Unauthenticated } from './errors.js';
+import { InvalidId } from './validation.js';
+
+export interface AccessPolicyOptions {
+  /**
+   * Back-office principals (APPROVER_PRINCIPALS): they may decide the paused runs of any session,
+   * acting for its owner. Nobody else is implied: a session without an owner belongs to no one.
+   */
+  approvers?: ReadonlySet<string>;
+  now?: () => number;
+}
+
+/**
+ * The one authorization policy. Every request has a principal; a session's owner is fixed by the
+ * first accepted request (a create-only save, so of two racing principals exactly one wins);
+ * only the owner may run, resume, subscribe, read or decide. Anyone else, and anyone asking for a
+ * session that does not exist, gets the same `not-found`.
+ */
+export class AccessPolicy {
+  readonly #sessions: Pick<SessionStore, 'load' | 'save'>;
+  readonly #approvers: ReadonlySet<string>;
+  readonly #now: () => number;
+
+  constructor(sessions: Pick<SessionStore, 'load' | 'save'>, options: AccessPolicyOptions = {}) {
+    this.#sessions = sessions;
+    this.#approvers = options.approvers ?? new Set();
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** The caller's principal, or `unauthorized` (absent, empty or malformed). */
+  principal(value: unknown): string {
+    if (value === undefined || value === null || value === '') throw new Unauthenticated();
+    if (!isPrincipal(value)) throw new Unauthenticated(`The principal must be ${PRINCIPAL_RULE}.`);
+    return value;
+  }
+
+  /**
+   * Makes `principal` the owner of `sessionId` unless someone already is: called before a job
+   * is queued or a connection subscribed, so nothing of the session ever reaches another.
+   */
+  async claim(principal: string, sessionId: string): Promise<void> {
+    checkSessionId(sessionId);
+    const stored = await this.#sessions.load(sessionId);
+    if (stored) return this.#check(principal, sessionId, stored.data);
+    try {
+      await this.#sessions.save(newSession(sessionId, this.#now(), principal), 0);
+    } catch (err) {
+      if (!(err instanceof SessionConflict)) throw err;
+      // Another request created it meanwhile: it is ours only if that request was ours too.
+      await this.owned(principal, sessionId);
+    }
+  }
+
+  /** The session, if `principal` owns it; `not-found` otherwise (absent or another's). */
+  async owned(principal: string, sessionId: string): Promise<SessionData> {
+    checkSessionId(sessionId);
+    const stored = await this.#sessions.load(sessionId);
+    if (!stored) throw notFound(sessionId);
+    this.#check(principal, sessionId, stored.data);
+    return stored.data;
+  }
+
+  /**
+   * Who a decision acts for: the owner deciding, or a configured approver deciding for the
+   * owner (the resume then runs as the owner). Anyone else: `not-found`.
+   */
+  async decider(principal: string, sessionId: string): Promise<string> {
+    checkSessionId(sessionId);
+    const stored = await this.#sessions.load(sessionId);
+    const owner = stored?.data.owner;
+    if (owner !== undefined && (owner === principal || this.#approvers.has(principal))) {
+      return owner;
+    }
+    throw notFound(sessionId);
+  }
+
+  #check(principal: string, sessionId: string, data: SessionData): void {
+    if (data.owner === undefined || data.owner !== principal) throw notFound(sessionId);
+  }
+}
+
+function notFound(sessionId: string): NotFound {
+  return new NotFound(`Session "${sessionId}"`);
+}
+
+function checkSessionId(sessionId: string): void {
+  if (!isSafeId(sessionId)) throw new InvalidId('sessionId', SAFE_ID_RULE);
+}

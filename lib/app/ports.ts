@@ -1,0 +1,58 @@
+import type { Reply } from '../core/requests.js';
+import type { Decision } from '../core/runner.js';
+import type { SessionStore } from '../core/session.js';
+import type {
+  ConnectionStore,
+  IdempotencyStore,
+  PausedRunStore,
+  RunRecordStore,
+  Subscription,
+} from '../core/stores.js';
+import type { RunInputWire, RunJob } from '../transport/protocol.js';
+
+/** Where run and resume jobs go (the FIFO run queue on AWS). */
+export interface JobQueue {
+  send(job: RunJob): Promise<void>;
+}
+
+/** The deployed agents: `has` is undefined when this function does not know them (ws-message). */
+export interface AgentCatalog {
+  has(name: string): boolean | undefined;
+  cards(): unknown[];
+}
+
+/** Runs a turn here and now (sync HTTP, invoke): the Runtime. */
+export interface TurnRunner {
+  run(
+    agent: string,
+    sessionId: string,
+    input: RunInputWire,
+    options: { runId: string; principal: string; signal?: AbortSignal },
+  ): Promise<Reply>;
+  resume(
+    sessionId: string,
+    runId: string,
+    decisions: readonly Decision[],
+    options: { principal: string; signal?: AbortSignal },
+  ): Promise<Reply>;
+}
+
+/** What the front door needs; a function passes the parts it has (ws-message runs no turn). */
+export interface FrontDoorDeps {
+  sessions: Pick<SessionStore, 'load' | 'save'>;
+  pausedRuns: Pick<PausedRunStore, 'get'>;
+  runs: RunRecordStore;
+  agents: AgentCatalog;
+  idempotency?: IdempotencyStore;
+  connections?: Pick<ConnectionStore, 'subscribe' | 'unsubscribe'>;
+  queue?: JobQueue;
+  turns?: TurnRunner;
+  /** Principals that may decide any session's paused runs from the approvals queue. */
+  approvers?: ReadonlySet<string>;
+  /** Hides secrets in error text before it is stored (the function's redactor). */
+  redact?: (text: string) => string;
+  now?: () => number;
+  newId?: () => string;
+}
+
+export type SubscriptionFormat = Subscription['format'];

@@ -1,0 +1,24 @@
+import { randomUUID } from 'node:crypto';
+import type { Context } from 'aws-lambda';
+
+/**
+ * The Lambda `Context` the local stack and `npm run invoke` hand to a handler: the product path
+ * of the local stack, so it lives here rather than in lib/testing.
+ */
+export function lambdaContext(functionName = 'local', timeoutMs = 30_000): Context {
+  const deadline = Date.now() + timeoutMs;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:${functionName}`,
+    memoryLimitInMB: '1024',
+    awsRequestId: randomUUID(),
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
