@@ -4,7 +4,7 @@ import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { Span } from '../core/tracer.js';
 import { parseMessage } from '../transport/parse.js';
 import { type RunJob, RunJobSchema } from '../transport/protocol.js';
-import { afterTurn, countMetric } from './after-turn.js';
+import { afterTurn, countMetric, retrying } from './after-turn.js';
 import { processBatch } from './batch.js';
 import { type AwsClients, clientsFor } from './clients.js';
 import { RunTimeout } from './errors.js';
@@ -121,13 +121,13 @@ async function handleJob(
     });
   } catch (err) {
     // The turn was not stored: give the job back so a retry runs it.
-    await deployed.idempotency.release(key, claim.token).catch(() => undefined);
+    await giveBack(deployed, key, claim.token);
     throw err;
   } finally {
     clearTimeout(stop);
   }
   if (!result.done) {
-    await deployed.idempotency.release(key, claim.token).catch(() => undefined);
+    await giveBack(deployed, key, claim.token);
     throw new JobRetry(`job ${requestId} will be retried: ${result.reason}`);
   }
   // The outcome is known: the claim is completed, never released (a release would run it again).
@@ -135,6 +135,13 @@ async function handleJob(
     'idempotency-complete',
     () => deployed.idempotency.complete(key, claim.token, { status: result.status }),
     { logger, runId, until: deadline - FINAL_MS },
+  );
+}
+
+/** Releases the claim for the retry; one left behind lapses after the invocation's time. */
+async function giveBack(deployed: Deployment, key: string, token: string): Promise<void> {
+  await retrying(() => deployed.idempotency.release(key, token), { attempts: 3 }).catch(
+    () => undefined,
   );
 }
 
