@@ -82,11 +82,14 @@ export async function startDynamoProxy(target: string): Promise<DynamoProxy> {
   };
 }
 
+/** Attempts the DynamoDB client makes by default for a throttled call (measured: 4). */
+export const SDK_ATTEMPTS = 4;
+
 /**
- * A rule that throttles the next `times` requests matching `match` (default 3: every attempt
- * the SDK makes by default, so the call fails), then lets them through.
+ * A rule that throttles the next `times` requests matching `match` (default `SDK_ATTEMPTS`: the
+ * SDK's every attempt, so the call fails), then lets them through.
  */
-export function throttleNext(match: ThrottleRule, times = 3): ThrottleRule {
+export function throttleNext(match: ThrottleRule, times = SDK_ATTEMPTS): ThrottleRule {
   let left = times;
   return (req) => {
     if (left <= 0 || !match(req)) return false;

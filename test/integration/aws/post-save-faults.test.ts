@@ -6,6 +6,7 @@ import { drain } from '../../../lib/local/sqs.js';
 import {
   type DynamoProxy,
   type DynamoRequest,
+  SDK_ATTEMPTS,
   startDynamoProxy,
   type ThrottleRule,
   throttleNext,
@@ -78,14 +79,14 @@ describe('worker: failures after the session is saved', () => {
       await connect(stack, 'conn-1', 'alice');
       const job = writerJob('job-1', 'conn-1');
       await enqueue(stack.sqs, stack.queues.run, job);
-      proxy.setRule(afterSave(throttleNext(match, 3)));
+      proxy.setRule(afterSave(throttleNext(match)));
 
       // Act
       await drain(stack.sqs, stack.queues.run, stack.handlers.worker as never);
       await drain(stack.sqs, stack.queues.run, stack.handlers.worker as never);
 
       // Assess
-      expect(proxy.log.filter((r) => r.throttled)).toHaveLength(3);
+      expect(proxy.log.filter((r) => r.throttled)).toHaveLength(SDK_ATTEMPTS);
       expect(effects(effectsFile)).toEqual(['job-1']);
       expect(server.requests).toHaveLength(2);
       const session = await stack.deployed.runtime.sessions.load(job.sessionId);
