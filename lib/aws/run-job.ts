@@ -103,29 +103,8 @@ async function stream(ctx: JobContext, log: RunLog): Promise<JobResult> {
   const { deployed, job } = ctx;
   const { runtime } = deployed;
   const { sessionId, runId, principal } = job;
-  const delivery = deliveryOf(ctx);
-  let stored = false;
-  const batcher = new EventBatcher({
-    sessionId,
-    runId,
-    firstSeq: log.firstSeq,
-    sink: async (message) => {
-      try {
-        await log.reserve(message.seq);
-      } catch (err) {
-        // Past the save the message goes out anyway: no later attempt reuses these seqs.
-        if (!stored) throw err;
-      }
-      if (!stored) return delivery.deliver(message);
-      await afterTurn(
-        'delivery',
-        () => delivery.deliver(message),
-        ctx.logger ? { logger: ctx.logger, runId, until: ctx.until } : { runId, until: ctx.until },
-      );
-    },
-    // Longer windows send fewer messages per token at the cost of latency (docs/benchmarks.md).
-    maxDelayMs: deployed.config.EVENT_BATCH_MAX_DELAY_MS,
-  });
+  const state = { stored: false, terminalSent: false };
+  const batcher = newBatcher(ctx, log, state, log.firstSeq);
   const options = { principal, signal: ctx.signal };
   const events =
     job.kind === 'run'
@@ -142,51 +121,114 @@ async function stream(ctx: JobContext, log: RunLog): Promise<JobResult> {
         continue;
       }
       if (event.type === 'text-delta') text += event.delta;
-      if (event.type === 'run-finished' || event.type === 'run-paused') stored = true;
       if (event.type === 'run-error') {
         outcome = event;
         break;
       }
+      if (event.type === 'run-finished' || event.type === 'run-paused') {
+        state.stored = true;
+        outcome = event;
+      }
       if (held) await batcher.push(held);
       held = undefined;
       await batcher.push(event);
-      if (stored) outcome = event as Outcome;
     }
   } catch (err) {
-    // The runtime failed after the outcome (its lease release): the turn stands.
-    if (!stored) throw err;
+    // Past the save (the runtime's lease release, an earlier batch's failure): the turn stands.
+    if (!state.stored) throw err;
     countMetric(ctx.logger, 'PostTurnStepFailures', {
-      step: 'lease-release',
+      step: 'after-save',
       runId,
       error: String(err),
     });
   }
-  if (outcome?.type === 'run-error') return ended(ctx, log, batcher, outcome, held, text);
   outcome ??= { type: 'run-error', runId, code: 'internal-error', message: 'The run ended early.' };
   if (outcome.type === 'run-error') return ended(ctx, log, batcher, outcome, held, text);
-  await closeQuietly(ctx, batcher);
-  if (outcome.type === 'run-finished') {
-    await log.end('completed', batcher.nextSeq, { reply: asJson(outcome.reply) });
-  } else {
-    const { agent } = log.base;
-    const reply = {
-      status: 'paused',
-      runId,
-      sessionId,
-      agent,
-      interruptions: outcome.interruptions,
-    };
-    await log.end('paused', batcher.nextSeq, {
-      reply: asJson({ ...reply, nextSeq: batcher.nextSeq }),
-    });
-    await afterTurn(
-      'pause-announcement',
-      () => announcePause(deployed, ctx.clients, sessionId, runId, agent, outcome),
-      { logger: ctx.logger, runId, until: ctx.until },
-    );
-  }
+  const nextSeq = await deliverOutcome(ctx, log, batcher, outcome, state);
+  await recordOutcome(ctx, log, outcome, nextSeq);
   ctx.logger?.info('job done', { requestId: job.requestId, runId, outcome: outcome.type });
   return { done: true, status: outcome.type };
+}
+
+interface StreamState {
+  /** The turn is stored: nothing may fail the job any more. */
+  stored: boolean;
+  /** The message with the terminal event reached the delivery. */
+  terminalSent: boolean;
+}
+
+/** The attempt's batcher: reserves seqs before each message; past the save it never fails. */
+function newBatcher(
+  ctx: JobContext,
+  log: RunLog,
+  state: StreamState,
+  firstSeq: number,
+): EventBatcher {
+  const delivery = deliveryOf(ctx);
+  const where = { logger: ctx.logger, runId: ctx.job.runId, until: ctx.until };
+  return new EventBatcher({
+    sessionId: ctx.job.sessionId,
+    runId: ctx.job.runId,
+    firstSeq,
+    sink: async (message) => {
+      try {
+        await log.reserve(message.seq);
+      } catch (err) {
+        // Past the save the message goes out anyway: no later attempt reuses these seqs.
+        if (!state.stored) throw err;
+      }
+      const sent = state.stored
+        ? await afterTurn('delivery', () => delivery.deliver(message), where)
+        : await delivery.deliver(message).then(() => true);
+      if (sent && message.events.some((e) => TERMINAL.has(e.type))) state.terminalSent = true;
+    },
+    // Longer windows send fewer messages per token at the cost of latency (docs/benchmarks.md).
+    maxDelayMs: ctx.deployed.config.EVENT_BATCH_MAX_DELAY_MS,
+  });
+}
+
+const TERMINAL = new Set(['run-finished', 'run-paused', 'run-error']);
+
+/**
+ * Sends what is left; if the terminal event did not go out (the batcher broke on an earlier
+ * message), sends it alone past every reserved seq. Answers the run's next seq.
+ */
+async function deliverOutcome(
+  ctx: JobContext,
+  log: RunLog,
+  batcher: EventBatcher,
+  outcome: Outcome,
+  state: StreamState,
+): Promise<number> {
+  await closeQuietly(ctx, batcher);
+  if (state.terminalSent) return batcher.nextSeq;
+  const again = newBatcher(ctx, log, state, Math.max(batcher.nextSeq, log.reservedSeq));
+  await again.push(outcome).catch(() => undefined);
+  await closeQuietly(ctx, again);
+  return again.nextSeq;
+}
+
+async function recordOutcome(
+  ctx: JobContext,
+  log: RunLog,
+  outcome: Extract<Outcome, { type: 'run-finished' | 'run-paused' }>,
+  nextSeq: number,
+): Promise<void> {
+  const { deployed, job } = ctx;
+  const { sessionId, runId } = job;
+  if (outcome.type === 'run-finished') {
+    await log.end('completed', nextSeq, { reply: asJson(outcome.reply) });
+    return;
+  }
+  const { agent } = log.base;
+  const { interruptions } = outcome;
+  const reply = { status: 'paused', runId, sessionId, agent, interruptions, nextSeq };
+  await log.end('paused', nextSeq, { reply: asJson(reply) });
+  await afterTurn(
+    'pause-announcement',
+    () => announcePause(deployed, ctx.clients, sessionId, runId, agent, outcome),
+    { logger: ctx.logger, runId, until: ctx.until },
+  );
 }
 
 /** A run-error: the turn was not stored (unless a resume stored it and failed right after). */

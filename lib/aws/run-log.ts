@@ -44,6 +44,11 @@ export class RunLog {
     this.#reserved = this.firstSeq;
   }
 
+  /** Seqs below this may have been sent (by this attempt or an earlier one). */
+  get reservedSeq(): number {
+    return this.#reserved;
+  }
+
   /** Whether this attempt moved the record to `running` (it sent something). */
   get running(): boolean {
     return this.#running;

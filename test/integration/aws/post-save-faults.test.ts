@@ -121,7 +121,9 @@ describe('worker: failures after the session is saved', () => {
       const session = await stack.deployed.runtime.sessions.load(job.sessionId);
       expect(session?.data.turns, job.sessionId).toBe(1);
       const view = clientView(endpoints.connections.messages(job.connectionId as string));
-      expect(view.terminals, job.runId).toHaveLength(1);
+      const record = await stack.deployed.runs.get(job.sessionId, job.runId);
+      const why = `${job.runId}: ${JSON.stringify({ record, seqs: view.seqs, events: view.events.map((e) => e.type) })}`;
+      expect(view.terminals, why).toHaveLength(1);
       expect(view.terminals[0]).toMatchObject({ type: 'run-finished' });
       expect(lines.filter((l) => l === job.input.split(' ')[2])).not.toHaveLength(0);
       expect(await stack.deployed.runs.get(job.sessionId, job.runId)).toMatchObject({
