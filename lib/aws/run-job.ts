@@ -285,7 +285,8 @@ async function resumeStored(ctx: JobContext, log: RunLog): Promise<boolean> {
     .catch(() => undefined);
   // Stored: the session's marker is gone while the run was still paused (claimed or pending), or
   // a resume of it was running (a takeover found it stored and deleted the paused run).
-  const marked = session?.data.paused?.some((p) => p.runId === ctx.job.runId) ?? true;
+  if (!session) return false;
+  const marked = session.data.paused?.some((p) => p.runId === ctx.job.runId) ?? false;
   return !marked && (!!paused || log.previous?.status === 'running');
 }
 
