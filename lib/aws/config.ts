@@ -36,6 +36,11 @@ export const ConfigSchema = z.object({
    * `run-timeout` event, record the run and make its job visible again for a retry.
    */
   RUN_DEADLINE_MARGIN_SECONDS: z.coerce.number().int().min(1).max(300).default(20),
+  /**
+   * How long a job's claim outlives the invocation's deadline: no redelivery runs a job while its
+   * first run may still be going; a crashed one is taken over this long after its deadline.
+   */
+  JOB_CLAIM_GRACE_SECONDS: z.coerce.number().int().min(0).max(900).default(30),
   /** The run queue's maxReceiveCount: the last receive reports a retryable failure, not retries. */
   JOB_MAX_RECEIVES: z.coerce.number().int().min(1).max(1000).default(5),
   /** A failed job is visible again after base × 2^(receives − 1) seconds, at most the max. */

@@ -92,7 +92,7 @@ async function handleJob(
   // A claim outlives this invocation, so no redelivery runs the job while it still runs here.
   const claim = await deployed.idempotency.claim(key, {
     fingerprint: fingerprintOf(job),
-    inProgressMs: deadline - Date.now() + 30_000,
+    inProgressMs: deadline - Date.now() + deployed.config.JOB_CLAIM_GRACE_SECONDS * 1000,
   });
   if (claim.outcome === 'completed') {
     logger?.info('job already ran', { requestId, runId });

@@ -17,6 +17,15 @@ export interface DynamoProxy {
   readonly log: (DynamoRequest & { throttled: boolean })[];
   /** Replaces the rule (undefined: nothing is throttled). */
   setRule(rule: ThrottleRule | undefined): void;
+  /**
+   * Holds the requests `rule` picks: they get no answer until `dropHeld` (their connection is
+   * then cut, as if the caller died while waiting). Resolves `held` with the first one: the
+   * moment to SIGKILL a worker process at an exact point of its work.
+   */
+  hold(rule: ThrottleRule | undefined): void;
+  /** The first held request since `hold`. */
+  readonly held: Promise<DynamoRequest>;
+  dropHeld(): void;
   close(): Promise<void>;
 }
 
@@ -30,6 +39,12 @@ export async function startDynamoProxy(target: string): Promise<DynamoProxy> {
   const upstream = new URL(target);
   const log: DynamoProxy['log'] = [];
   let rule: ThrottleRule | undefined;
+  let holdRule: ThrottleRule | undefined;
+  let heldOne: (req: DynamoRequest) => void = () => undefined;
+  let held = new Promise<DynamoRequest>((resolve) => {
+    heldOne = resolve;
+  });
+  const holding: { destroy(): void }[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -38,6 +53,11 @@ export async function startDynamoProxy(target: string): Promise<DynamoProxy> {
       const target = String(req.headers['x-amz-target'] ?? '');
       const operation = target.slice(target.indexOf('.') + 1);
       const entry = { operation, body: body.toString('utf8') };
+      if (holdRule?.(entry)) {
+        holding.push(res);
+        heldOne(entry);
+        return;
+      }
       const throttled = rule?.(entry) ?? false;
       log.push({ ...entry, throttled });
       if (throttled) {
@@ -74,6 +94,18 @@ export async function startDynamoProxy(target: string): Promise<DynamoProxy> {
     setRule: (next) => {
       rule = next;
     },
+    hold: (next) => {
+      holdRule = next;
+      held = new Promise((resolve) => {
+        heldOne = resolve;
+      });
+    },
+    get held() {
+      return held;
+    },
+    dropHeld: () => {
+      for (const res of holding.splice(0)) res.destroy();
+    },
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
@@ -107,5 +139,22 @@ export function throttleRandomly(p: number, seed = 1): ThrottleRule {
     state ^= state >>> 17;
     state ^= state << 5;
     return (state >>> 0) / 2 ** 32 < p;
+  };
+}
+
+/** The session head's write: a turn is stored once it passed. */
+export function isSessionSave(req: DynamoRequest): boolean {
+  return (
+    req.operation === 'PutItem' && req.body.includes('"SESSION#') && req.body.includes('"S":"META"')
+  );
+}
+
+/** `rule`, applied only to the requests after the first session save that passed. */
+export function afterSessionSave(rule: ThrottleRule): ThrottleRule {
+  let saved = false;
+  return (req) => {
+    if (saved) return rule(req);
+    if (isSessionSave(req)) saved = true;
+    return false;
   };
 }

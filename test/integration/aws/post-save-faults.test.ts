@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { drain } from '../../../lib/local/sqs.js';
 import {
+  afterSessionSave,
   type DynamoProxy,
   type DynamoRequest,
   SDK_ATTEMPTS,
   startDynamoProxy,
-  type ThrottleRule,
   throttleNext,
   throttleRandomly,
 } from '../../helpers/faults/dynamo-proxy.js';
@@ -34,20 +34,6 @@ beforeEach(() => {
   proxy.log.length = 0;
   endpoints.connections.received.clear();
 });
-
-/** The session head's write: the turn is stored once it passed. */
-const isSessionSave = (r: DynamoRequest) =>
-  r.operation === 'PutItem' && r.body.includes('"SESSION#') && r.body.includes('"S":"META"');
-
-/** `rule` applies only once the session was saved. */
-function afterSave(rule: ThrottleRule): ThrottleRule {
-  let saved = false;
-  return (req) => {
-    if (saved) return rule(req);
-    if (isSessionSave(req)) saved = true;
-    return false;
-  };
-}
 
 const POST_SAVE: [string, (r: DynamoRequest) => boolean][] = [
   ['the run record', (r) => r.operation === 'PutItem' && r.body.includes('"RUN#')],
@@ -79,7 +65,7 @@ describe('worker: failures after the session is saved', () => {
       await connect(stack, 'conn-1', 'alice');
       const job = writerJob('job-1', 'conn-1');
       await enqueue(stack.sqs, stack.queues.run, job);
-      proxy.setRule(afterSave(throttleNext(match)));
+      proxy.setRule(afterSessionSave(throttleNext(match)));
 
       // Act
       await drain(stack.sqs, stack.queues.run, stack.handlers.worker as never);
