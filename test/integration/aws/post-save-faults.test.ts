@@ -97,7 +97,10 @@ describe('worker: failures after the session is saved', () => {
     proxy.setRule(throttleRandomly(0.3, 14));
 
     // Act
-    await drain(stack.sqs, stack.queues.run, stack.handlers.worker as never, { maxPolls: 400 });
+    // Four Lambda-like consumers side by side (each job is a FIFO group of its own).
+    const consume = () =>
+      drain(stack.sqs, stack.queues.run, stack.handlers.worker as never, { maxPolls: 400 });
+    for (let round = 0; round < 5; round++) await Promise.all([1, 2, 3, 4].map(consume));
     proxy.setRule(undefined);
 
     // Assess
