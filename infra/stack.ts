@@ -53,7 +53,8 @@ const WEBSOCKET_FUNCTIONS: readonly FunctionName[] = [
   'authorizer',
 ];
 const MAX_RECEIVE: Record<QueueName, number> = {
-  run: 3,
+  // The worker's JOB_MAX_RECEIVES default: its last receive reports instead of retrying.
+  run: 5,
   events: 5,
   approvals: 5,
   approvalRequests: 5,

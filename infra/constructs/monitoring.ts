@@ -5,6 +5,7 @@ import {
   Dashboard,
   GraphWidget,
   MathExpression,
+  Metric,
   TextWidget,
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
@@ -29,7 +30,19 @@ export interface KernelMonitoringProps {
   readonly errorRatePercent: number;
   /** Notified when an alarm goes off and again when it is OK. */
   readonly notify?: ITopic;
+  /** Namespace of the functions' EMF metrics (AGENT_KERNEL_METRICS_NAMESPACE); default AgentKernel. */
+  readonly metricsNamespace?: string;
 }
+
+/**
+ * The worker's and the delivery's own counters (lib/aws/after-turn.ts), with the count in five
+ * minutes that raises an alarm (docs/operations.md says what each means and what to do).
+ */
+const PIPELINE_ALARMS = [
+  ['PostTurnStepFailures', 1, 'A step after a stored turn (record, delivery, claim) gave up'],
+  ['RunTimeouts', 5, 'Runs reached the worker deadline and were retried'],
+  ['ConnectionsDropped', 10, 'WebSocket connections kept failing and were dropped'],
+] as const;
 
 const PERIOD = Duration.minutes(5);
 
@@ -49,6 +62,7 @@ export class KernelMonitoring extends Construct {
     );
     for (const [name, fn] of props.functions) this.watchFunction(name, fn, props.errorRatePercent);
     for (const queue of props.queues) this.watchQueue(queue);
+    this.watchPipeline(props.metricsNamespace ?? 'AgentKernel');
     if (props.notify) {
       const action = new SnsAction(props.notify);
       for (const alarm of this.alarms) {
@@ -89,6 +103,29 @@ export class KernelMonitoring extends Construct {
         title: `${name}: invocations, errors, throttles`,
         left: [invocations, errors, throttles],
         right: [fn.metricDuration({ period: PERIOD, statistic: 'p99' })],
+        width: 12,
+      }),
+    );
+  }
+
+  private watchPipeline(namespace: string): void {
+    const metric = (metricName: string) =>
+      new Metric({ namespace, metricName, period: PERIOD, statistic: 'Sum' });
+    for (const [name, threshold, description] of PIPELINE_ALARMS) {
+      this.alarms.push(
+        metric(name).createAlarm(this, name, {
+          alarmDescription: description,
+          threshold,
+          evaluationPeriods: 1,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+          treatMissingData: TreatMissingData.NOT_BREACHING,
+        }),
+      );
+    }
+    this.dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Worker: retried jobs, timeouts, post-turn failures, dropped connections',
+        left: ['JobRetries', ...PIPELINE_ALARMS.map(([name]) => name)].map(metric),
         width: 12,
       }),
     );

@@ -11,12 +11,14 @@ export interface KernelQueueProps {
   readonly fifo: boolean;
   /** Above the consumer's timeout, so a message is never redelivered while still being handled. */
   readonly visibilityTimeout: Duration;
-  /** Receives before a message moves to the dead-letter queue. */
+  /** Receives before a message moves to the dead-letter queue: at least 5 (AWS's advice for
+   * queues Lambda consumes: a throttled or briefly failing consumer must not dead-letter). */
   readonly maxReceiveCount: number;
 }
 
 const RETENTION = Duration.days(4);
 const DLQ_RETENTION = Duration.days(14);
+const MIN_RECEIVES = 5;
 
 /** A queue and its dead-letter queue: SSE, TLS only, FIFO (content-based dedup off) when asked. */
 export class KernelQueue extends Construct {
@@ -25,6 +27,11 @@ export class KernelQueue extends Construct {
 
   constructor(scope: Construct, id: string, props: KernelQueueProps) {
     super(scope, id);
+    if (props.maxReceiveCount < MIN_RECEIVES) {
+      throw new Error(
+        `maxReceiveCount must be at least ${MIN_RECEIVES} (got ${props.maxReceiveCount})`,
+      );
+    }
     // CloudFormation names FIFO queues itself (with the .fifo suffix).
     const common = {
       fifo: props.fifo ? true : undefined,

@@ -37,6 +37,21 @@ export const ConfigSchema = z.object({
    * a claim that lapses while its holder still runs lets a second resume repeat its tool calls.
    */
   RESUME_CLAIM_SECONDS: seconds(16 * 60),
+  /**
+   * The worker stops a run this long before the function's deadline, leaving time to send the
+   * `run-timeout` event, record the run and make its job visible again for a retry.
+   */
+  RUN_DEADLINE_MARGIN_SECONDS: z.coerce.number().int().min(1).max(300).default(20),
+  /**
+   * How long a job's claim outlives the invocation's deadline: no redelivery runs a job while its
+   * first run may still be going; a crashed one is taken over this long after its deadline.
+   */
+  JOB_CLAIM_GRACE_SECONDS: z.coerce.number().int().min(0).max(900).default(30),
+  /** The run queue's maxReceiveCount: the last receive reports a retryable failure, not retries. */
+  JOB_MAX_RECEIVES: z.coerce.number().int().min(1).max(1000).default(5),
+  /** A failed job is visible again after base × 2^(receives − 1) seconds, at most the max. */
+  JOB_RETRY_BASE_SECONDS: z.coerce.number().int().min(0).max(900).default(2),
+  JOB_RETRY_MAX_SECONDS: z.coerce.number().int().min(0).max(43_200).default(300),
   /** Synchronous HTTP runs must end inside API Gateway's 29 s. */
   SYNC_RUN_TIMEOUT_MS: z.coerce.number().int().positive().max(28_000).default(25_000),
   AUTH_MODE: z.enum(['hs256', 'jwks', 'none']).default('jwks'),

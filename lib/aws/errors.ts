@@ -30,3 +30,14 @@ export class ModelSecretError extends AgentKernelError {
     super(code, message);
   }
 }
+
+/**
+ * The worker stopped a run a safe margin before the function's deadline
+ * (`RUN_DEADLINE_MARGIN_SECONDS`): the run is recorded `timed-out` and its job comes back soon,
+ * so a retry continues it.
+ */
+export class RunTimeout extends AgentKernelError {
+  constructor(message = 'The run reached the function’s deadline; it will be retried.') {
+    super('run-timeout', message);
+  }
+}

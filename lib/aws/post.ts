@@ -4,6 +4,7 @@ import type { Connection, ConnectionStore, Subscription } from '../core/stores.j
 import { traceChild } from '../core/tracer.js';
 import { type AgUiEventsMessage, toAgUiMessage } from '../transport/ag-ui.js';
 import type { EventsMessage, ServerMessage } from '../transport/protocol.js';
+import { countMetric, retrying } from './after-turn.js';
 import type { AwsClients } from './clients.js';
 
 /**
@@ -32,16 +33,20 @@ export async function postTo(
 }
 
 function isGone(err: unknown): boolean {
-  return (
-    err instanceof GoneException ||
-    (err as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode === 410
-  );
+  return err instanceof GoneException || statusOf(err) === 410;
 }
+
+/** Tries per connection before it is dropped, and the first pause between them. */
+const CONNECTION_ATTEMPTS = 3;
+const CONNECTION_RETRY_MS = 100;
 
 /**
  * Posts an `events` message to every subscriber of its session, and to `requester` (who asked
- * for the run) even if not subscribed. Every target is tried; the first failure other than a
- * gone connection is thrown afterwards, so the batch is retried (clients drop seen seqs).
+ * for the run) even if not subscribed, side by side. A connection that keeps failing (not 410)
+ * is retried alone a few times, then dropped (its connection and subscriptions deleted) and
+ * counted: the others get the message once and the message does not fail because of it. Only
+ * when API Gateway itself refuses (throttled, forbidden, unreachable) is the message failed, so
+ * it is retried as a whole (clients drop seen seqs).
  */
 export async function postToSession(
   clients: Pick<AwsClients, 'management'>,
@@ -78,16 +83,40 @@ async function postToTargets(
   // Posted side by side: one slow connection should not hold up the others.
   await Promise.all(
     targets.map(async (target) => {
+      const body = target.format === 'ag-ui' && agUi ? agUi : message;
       try {
-        const body = target.format === 'ag-ui' && agUi ? agUi : message;
-        const delivered = await postTo(clients, connections, target, body);
+        const delivered = await retrying(() => postTo(clients, connections, target, body), {
+          attempts: CONNECTION_ATTEMPTS,
+          baseMs: CONNECTION_RETRY_MS,
+        });
         if (delivered) posted++;
         else logger?.info('gone connection deleted', { connectionId: target.connectionId });
       } catch (err) {
-        failures.push(err);
+        if (!isConnectionFault(err)) {
+          failures.push(err);
+          return;
+        }
+        await connections.disconnect(target.connectionId).catch(() => undefined);
+        countMetric(logger, 'ConnectionsDropped', {
+          connectionId: target.connectionId,
+          status: statusOf(err),
+        });
       }
     }),
   );
   if (failures.length > 0) throw failures[0];
   return posted;
+}
+
+/**
+ * An answer about this one connection (a 4xx or 5xx from its post), not about us: API Gateway
+ * throttling (429), a refused signature or permission (403), or no answer at all.
+ */
+function isConnectionFault(err: unknown): boolean {
+  const status = statusOf(err);
+  return status !== undefined && status !== 429 && status !== 403 && status !== 401;
+}
+
+function statusOf(err: unknown): number | undefined {
+  return (err as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode;
 }

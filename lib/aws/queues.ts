@@ -1,4 +1,9 @@
-import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import {
+  ChangeMessageVisibilityCommand,
+  SendMessageCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
+import type { SQSRecord } from 'aws-lambda';
 import { withTraceHeader } from '../tracing/propagation.js';
 import type { FifoKeys } from '../transport/fifo.js';
 import type { Config, ConfigKey } from './config.js';
@@ -32,4 +37,54 @@ export function queueUrl(config: Config, key: ConfigKey & `${string}_QUEUE_URL`)
   const url = config[key];
   if (!url) throw new ConfigError([{ variable: key, message: 'is required' }]);
   return url;
+}
+
+/**
+ * Seconds until a failed job is offered again: base × 2^(receives − 1), at most `max`. Short
+ * first retries free the session's FIFO group quickly; the doubling spreads a lasting fault.
+ */
+export function retryDelaySeconds(
+  receives: number,
+  config: Pick<Config, 'JOB_RETRY_BASE_SECONDS' | 'JOB_RETRY_MAX_SECONDS'>,
+): number {
+  const n = Math.max(1, Math.floor(receives));
+  const delay = config.JOB_RETRY_BASE_SECONDS * 2 ** Math.min(n - 1, 20);
+  return Math.min(config.JOB_RETRY_MAX_SECONDS, Math.round(delay));
+}
+
+/**
+ * The URL of the queue a record came from, from its ARN: the SQS endpoint override (the local
+ * stack, whose URLs are `<endpoint>/<account>/<name>`) or the regional endpoint.
+ */
+export function queueUrlOfRecord(
+  record: Pick<SQSRecord, 'eventSourceARN' | 'awsRegion'>,
+  config: Pick<Config, 'SQS_ENDPOINT'>,
+): string {
+  const [, , , region, account, name] = record.eventSourceARN.split(':');
+  const base = config.SQS_ENDPOINT ?? `https://sqs.${region ?? record.awsRegion}.amazonaws.com`;
+  return `${base.replace(/\/$/, '')}/${account}/${name}`;
+}
+
+/**
+ * Makes a failed record visible again after `seconds` instead of the queue's visibility timeout
+ * (the run queue's is 90 minutes). Best effort: if it fails, the timeout still brings it back.
+ */
+export async function retryAfter(
+  sqs: SQSClient,
+  record: Pick<SQSRecord, 'eventSourceARN' | 'awsRegion' | 'receiptHandle'>,
+  config: Pick<Config, 'SQS_ENDPOINT'>,
+  seconds: number,
+): Promise<boolean> {
+  try {
+    await sqs.send(
+      new ChangeMessageVisibilityCommand({
+        QueueUrl: queueUrlOfRecord(record, config),
+        ReceiptHandle: record.receiptHandle,
+        VisibilityTimeout: seconds,
+      }),
+    );
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -1,28 +1,31 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
-import type { StreamEvent } from '../core/events.js';
-import type { JsonValue } from '../core/session.js';
 import type { Span } from '../core/tracer.js';
-import { EventBatcher } from '../transport/batcher.js';
 import { parseMessage } from '../transport/parse.js';
-import { type ApprovalRequest, type RunJob, RunJobSchema } from '../transport/protocol.js';
+import { type RunJob, RunJobSchema } from '../transport/protocol.js';
+import { afterTurn, countMetric, retrying } from './after-turn.js';
 import { processBatch } from './batch.js';
 import { type AwsClients, clientsFor } from './clients.js';
-import { deliveryFor } from './delivery.js';
-import { queueUrl, sendJson } from './queues.js';
+import { RunTimeout } from './errors.js';
+import { retryAfter, retryDelaySeconds } from './queues.js';
+import { runJob } from './run-job.js';
 import type { Deployment } from './runtime.js';
 
 /** SQS bodies are up to 256 KB; a job carries at most a 96 KB input. */
 const MAX_JOB_BYTES = 256 * 1024;
 const MAX_LAMBDA_MS = 15 * 60_000;
+/** Post-turn steps stop retrying this long before the function's end. */
+const FINAL_MS = 2_000;
 
-type Outcome = Extract<StreamEvent, { type: 'run-finished' | 'run-paused' | 'run-error' }>;
+type Remaining = Pick<Context, 'getRemainingTimeInMillis'>;
 
 /**
  * The run queue's consumer: each `run` / `resume` job is streamed through the runtime, its
  * events batched into `events` messages and delivered (events queue or straight to the
- * connections). A job runs once per requestId, however often SQS delivers it.
+ * connections). A job runs once per requestId, however often SQS delivers it; a job whose turn
+ * was stored is never run again. A failed job is made visible again after a short backoff
+ * (`JOB_RETRY_*`), not the queue's visibility timeout.
  */
 export function createWorkerHandler(
   deployment: () => Promise<Deployment>,
@@ -30,25 +33,51 @@ export function createWorkerHandler(
 ) {
   const { logger } = options;
   let clients = options.clients;
-  return async (event: SQSEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>) => {
+  return async (event: SQSEvent, context?: Remaining) => {
     const deployed = await deployment();
     clients ??= clientsFor(deployed.config);
     const ready = clients;
-    // A claim outlives this invocation, so no redelivery runs the job while it still runs here.
-    const holdMs = (context?.getRemainingTimeInMillis() ?? MAX_LAMBDA_MS) + 30_000;
+    const deadline = Date.now() + (context?.getRemainingTimeInMillis() ?? MAX_LAMBDA_MS);
     return processBatch(
       event,
-      (record, span) => handleJob(deployed, ready, record, holdMs, span, logger),
+      (record, span) =>
+        withBackoff(deployed, ready, record, logger, () =>
+          handleJob(deployed, ready, record, deadline, span, logger),
+        ),
       { logger, tracer: deployed.tracer, spanName: 'job' },
     );
   };
+}
+
+/** A failed record comes back after the backoff of its receive count, then fails the batch item. */
+async function withBackoff(
+  deployed: Deployment,
+  clients: AwsClients,
+  record: SQSRecord,
+  logger: Logger | undefined,
+  handle: () => Promise<void>,
+): Promise<void> {
+  try {
+    await handle();
+  } catch (err) {
+    const receives = Number(record.attributes.ApproximateReceiveCount ?? '1');
+    const seconds = retryDelaySeconds(receives, deployed.config);
+    await retryAfter(clients.sqs, record, deployed.config, seconds);
+    countMetric(logger, 'JobRetries', { messageId: record.messageId, receives, seconds });
+    throw err;
+  }
+}
+
+/** Why a job is handed back to the queue without an error of its own. */
+class JobRetry extends Error {
+  override name = 'JobRetry';
 }
 
 async function handleJob(
   deployed: Deployment,
   clients: AwsClients,
   record: SQSRecord,
-  holdMs: number,
+  deadline: number,
   span: Span,
   logger?: Logger,
 ): Promise<void> {
@@ -60,133 +89,67 @@ async function handleJob(
   span.setAttributes({ requestId, sessionId, runId, job: kind, agent: job.agent });
   // requestIds are chosen by clients: scoped by session so two clients' ids never collide.
   const key = `job:${job.sessionId}:${job.requestId}`;
+  // A claim outlives this invocation, so no redelivery runs the job while it still runs here.
   const claim = await deployed.idempotency.claim(key, {
     fingerprint: fingerprintOf(job),
-    inProgressMs: holdMs,
+    inProgressMs: deadline - Date.now() + deployed.config.JOB_CLAIM_GRACE_SECONDS * 1000,
   });
   if (claim.outcome === 'completed') {
-    logger?.info('job already ran', { requestId: job.requestId, runId: job.runId });
+    logger?.info('job already ran', { requestId, runId });
     return;
   }
   // Another instance runs it now: fail, so SQS offers it again once that one finished or lapsed.
-  if (claim.outcome === 'in-progress') throw new Error(`job ${job.requestId} is in progress`);
+  if (claim.outcome === 'in-progress') throw new JobRetry(`job ${requestId} is in progress`);
+  const receives = Number(record.attributes.ApproximateReceiveCount ?? '1');
+  const margin = deployed.config.RUN_DEADLINE_MARGIN_SECONDS * 1000;
+  const timer = new AbortController();
+  const stop = setTimeout(
+    () => timer.abort(new RunTimeout()),
+    Math.max(0, deadline - margin - Date.now()),
+  );
+  let result: Awaited<ReturnType<typeof runJob>>;
   try {
-    const outcome = await runJob(deployed, clients, job, logger);
-    await deployed.idempotency.complete(key, claim.token, { status: outcome.type });
+    result = await runJob({
+      deployed,
+      clients,
+      job,
+      logger,
+      signal: timer.signal,
+      until: deadline - FINAL_MS,
+      lastAttempt: receives >= deployed.config.JOB_MAX_RECEIVES,
+      redelivered: receives > 1,
+    });
   } catch (err) {
-    await deployed.idempotency.release(key, claim.token).catch(() => undefined);
+    // The turn was not stored: give the job back so a retry runs it.
+    await giveBack(deployed, key, claim.token);
     throw err;
+  } finally {
+    clearTimeout(stop);
   }
-}
-
-async function runJob(
-  deployed: Deployment,
-  clients: AwsClients,
-  job: RunJob,
-  logger?: Logger,
-): Promise<Outcome> {
-  const { runtime, runs, config } = deployed;
-  const { sessionId, runId, principal } = job;
-  const previous = await runs.get(sessionId, runId);
-  const paused =
-    job.kind === 'resume' ? await runtime.pausedRuns?.get(sessionId, runId) : undefined;
-  const agent = job.kind === 'run' ? job.agent : (paused?.agent ?? job.agent ?? 'unknown');
-  const createdAt = previous?.createdAt ?? Date.now();
-  const base = { schemaVersion: 1 as const, runId, sessionId, agent, createdAt };
-  await runs.put({ ...base, status: 'running', updatedAt: Date.now() });
-  const delivery = deliveryFor({
-    mode: config.DELIVERY_MODE,
-    clients,
-    connections: deployed.connections,
-    eventsQueueUrl: config.EVENTS_QUEUE_URL,
-    requester: job.connectionId,
-    logger,
-  });
-  const batcher = new EventBatcher({
-    sessionId,
-    runId,
-    sink: (message) => delivery.deliver(message),
-    // A resumed run continues its seq, so clients and the events queue see no repeats.
-    firstSeq: job.kind === 'resume' ? nextSeqOf(previous?.reply) : 0,
-    // Longer windows send fewer messages per token at the cost of latency (docs/benchmarks.md).
-    maxDelayMs: config.EVENT_BATCH_MAX_DELAY_MS,
-  });
-  const stream =
-    job.kind === 'run'
-      ? runtime.stream(job.agent, sessionId, job.input, { runId, principal })
-      : runtime.resumeStream(sessionId, runId, job.decisions, { principal });
-  let outcome: Outcome | undefined;
-  for await (const event of stream) {
-    await batcher.push(event);
-    if (event.type === 'run-finished' || event.type === 'run-paused' || event.type === 'run-error')
-      outcome = event;
+  if (!result.done) {
+    await giveBack(deployed, key, claim.token);
+    throw new JobRetry(`job ${requestId} will be retried: ${result.reason}`);
   }
-  await batcher.close();
-  outcome ??= { type: 'run-error', runId, code: 'internal-error', message: 'The run ended early.' };
-  const updatedAt = Date.now();
-  if (outcome.type === 'run-finished') {
-    await runs.put({ ...base, status: 'completed', reply: asJson(outcome.reply), updatedAt });
-  } else if (outcome.type === 'run-error') {
-    const error = { code: outcome.code, message: outcome.message };
-    // A refused resume leaves the paused record as it was: keep its seq for the next try.
-    const kept = previous?.reply === undefined ? {} : { reply: previous.reply };
-    await runs.put({ ...base, status: 'failed', error, ...kept, updatedAt });
-  } else {
-    const reply = {
-      status: 'paused',
-      runId,
-      sessionId,
-      agent,
-      interruptions: outcome.interruptions,
-      nextSeq: batcher.nextSeq,
-    };
-    await runs.put({ ...base, status: 'paused', reply: asJson(reply), updatedAt });
-    await announcePause(deployed, clients, sessionId, runId, agent, outcome);
-  }
-  logger?.info('job done', { requestId: job.requestId, runId, outcome: outcome.type });
-  return outcome;
-}
-
-/** Tells whoever decides (back office, chat bot) that the run waits, if the queue exists. */
-async function announcePause(
-  deployed: Deployment,
-  clients: AwsClients,
-  sessionId: string,
-  runId: string,
-  agent: string,
-  outcome: Extract<Outcome, { type: 'run-paused' }>,
-): Promise<void> {
-  if (!deployed.config.APPROVAL_REQUESTS_QUEUE_URL) return;
-  const stored = await deployed.runtime.pausedRuns?.get(sessionId, runId);
-  const request: ApprovalRequest = {
-    sessionId,
-    runId,
-    agent,
-    interruptions: outcome.interruptions,
-    expiresAt: stored?.expiresAt ?? Date.now(),
-  };
-  await sendJson(
-    clients.sqs,
-    queueUrl(deployed.config, 'APPROVAL_REQUESTS_QUEUE_URL'),
-    request,
-    deployed.config.APPROVAL_REQUESTS_QUEUE_URL.endsWith('.fifo')
-      ? { groupId: sessionId, deduplicationId: `${runId}.paused.${Date.now()}` }
-      : undefined,
+  // The outcome is known: the claim is completed, never released (a release would run it again).
+  await afterTurn(
+    'idempotency-complete',
+    () => deployed.idempotency.complete(key, claim.token, { status: result.status }),
+    { logger, runId, until: deadline - FINAL_MS },
   );
 }
 
-function nextSeqOf(reply: unknown): number {
-  const seq = (reply as { nextSeq?: unknown } | undefined)?.nextSeq;
-  return typeof seq === 'number' && Number.isSafeInteger(seq) && seq >= 0 ? seq : 0;
+/** Releases the claim for the retry; one left behind lapses after the invocation's time. */
+async function giveBack(deployed: Deployment, key: string, token: string): Promise<void> {
+  await retrying(() => deployed.idempotency.release(key, token), { attempts: 3 }).catch(
+    () => undefined,
+  );
 }
 
-/** A requestId reused for another job is refused by the idempotency store. */
-function fingerprintOf(job: RunJob): string {
-  const { enqueuedAt: _, ...rest } = job;
-  return createHash('sha256').update(JSON.stringify(rest)).digest('hex');
-}
-
-/** Replies are plain JSON by construction (the runtime validated them); the store checks again. */
-function asJson(value: unknown): JsonValue {
-  return value as JsonValue;
+/**
+ * What the request means — who, which session and run, what to do — and not where it came from
+ * (`connectionId`, `enqueuedAt`): a reconnected client's retry is the same request.
+ */
+export function fingerprintOf(job: RunJob): string {
+  const { enqueuedAt: _at, connectionId: _from, ...meaning } = job;
+  return createHash('sha256').update(JSON.stringify(meaning)).digest('hex');
 }

@@ -38,7 +38,16 @@ interface Pending {
   handed: boolean;
   /** Its last hand-out failed: it waits for its retry, and its group behind it. */
   failed: boolean;
+  /** Epoch ms before which a failed message is not handed out again (its backoff). */
+  retryAt: number;
 }
+
+/**
+ * How long a failed message waits before its next hand-out, by its receives so far: the
+ * visibility a Lambda handler sets on failure (lib/aws/worker.ts backs off with
+ * `retryDelaySeconds`). Default: none, the next poll hands it out again.
+ */
+export type RetryDelay = (receives: number) => number;
 
 /**
  * What a poller keeps between polls. SQS hands out no further message of a FIFO group while one
@@ -76,7 +85,12 @@ export async function pollOnce(
   sqs: SQSClient,
   queueUrl: string,
   handler: SqsHandler,
-  options: { batchSize?: number; waitSeconds?: number; state?: PollState } = {},
+  options: {
+    batchSize?: number;
+    waitSeconds?: number;
+    state?: PollState;
+    retryDelayMs?: RetryDelay;
+  } = {},
 ): Promise<PollResult> {
   const state = options.state ?? newPollState();
   const batchSize = options.batchSize ?? 10;
@@ -126,6 +140,7 @@ export async function pollOnce(
   const deadLettered: string[] = [];
   for (const entry of retry) {
     entry.failed = true;
+    entry.retryAt = Date.now() + (options.retryDelayMs?.(entry.receives) ?? 0);
     state.redrive ??= await redrivePolicy(sqs, queueUrl);
     if (state.redrive && entry.receives >= state.redrive.maxReceiveCount) {
       await moveToDeadLetterQueue(sqs, queueUrl, state.redrive.dlqUrl, entry.message);
@@ -162,7 +177,7 @@ export async function release(sqs: SQSClient, queueUrl: string, state: PollState
 }
 
 /** The next batch: in arrival order, but of a group whose first message failed, only that one. */
-function handOut(state: PollState, batchSize: number): Pending[] {
+function handOut(state: PollState, batchSize: number, now = Date.now()): Pending[] {
   const entries = [...state.pending.values()].sort((a, b) => a.order - b.order);
   const blocked = new Set<string>();
   const seen = new Set<string>();
@@ -173,9 +188,9 @@ function handOut(state: PollState, batchSize: number): Pending[] {
     seen.add(group);
     if (blocked.has(group)) continue;
     if (entry.failed) {
-      // A failed message is retried alone; the rest of its group waits for it.
+      // A failed message is retried alone, once its backoff passed; the rest of its group waits.
       blocked.add(group);
-      if (!first) continue;
+      if (!first || entry.retryAt > now) continue;
     }
     batch.push(entry);
     if (batch.length === batchSize) break;
@@ -198,6 +213,7 @@ function remember(state: PollState, message: Message): void {
     receives,
     handed: false,
     failed: false,
+    retryAt: 0,
   });
 }
 
@@ -259,14 +275,20 @@ export async function drain(
   sqs: SQSClient,
   queueUrl: string,
   handler: SqsHandler,
-  options: { batchSize?: number; maxPolls?: number } = {},
+  options: { batchSize?: number; maxPolls?: number; retryDelayMs?: RetryDelay } = {},
 ): Promise<number> {
   const state = newPollState();
   let total = 0;
   try {
     for (let poll = 0; poll < (options.maxPolls ?? 50); poll++) {
       const result = await pollOnce(sqs, queueUrl, handler, { ...options, state });
-      if (result.received === 0) return total;
+      if (result.received === 0) {
+        // Empty but for failed messages in their backoff: wait for the first one.
+        const next = Math.min(...[...state.pending.values()].map((e) => e.retryAt));
+        if (!Number.isFinite(next) || next <= 0) return total;
+        await new Promise((resolve) => setTimeout(resolve, Math.max(0, next - Date.now())));
+        continue;
+      }
       total += result.received;
     }
     return total;
@@ -290,21 +312,29 @@ export function startPoller(
   sqs: SQSClient,
   queueUrl: string,
   handler: SqsHandler,
-  options: { batchSize?: number; waitSeconds?: number; onError?: (err: unknown) => void } = {},
+  options: {
+    batchSize?: number;
+    waitSeconds?: number;
+    retryDelayMs?: RetryDelay;
+    onError?: (err: unknown) => void;
+  } = {},
 ): Poller {
   let running = true;
   const state = newPollState();
   const loop = (async () => {
     while (running) {
       try {
-        await pollOnce(sqs, queueUrl, handler, {
+        const result = await pollOnce(sqs, queueUrl, handler, {
           batchSize: options.batchSize,
           waitSeconds: options.waitSeconds ?? 1,
           state,
+          ...(options.retryDelayMs ? { retryDelayMs: options.retryDelayMs } : {}),
         });
+        // Only messages in their backoff: no busy loop (the long poll answers at once then).
+        if (result.received === 0 && state.pending.size > 0) await sleep(50);
       } catch (err) {
         options.onError?.(err);
-        await new Promise((resolve) => setTimeout(resolve, 500));
+        await sleep(500);
       }
     }
   })();
@@ -343,4 +373,8 @@ function toRecord({ message, receives }: Pending, queueUrl: string): SQSRecord {
     eventSourceARN: `arn:aws:sqs:us-east-1:${account}:${name}`,
     awsRegion: 'us-east-1',
   };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

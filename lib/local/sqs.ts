@@ -71,6 +71,7 @@ export {
   type PollResult,
   type PollState,
   pollOnce,
+  type RetryDelay,
   release,
   type SqsHandler,
   startPoller,

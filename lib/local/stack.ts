@@ -3,6 +3,8 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { SignJWT } from 'jose';
 import { agentNamesOf } from '../aws/agents.js';
+import { loadConfig } from '../aws/config.js';
+import { retryDelaySeconds } from '../aws/queues.js';
 import { createDynamoClient, createTable } from '../stores/dynamodb/index.js';
 import { type ScriptEntry, startScriptedModelServer } from '../testing/scripted-model-server.js';
 import { startDynalite } from './dynalite.js';
@@ -60,7 +62,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const sqsEndpoint = await startLocalSqs();
     stops.push(sqsEndpoint.stop);
     const sqs = localSqsClient(sqsEndpoint.url);
-    const run = await createQueue(sqs, 'runs', { fifo: true, maxReceiveCount: 3 });
+    const run = await createQueue(sqs, 'runs', { fifo: true, maxReceiveCount: 5 });
     const events = await createQueue(sqs, 'events', { fifo: true, maxReceiveCount: 3 });
     const approvals = await createQueue(sqs, 'approvals', { maxReceiveCount: 3 });
     const approvalRequests = await createQueue(sqs, 'approval-requests');
@@ -131,7 +133,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       loaded[name] = ((await import(url)) as { handler: Handler }).handler;
     }
     const pollers: Poller[] = [
-      startPoller(sqs, run.url, sqsHandler(call('worker'), 'worker'), { batchSize: 10 }),
+      // A failed job waits the backoff the worker set as its visibility, as on AWS.
+      startPoller(sqs, run.url, sqsHandler(call('worker'), 'worker'), {
+        batchSize: 10,
+        retryDelayMs: (receives) => retryDelaySeconds(receives, loadConfig(process.env)) * 1000,
+      }),
       startPoller(sqs, events.url, sqsHandler(call('fanout'), 'fanout'), { batchSize: 10 }),
       startPoller(sqs, approvals.url, sqsHandler(call('approvals'), 'approvals'), {
         batchSize: 10,

@@ -86,6 +86,24 @@ export const ERROR_CODES = {
     source: 'runtime',
     meaning: "The agent's framework package is not installed in the function.",
   },
+  'model-behavior-error': {
+    source: 'runtime',
+    meaning: 'The model answered in a way the agent cannot use.',
+  },
+  'run-timeout': {
+    source: 'runtime',
+    meaning:
+      'The run reached its time limit (HTTP sync: not saved; queued: retried shortly, ending in its own terminal event).',
+  },
+  'store-throttled': {
+    source: 'runtime',
+    meaning: 'The store was throttled after its own retries; nothing was saved, try again shortly.',
+  },
+  'record-corrupt': { source: 'runtime', meaning: 'A stored record could not be read.' },
+  'invalid-record': {
+    source: 'runtime',
+    meaning: 'A record the run produced could not be stored (too large, or not JSON).',
+  },
 } as const satisfies Record<string, { source: 'transport' | 'runtime'; meaning: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -58,7 +58,7 @@ describe('table', () => {
 
 describe('queues', () => {
   it.each([
-    ['Run', true, 3, 15 * 60 * 6],
+    ['Run', true, 5, 15 * 60 * 6],
     ['Events', true, 5, 30 * 6],
     ['Approvals', false, 5, 30 * 6],
     ['ApprovalRequests', false, 5, 300],
@@ -246,6 +246,9 @@ describe('monitoring and outputs', () => {
     expect(named('ApproximateAgeOfOldestMessage')).toBe(4);
     expect(named('Throttles')).toBe(FUNCTION_NAMES.length);
     expect(named('100 * errors / MAX([invocations, 1])')).toBe(FUNCTION_NAMES.length);
+    for (const metric of ['PostTurnStepFailures', 'RunTimeouts', 'ConnectionsDropped']) {
+      expect(named(`"MetricName":"${metric}"`), metric).toBe(1);
+    }
     synth.template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
     // Without alarmEmail or alarmTopicArn nobody is notified (config.test.ts has both).
     synth.template.resourceCountIs('AWS::SNS::Topic', 0);

@@ -10,3 +10,38 @@ export class IntegrationError extends AgentKernelError {
     );
   }
 }
+
+/** Socket-level failures of a response already under way (undici's and Node's codes). */
+const CUT_CODES = new Set([
+  'UND_ERR_SOCKET',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_ABORTED',
+  'ECONNRESET',
+  'EPIPE',
+  'ERR_STREAM_PREMATURE_CLOSE',
+]);
+
+/**
+ * Whether `err` is a model response cut mid-way: fetch's `TypeError: terminated` (its cause a
+ * socket error), or a socket error itself. A tool's own failure never looks like this: tools
+ * run between model responses, and their errors reach the model, not the runner.
+ */
+export function isCutStream(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 4; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && CUT_CODES.has(code)) return true;
+    if (e instanceof TypeError && e.message === 'terminated') return true;
+    e = e.cause;
+  }
+  return false;
+}
+
+/** The innermost message of a cut stream ("other side closed"), for the run-error. */
+export function describeCut(err: unknown): string {
+  let message = err instanceof Error ? err.message : String(err);
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 4; depth++) {
+    message = e.message || message;
+    e = e.cause;
+  }
+  return message;
+}

@@ -1,10 +1,14 @@
 import { GraphRecursionError } from '@langchain/langgraph';
 import { AgentKernelError, describeError, ModelError, RunnerError } from '../../core/errors.js';
+import { describeCut, isCutStream } from '../base/errors.js';
 
 /** Maps LangGraph's and the model client's errors onto ours, with a readable message. */
 export function mapLangGraphError(err: unknown, agent: string): unknown {
   if (err instanceof AgentKernelError) return err;
   if (err instanceof Error && err.name === 'AbortError') return err;
+  if (isCutStream(err)) {
+    return new ModelError(`The model response was cut off: ${describeCut(err)}`, { cause: err });
+  }
   if (err instanceof GraphRecursionError) {
     return new RunnerError(`Agent "${agent}" exceeded its recursion limit.`, {
       code: 'max-turns-exceeded',

@@ -5,11 +5,15 @@ import {
   OutputGuardrailTripwireTriggered,
 } from '@openai/agents';
 import { AgentKernelError, describeError, ModelError, RunnerError } from '../../core/errors.js';
+import { describeCut, isCutStream } from '../base/errors.js';
 
 /** Maps the SDK's and the OpenAI client's errors onto ours, with a readable message. */
 export function mapOpenAIError(err: unknown, agent: string): unknown {
   if (err instanceof AgentKernelError) return err;
   if (err instanceof Error && err.name === 'AbortError') return err;
+  if (isCutStream(err)) {
+    return new ModelError(`The model response was cut off: ${describeCut(err)}`, { cause: err });
+  }
   const status = (err as { status?: unknown })?.status;
   if (typeof status === 'number') {
     const detail = describeError(err).replace(/^\d{3}\s+/, '');

@@ -1,5 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { AgentKernelError } from '../../core/errors.js';
 
 export interface DynamoStoreOptions {
   client: DynamoDBClient;
@@ -22,6 +23,7 @@ export class DynamoBase {
     this.doc = DynamoDBDocumentClient.from(options.client, {
       marshallOptions: { removeUndefinedValues: true },
     });
+    mapStoreErrors(this.doc);
     this.table = options.tableName;
     this.now = options.now ?? Date.now;
     this.ttlSeconds = options.ttlSeconds ?? DEFAULT_TTL_SECONDS;
@@ -80,4 +82,49 @@ export class DynamoBase {
 
 export function isConditionFailed(err: unknown): boolean {
   return err instanceof Error && err.name === 'ConditionalCheckFailedException';
+}
+
+/** Throttling errors as DynamoDB names them (the table's, the account's, a hot partition's). */
+const THROTTLED = new Set([
+  'ProvisionedThroughputExceededException',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+  'ThrottlingError',
+]);
+
+/**
+ * DynamoDB kept throttling after the SDK's own retries: a retryable, coded failure (`store-throttled`)
+ * rather than an unknown one, so the run ends with a code a client (and the worker) can retry on.
+ */
+export class StoreThrottled extends AgentKernelError {
+  constructor(operation: string, cause: unknown) {
+    super('store-throttled', `The store was throttled (${operation}); try again shortly.`, {
+      cause,
+    });
+  }
+}
+
+export function isThrottled(err: unknown): boolean {
+  return err instanceof Error && THROTTLED.has(err.name);
+}
+
+const MIDDLEWARE = 'agentKernelStoreErrors';
+
+/**
+ * Maps errors once the SDK gave up (its retries run in a later step, so this sees only the
+ * final failure). Added once per client: every store sharing it shares the mapping.
+ */
+function mapStoreErrors(doc: DynamoDBDocumentClient): void {
+  if (doc.middlewareStack.identify().some((entry) => entry.startsWith(MIDDLEWARE))) return;
+  doc.middlewareStack.add(
+    (next, context) => async (args) => {
+      try {
+        return await next(args);
+      } catch (err) {
+        if (isThrottled(err)) throw new StoreThrottled(context.commandName ?? 'request', err);
+        throw err;
+      }
+    },
+    { step: 'initialize', name: MIDDLEWARE },
+  );
 }

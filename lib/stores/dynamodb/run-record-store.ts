@@ -2,12 +2,14 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import {
   InvalidRecord,
   RecordCorrupt,
+  RUN_MOVES_INTO,
   type RunRecord,
   RunRecordSchema,
   type RunRecordStore,
+  type RunTransition,
 } from '../../core/stores.js';
 import { jsonProblem, parseStoredJson, toStoredJson } from '../json.js';
-import { DynamoBase } from './base.js';
+import { DynamoBase, isConditionFailed } from './base.js';
 import { decode, encode } from './codec.js';
 import { keys } from './table.js';
 
@@ -17,6 +19,35 @@ const LIMIT = 380_000;
 /** Run records as `SESSION#<id>/RUN#<runId>`: status plain, the record as (compressed) JSON. */
 export class DynamoRunRecordStore extends DynamoBase implements RunRecordStore {
   async put(record: RunRecord): Promise<void> {
+    await this.doc.send(new PutCommand({ TableName: this.table, Item: this.#item(record) }));
+  }
+
+  async transition(record: RunRecord): Promise<RunTransition> {
+    const item = this.#item(record);
+    const from = RUN_MOVES_INTO[record.status];
+    const names = from.map((_, i) => `:from${i}`);
+    try {
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: item,
+          // An expired record (dynalite never deletes one) counts as absent, as get reads it.
+          ConditionExpression: `attribute_not_exists(pk) OR expiresAt <= :now OR #status IN (${names.join(', ')})`,
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':now': this.nowSeconds(),
+            ...Object.fromEntries(from.map((status, i) => [`:from${i}`, status])),
+          },
+        }),
+      );
+      return { applied: true };
+    } catch (err) {
+      if (!isConditionFailed(err)) throw err;
+      return { applied: false, current: await this.get(record.sessionId, record.runId) };
+    }
+  }
+
+  #item(record: RunRecord): Record<string, unknown> {
     const parsed = RunRecordSchema.safeParse(record);
     if (!parsed.success) {
       throw new InvalidRecord('run record', parsed.error.issues[0]?.message ?? 'invalid');
@@ -31,20 +62,15 @@ export class DynamoRunRecordStore extends DynamoBase implements RunRecordStore {
     if (encoded.size > LIMIT) {
       throw new InvalidRecord('run record', `${encoded.size} bytes compressed is over ${LIMIT}`);
     }
-    await this.doc.send(
-      new PutCommand({
-        TableName: this.table,
-        Item: {
-          pk: keys.session(record.sessionId),
-          sk: keys.run(record.runId),
-          status: record.status,
-          updatedAt: record.updatedAt,
-          enc: encoded.enc,
-          body: encoded.body,
-          expiresAt: this.expiry(),
-        },
-      }),
-    );
+    return {
+      pk: keys.session(record.sessionId),
+      sk: keys.run(record.runId),
+      status: record.status,
+      updatedAt: record.updatedAt,
+      enc: encoded.enc,
+      body: encoded.body,
+      expiresAt: this.expiry(),
+    };
   }
 
   async get(sessionId: string, runId: string): Promise<RunRecord | undefined> {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Release, SessionLock } from '../../core/session-lock.js';
 import { SessionBusy } from '../../core/stores.js';
-import { DynamoBase, type DynamoStoreOptions, isConditionFailed } from './base.js';
+import { DynamoBase, type DynamoStoreOptions, isConditionFailed, StoreThrottled } from './base.js';
 import { keys } from './table.js';
 
 export interface DynamoSessionLockOptions extends DynamoStoreOptions {
@@ -55,18 +55,24 @@ export class DynamoSessionLock extends DynamoBase implements SessionLock {
       if (released) return;
       released = true;
       clearInterval(timer);
-      try {
-        await this.doc.send(
-          new DeleteCommand({
-            TableName: this.table,
-            Key: key,
-            ConditionExpression: 'holder = :holder',
-            ExpressionAttributeValues: { ':holder': holder },
-          }),
-        );
-      } catch (err) {
-        // Lapsed and taken by another turn: not ours to delete.
-        if (!isConditionFailed(err)) throw err;
+      // Throttling is retried in place: the turn is done, and a kept lease holds the next one up.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await this.doc.send(
+            new DeleteCommand({
+              TableName: this.table,
+              Key: key,
+              ConditionExpression: 'holder = :holder',
+              ExpressionAttributeValues: { ':holder': holder },
+            }),
+          );
+          return;
+        } catch (err) {
+          // Lapsed and taken by another turn: not ours to delete.
+          if (isConditionFailed(err)) return;
+          if (!(err instanceof StoreThrottled) || attempt >= 3) throw err;
+          await sleep(100 * 2 ** attempt);
+        }
       }
     };
   }

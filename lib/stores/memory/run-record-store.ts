@@ -1,8 +1,10 @@
 import {
+  canMoveRun,
   InvalidRecord,
   type RunRecord,
   RunRecordSchema,
   type RunRecordStore,
+  type RunTransition,
 } from '../../core/stores.js';
 import { Clock, type MemoryStoreOptions } from './clock.js';
 
@@ -26,7 +28,19 @@ export class InMemoryRunRecordStore implements RunRecordStore {
     });
   }
 
+  async transition(record: RunRecord): Promise<RunTransition> {
+    // No await between the read and the write: the check and the put are one step.
+    const current = this.#read(record.sessionId, record.runId);
+    if (!canMoveRun(current?.status, record.status)) return { applied: false, current };
+    await this.put(record);
+    return { applied: true };
+  }
+
   async get(sessionId: string, runId: string): Promise<RunRecord | undefined> {
+    return this.#read(sessionId, runId);
+  }
+
+  #read(sessionId: string, runId: string): RunRecord | undefined {
     const item = this.#records.get(`${sessionId}\u0000${runId}`);
     if (!item || this.#clock.expired(item.expiresAt)) return undefined;
     return JSON.parse(item.json) as RunRecord;

@@ -60,7 +60,9 @@ describe('HTTP function', () => {
     const call = await api();
     expect(await call(sampleEvent('http/get-agents.json'))).toMatchObject({
       status: 200,
-      body: { agents: [{ name: 'payer', capabilities: { humanInTheLoop: true } }] },
+      body: {
+        agents: [{ name: 'payer', capabilities: { humanInTheLoop: true } }, { name: 'writer' }],
+      },
     });
     expect(await call(sampleEvent('http/get-health.json'))).toEqual({
       status: 200,

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { OpenAIProvider, Agent as SdkAgent, tool } from '@openai/agents';
 import OpenAI from 'openai';
@@ -12,10 +12,34 @@ import { newClient, newTable } from '../stores/dynamo.js';
 
 export const payments: { to: string; amount: number }[] = [];
 
-/** A deployment on a fresh dynalite table whose `payer` agent asks before paying. */
-export async function deployment(server: ScriptedModelServer, env: Record<string, string> = {}) {
+export interface DeploymentOptions {
+  /** Where the stores' DynamoDB client goes (a fault proxy); the table is made on dynalite. */
+  dynamoEndpoint?: string;
+  /** The `writer` agent's `append_line` tool appends each line here: a real side effect. */
+  effectsFile?: string;
+}
+
+/**
+ * A deployment on a fresh dynalite table whose `payer` agent asks before paying, and whose
+ * `writer` agent appends a line to a file (count the file's lines to count tool effects).
+ */
+export async function deployment(
+  server: ScriptedModelServer,
+  env: Record<string, string> = {},
+  options: DeploymentOptions = {},
+) {
   const endpoint = inject('dynaliteEndpoint');
   const { tableName } = await newTable(endpoint);
+  const effectsFile = options.effectsFile;
+  const appendLine = tool({
+    name: 'append_line',
+    description: 'Append a line to the journal',
+    parameters: z.object({ line: z.string() }),
+    execute: async ({ line }) => {
+      if (effectsFile) appendFileSync(effectsFile, `${line}\n`);
+      return 'appended';
+    },
+  });
   const sendPayment = tool({
     name: 'send_payment',
     description: 'Send money',
@@ -28,19 +52,20 @@ export async function deployment(server: ScriptedModelServer, env: Record<string
   });
   const openai = new OpenAI({ apiKey: 'k', baseURL: server.url, maxRetries: 0 });
   const native = new SdkAgent({ name: 'payer', model: 'scripted-model', tools: [sendPayment] });
+  const writer = new SdkAgent({ name: 'writer', model: 'scripted-model', tools: [appendLine] });
   const config = loadConfig({ TABLE_NAME: tableName, DYNAMODB_ENDPOINT: endpoint, ...env });
   return buildDeployment(
     config,
     {
       modules: [
-        new OpenAIModule([native], {
+        new OpenAIModule([native, writer], {
           runConfig: {
             modelProvider: new OpenAIProvider({ openAIClient: openai, useResponses: true }),
           },
         }),
       ],
     },
-    { client: newClient(endpoint) },
+    { client: newClient(options.dynamoEndpoint ?? endpoint) },
   );
 }
 

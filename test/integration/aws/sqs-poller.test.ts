@@ -50,4 +50,50 @@ describe('local SQS poller', () => {
     expect(seen.slice(0, 1)).toEqual(['a']);
     expect(seen.filter((b) => b === 'c')).toEqual(['c']);
   });
+
+  it('hands a failed message out again only after its backoff, and its group waits', async () => {
+    // Prepare
+    const client = localSqsClient(sqs.url);
+    const { url } = await createQueue(client, 'poller-backoff', { fifo: true });
+    const seen: { body: string; at: number; receives: string }[] = [];
+    const poller = startPoller(
+      client,
+      url,
+      async (event: SQSEvent) => {
+        const failures = [];
+        for (const record of event.Records) {
+          const receives = record.attributes.ApproximateReceiveCount;
+          seen.push({ body: record.body, at: Date.now(), receives });
+          if (record.body === 'x' && receives !== '3')
+            failures.push({ itemIdentifier: record.messageId });
+        }
+        return { batchItemFailures: failures };
+      },
+      { batchSize: 1, waitSeconds: 0, retryDelayMs: (receives) => 300 * 2 ** (receives - 1) },
+    );
+
+    // Act
+    for (const body of ['x', 'y']) {
+      await client.send(
+        new SendMessageCommand({
+          QueueUrl: url,
+          MessageBody: body,
+          MessageGroupId: 'g',
+          MessageDeduplicationId: body,
+        }),
+      );
+    }
+    await expect.poll(() => seen.some((s) => s.body === 'y'), { timeout: 10_000 }).toBe(true);
+    await poller.stop();
+    client.destroy();
+
+    // Assess
+    const x = seen.filter((s) => s.body === 'x');
+    expect(x.map((s) => s.receives)).toEqual(['1', '2', '3']);
+    expect(x[1]!.at - x[0]!.at).toBeGreaterThanOrEqual(300);
+    expect(x[2]!.at - x[1]!.at).toBeGreaterThanOrEqual(600);
+    // y waited behind x: its group is held while x backs off.
+    expect(seen.at(-1)?.body).toBe('y');
+    expect(seen.filter((s) => s.body === 'y')).toHaveLength(1);
+  });
 });

@@ -13,7 +13,7 @@ import { createMessageHandler } from '../../../lib/aws/ws-message.js';
 import type { LocalEndpoint } from '../../../lib/local/dynalite.js';
 import { createQueue, drain, localSqsClient, startLocalSqs } from '../../../lib/local/sqs.js';
 import type { ScriptedModelServer } from '../../../lib/testing/index.js';
-import { deployment, sampleEvent } from './setup.js';
+import { type DeploymentOptions, deployment, sampleEvent } from './setup.js';
 
 /** Stands in for API Gateway's @connections endpoint: records posts, answers 410 for gone ones. */
 export interface ConnectionsServer {
@@ -21,6 +21,12 @@ export interface ConnectionsServer {
   /** Every message posted to each connection, parsed, in arrival order. */
   received: Map<string, any[]>;
   gone: Set<string>;
+  /** Connections answering this HTTP status (e.g. 500) instead of taking the message. */
+  failing: Map<string, number>;
+  /** Posts answered with an error, per connection. */
+  refused: Map<string, number>;
+  /** Called with each message a connection took (after recording it). */
+  onPost?: ((connectionId: string, message: any) => void) | undefined;
   messages(connectionId: string): any[];
   close(): Promise<void>;
 }
@@ -28,6 +34,9 @@ export interface ConnectionsServer {
 export async function startConnectionsServer(): Promise<ConnectionsServer> {
   const received = new Map<string, any[]>();
   const gone = new Set<string>();
+  const failing = new Map<string, number>();
+  const refused = new Map<string, number>();
+  const self = {} as ConnectionsServer;
   const server: Server = createServer((req, res) => {
     const match = /^\/@connections\/([^/?]+)$/.exec(req.url ?? '');
     const chunks: Buffer[] = [];
@@ -38,27 +47,36 @@ export async function startConnectionsServer(): Promise<ConnectionsServer> {
         res.writeHead(404).end();
       } else if (gone.has(id)) {
         res.writeHead(410, { 'content-type': 'application/json' }).end('{"message":"Gone"}');
+      } else if (failing.has(id)) {
+        refused.set(id, (refused.get(id) ?? 0) + 1);
+        res
+          .writeHead(failing.get(id) as number, { 'content-type': 'application/json' })
+          .end('{"message":"Internal server error"}');
       } else {
         const list = received.get(id) ?? [];
-        list.push(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+        const message = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        list.push(message);
         received.set(id, list);
         res.writeHead(200).end();
+        self.onPost?.(id, message);
       }
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
-  return {
+  return Object.assign(self, {
     url: `http://127.0.0.1:${port}`,
     received,
     gone,
-    messages: (id) => received.get(id) ?? [],
+    failing,
+    refused,
+    messages: (id: string) => received.get(id) ?? [],
     close: () =>
-      new Promise((resolve) => {
+      new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
-  };
+  });
 }
 
 export interface Stack {
@@ -98,22 +116,31 @@ export async function newStack(
   server: ScriptedModelServer,
   endpoints: Endpoints,
   env: Record<string, string> = {},
+  options: DeploymentOptions & { maxReceiveCount?: number } = {},
 ): Promise<Stack> {
   const sqs = endpoints.sqsClient;
   const id = randomBytes(4).toString('hex');
-  const run = await createQueue(sqs, `run-${id}`, { fifo: true, maxReceiveCount: 3 });
+  const receives = options.maxReceiveCount ?? 5;
+  const run = await createQueue(sqs, `run-${id}`, { fifo: true, maxReceiveCount: receives });
   const events = await createQueue(sqs, `events-${id}`, { fifo: true });
   const approvals = await createQueue(sqs, `approvals-${id}`);
   const requests = await createQueue(sqs, `approval-requests-${id}`);
-  const deployed = await deployment(server, {
-    SQS_ENDPOINT: endpoints.sqs.url,
-    RUN_QUEUE_URL: run.url,
-    EVENTS_QUEUE_URL: events.url,
-    APPROVALS_QUEUE_URL: approvals.url,
-    APPROVAL_REQUESTS_QUEUE_URL: requests.url,
-    WEBSOCKET_ENDPOINT: endpoints.connections.url,
-    ...env,
-  });
+  const deployed = await deployment(
+    server,
+    {
+      SQS_ENDPOINT: endpoints.sqs.url,
+      RUN_QUEUE_URL: run.url,
+      EVENTS_QUEUE_URL: events.url,
+      APPROVALS_QUEUE_URL: approvals.url,
+      APPROVAL_REQUESTS_QUEUE_URL: requests.url,
+      WEBSOCKET_ENDPOINT: endpoints.connections.url,
+      JOB_MAX_RECEIVES: String(receives),
+      // Tests drain the queue at once; the backoff itself is tested on its own.
+      JOB_RETRY_BASE_SECONDS: '0',
+      ...env,
+    },
+    options,
+  );
   const clients: AwsClients = {
     sqs,
     management: managementClients('us-east-1', { accessKeyId: 'l', secretAccessKey: 'l' }),

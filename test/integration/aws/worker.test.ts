@@ -177,4 +177,26 @@ describe('worker function', () => {
     expect(messages.flatMap((m) => m.events).at(-1)).toMatchObject({ type: 'run-finished' });
     expect(await queued(stack, stack.queues.events)).toEqual([]);
   });
+
+  it('takes the same request re-sent from a new connection as the same job', async () => {
+    // Prepare
+    const stack = await newStack(server, endpoints);
+    server.push({ text: 'Once.' }, { text: 'Twice?!' });
+    const first = runEvent();
+    const body = { ...job('req-re', 's-re'), connectionId: 'conn-old' };
+    first.Records[0].body = JSON.stringify(body);
+    const again = runEvent();
+    again.Records[0].body = JSON.stringify({
+      ...body,
+      connectionId: 'conn-new',
+      enqueuedAt: Date.now() + 60_000,
+    });
+
+    // Act
+    const results = [await stack.handlers.worker(first), await stack.handlers.worker(again)];
+
+    // Assess
+    expect(results.flatMap((r) => r.batchItemFailures)).toEqual([]);
+    expect(server.requests).toHaveLength(1);
+  });
 });

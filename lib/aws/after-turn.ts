@@ -1,0 +1,92 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
+
+/**
+ * Steps that run after a turn's outcome is known (stored, or a run-error sent): they must not
+ * send the job back to the queue, since a redelivery would run a stored turn again. Each is
+ * retried in place with backoff; one that still fails is logged and counted, never thrown.
+ */
+
+/** Counters the worker and the delivery emit as CloudWatch EMF lines (no dimensions). */
+export type PipelineMetric =
+  | 'PostTurnStepFailures'
+  | 'ConnectionsDropped'
+  | 'JobRetries'
+  | 'RunTimeouts'
+  | 'ResumesRefused'
+  | 'TurnsRecovered';
+
+export interface RetryOptions {
+  /** Tries in all (default 5). */
+  attempts?: number;
+  /** First pause; doubled each time, with jitter (default 100 ms). */
+  baseMs?: number;
+  /** Epoch ms after which no new try starts (the function's deadline). */
+  until?: number;
+}
+
+/** `fn` tried up to `attempts` times; the last error is thrown. */
+export async function retrying<T>(fn: () => Promise<T>, options: RetryOptions = {}): Promise<T> {
+  const attempts = options.attempts ?? 5;
+  const baseMs = options.baseMs ?? 100;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      const pause = baseMs * 2 ** (attempt - 1) * (0.5 + Math.random() / 2);
+      const late = options.until !== undefined && Date.now() + pause > options.until;
+      if (attempt >= attempts || late) throw err;
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
+  }
+}
+
+/**
+ * A step after the turn's outcome: retried in place; if it still fails, logged and counted
+ * (`PostTurnStepFailures`) and `false` is answered. Never throws.
+ */
+export async function afterTurn(
+  step: string,
+  fn: () => Promise<unknown>,
+  context: { logger?: Logger | undefined; runId: string; until?: number | undefined },
+): Promise<boolean> {
+  try {
+    await retrying(fn, context.until === undefined ? {} : { until: context.until });
+    return true;
+  } catch (err) {
+    countMetric(context.logger, 'PostTurnStepFailures', {
+      step,
+      runId: context.runId,
+      error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+    });
+    return false;
+  }
+}
+
+/**
+ * One EMF line: CloudWatch Logs turns `name` into a metric of the tracing namespace; the other
+ * properties are searchable in Logs Insights but are not dimensions (run ids would explode them).
+ */
+export function countMetric(
+  logger: Logger | undefined,
+  name: PipelineMetric,
+  properties: Record<string, unknown> = {},
+  value = 1,
+): void {
+  const line = {
+    _aws: {
+      Timestamp: Date.now(),
+      CloudWatchMetrics: [
+        {
+          Namespace: process.env.AGENT_KERNEL_METRICS_NAMESPACE ?? 'AgentKernel',
+          Dimensions: [[]],
+          Metrics: [{ Name: name, Unit: 'Count' }],
+        },
+      ],
+    },
+    [name]: value,
+    ...properties,
+  };
+  // Powertools puts extra keys at the top level of its JSON line, where EMF looks for them.
+  if (logger) logger.warn(name, line);
+  else process.stdout.write(`${JSON.stringify({ message: name, ...line })}\n`);
+}

@@ -1,0 +1,120 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { AgentKernelError } from '../core/errors.js';
+import type { JsonValue } from '../core/session.js';
+import type { RunRecord, RunRecordStore, RunStatus } from '../core/stores.js';
+import { afterTurn, retrying } from './after-turn.js';
+
+/** Seqs reserved per run-record write: one write per this many events messages. */
+export const SEQ_BLOCK = 32;
+
+/** Another attempt finished the run meanwhile: this one must stop and send nothing more. */
+export class RunSuperseded extends AgentKernelError {
+  constructor(runId: string, status: string | undefined) {
+    super('run-superseded', `Run "${runId}" is ${status ?? 'gone'}: another attempt ended it.`);
+  }
+}
+
+type Base = Pick<RunRecord, 'schemaVersion' | 'runId' | 'sessionId' | 'agent' | 'createdAt'>;
+
+/**
+ * The run record as one attempt of a job moves it. Status changes are conditional writes
+ * (`RunRecordStore.transition`), so a late or losing attempt never overwrites a winner. Before an
+ * events message with seq `s` goes out, the record's `nextSeq` is above `s` (reserved a block
+ * at a time), so a retry after a crash starts past every seq this attempt may have sent: clients
+ * never see one (runId, seq) with two contents. An attempt that ends cleanly stores its exact
+ * `nextSeq`, so a resume continues without a gap.
+ */
+export class RunLog {
+  readonly base: Base;
+  readonly previous: RunRecord | undefined;
+  readonly firstSeq: number;
+  #reserved: number;
+  #running = false;
+
+  constructor(
+    private readonly runs: RunRecordStore,
+    base: Base,
+    previous: RunRecord | undefined,
+    private readonly extra: { turnsBefore?: number | undefined },
+    private readonly context: { logger?: Logger | undefined; until?: number | undefined },
+  ) {
+    this.base = base;
+    this.previous = previous;
+    this.firstSeq = Math.max(previous?.nextSeq ?? 0, nextSeqOf(previous?.reply));
+    this.#reserved = this.firstSeq;
+  }
+
+  /** Seqs below this may have been sent (by this attempt or an earlier one). */
+  get reservedSeq(): number {
+    return this.#reserved;
+  }
+
+  /** Whether this attempt moved the record to `running` (it sent something). */
+  get running(): boolean {
+    return this.#running;
+  }
+
+  /** Called before sending the message with `seq`: moves to running / reserves more seqs. */
+  async reserve(seq: number): Promise<void> {
+    if (seq < this.#reserved && this.#running) return;
+    const nextSeq = Math.max(seq + 1, this.#reserved) + SEQ_BLOCK;
+    const result = await retrying(
+      () => this.runs.transition(this.#record('running', { nextSeq })),
+      this.#retry(),
+    );
+    if (!result.applied) throw new RunSuperseded(this.base.runId, result.current?.status);
+    this.#running = true;
+    this.#reserved = nextSeq;
+  }
+
+  /** The attempt's last write; retried in place, never thrown (the outcome is already known). */
+  async end(
+    status: RunStatus,
+    nextSeq: number,
+    patch: Pick<RunRecord, 'reply' | 'error'> = {},
+  ): Promise<void> {
+    const record = this.#record(status, { nextSeq: Math.max(nextSeq, this.firstSeq), ...patch });
+    await afterTurn(
+      'run-record',
+      async () => {
+        const result = await this.runs.transition(record);
+        if (!result.applied) {
+          this.context.logger?.info('run record kept', {
+            runId: this.base.runId,
+            wanted: status,
+            current: result.current?.status,
+          });
+        }
+      },
+      { logger: this.context.logger, runId: this.base.runId, until: this.context.until },
+    );
+  }
+
+  #record(status: RunStatus, patch: Partial<RunRecord>): RunRecord {
+    const turnsBefore = this.previous?.turnsBefore ?? this.extra.turnsBefore;
+    return {
+      ...this.base,
+      status,
+      ...(turnsBefore === undefined ? {} : { turnsBefore }),
+      ...patch,
+      updatedAt: Date.now(),
+    };
+  }
+
+  #retry() {
+    return this.context.until === undefined
+      ? { attempts: 3 }
+      : { attempts: 3, until: this.context.until };
+  }
+}
+
+/** The seq a paused run's reply kept (records written before `nextSeq` existed). */
+export function nextSeqOf(reply: unknown): number {
+  const seq = (reply as { nextSeq?: unknown } | undefined)?.nextSeq;
+  return typeof seq === 'number' && Number.isSafeInteger(seq) && seq >= 0 ? seq : 0;
+}
+
+/** Replies are plain JSON by construction (the runtime validated them); the store checks again. */
+export function asJson(value: unknown): JsonValue {
+  return value as JsonValue;
+}
