@@ -2,7 +2,7 @@ import { ToolOutcomeUnknown } from '../core/errors.js';
 import type { ToolEffects } from '../core/journal.js';
 import { idempotencyKeyOf } from '../core/run-journal.js';
 import { runWithToolContext, type ToolContext, tryToolContext } from '../core/tool-context.js';
-import { ApprovalPending } from './errors.js';
+import { ApprovalPending, type ModelVisibleError, modelVisibleError } from './errors.js';
 import { standaloneContext } from './spec.js';
 
 /** One call as the journal guard sees it. */
@@ -12,6 +12,11 @@ export interface GuardedCall {
   readonly effects?: ToolEffects;
   /** Shown to the person when the call's unknown outcome pauses the run. */
   readonly args?: unknown;
+  /**
+   * The journal's key for this execution when it is not the call id (LangGraph journals a call
+   * resumed after `interrupt()` as `<callId>#1`); the tool still sees the call's id and key.
+   */
+  readonly entry?: string;
 }
 
 /** The context a guarded call runs with: its call id and stable idempotency key. */
@@ -45,7 +50,8 @@ export async function guardCall<T>(
   const callCtx: GuardedContext = { ...ctx, callId, idempotencyKey: key };
   const invoke = () => runWithToolContext(callCtx, () => run(callCtx));
   if (!journal) return invoke();
-  const guarded = { callId, tool, ...(call.effects ? { effects: call.effects } : {}) };
+  const entry = call.entry ?? callId;
+  const guarded = { callId: entry, tool, ...(call.effects ? { effects: call.effects } : {}) };
   try {
     return await journal.tool(guarded, invoke);
   } catch (err) {
@@ -69,12 +75,20 @@ export async function guardCall<T>(
  * Throws `ToolOutcomeUnknown` / `RecordedToolFailure` (show them with `modelVisibleError`) and
  * `ApprovalPending` (pause the run) like a ToolSpec call.
  */
-export function guardNativeTool<T>(
-  call: GuardedCall,
-  run: (ctx: GuardedContext) => Promise<T> | T,
+export async function guardNativeTool<T>(
+  call: Omit<GuardedCall, 'callId'> & { readonly callId: string | undefined },
+  run: (ctx: ToolContext) => Promise<T> | T,
 ): Promise<T> {
   const ctx = tryToolContext() ?? standaloneContext();
-  return guardCall(ctx, call, async (callCtx) => run(callCtx));
+  const { callId } = call;
+  // A framework that gives no call id (a direct call outside a run loop): nothing to key it by.
+  if (!callId) return run(ctx);
+  return guardCall(ctx, { ...call, callId }, async (callCtx) => run(callCtx));
+}
+
+/** The model-visible error of a call whose outcome is unknown; other errors are not ours. */
+export function unknownOutcomeError(err: unknown): ModelVisibleError | undefined {
+  return err instanceof ToolOutcomeUnknown ? modelVisibleError(err) : undefined;
 }
 
 /** Effects declared for native tools, by the tool object (no property added to it). */
@@ -84,6 +98,7 @@ const nativeEffects = new WeakMap<object, ToolEffects>();
  * Declares what running a framework's native tool again does (`readOnly`, `idempotent`,
  * `onUnknownOutcome`), for runners that guard native tools: they read it with `effectsOf`.
  * Returns the tool, so it wraps a definition: `declareEffects(tool({...}), { readOnly: true })`.
+ * Each framework folder re-exports it as `withToolEffects`.
  */
 export function declareEffects<T extends object>(tool: T, effects: ToolEffects): T {
   nativeEffects.set(tool, Object.freeze({ ...effects }));

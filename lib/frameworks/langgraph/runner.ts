@@ -14,8 +14,8 @@ import type {
   RunnerStream,
 } from '../../core/runner.js';
 import { drainRunnerStream } from '../../core/runner.js';
+import { tryToolContext } from '../../core/tool-context.js';
 import { activeSpan } from '../../core/tracer.js';
-import { currentJournal } from '../base/journal.js';
 import { CheckpointJournal } from './checkpoint-journal.js';
 import { type CheckpointSnapshot, SessionCheckpointSaver } from './checkpointer.js';
 import { mapLangGraphError } from './errors.js';
@@ -167,7 +167,7 @@ export class LangGraphRunner implements Runner<LangGraphAgentDefinition> {
 function journaled(
   input: RunnerInput<LangGraphAgentDefinition> | RunnerResumeInput<LangGraphAgentDefinition>,
 ): CheckpointJournal | undefined {
-  const journal = currentJournal();
+  const journal = tryToolContext()?.journal;
   if (!journal) return undefined;
   if (!('pausedState' in input)) return new CheckpointJournal(journal);
   return new CheckpointJournal(journal, {

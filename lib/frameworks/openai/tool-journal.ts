@@ -1,5 +1,5 @@
 import type { FunctionTool, Model, Agent as OpenAIAgent } from '@openai/agents';
-import { guardToolCall, toolEffects, unknownOutcome } from '../base/journal.js';
+import { effectsOf, guardNativeTool, unknownOutcomeError } from '../../tools/guard.js';
 import { journaledModel } from './model-journal.js';
 import { isExecutorTool } from './tool-tracing.js';
 
@@ -47,12 +47,12 @@ function guard(tool: FunctionTool<any, any, any>): void {
   tool.invoke = async (runContext, input, details) => {
     const callId = (details as { toolCall?: { callId?: string } } | undefined)?.toolCall?.callId;
     try {
-      return await guardToolCall({ callId, tool: tool.name, ...optionalEffects(tool) }, async () =>
+      return await guardNativeTool({ callId, tool: tool.name, ...optionalEffects(tool) }, () =>
         original(runContext, input, details),
       );
     } catch (err) {
       // Not run again: the model reads why (a typed error, as a ToolSpec tool's failure).
-      const visible = unknownOutcome(err);
+      const visible = unknownOutcomeError(err);
       if (visible) return visible;
       throw err;
     }
@@ -60,6 +60,6 @@ function guard(tool: FunctionTool<any, any, any>): void {
 }
 
 function optionalEffects(tool: object) {
-  const effects = toolEffects(tool);
+  const effects = effectsOf(tool);
   return effects ? { effects } : {};
 }

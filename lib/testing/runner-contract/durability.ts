@@ -14,7 +14,7 @@ import {
   startScriptedModelServer,
 } from '../scripted-model-server.js';
 import type { ContractNativeTool, RunnerContractHarness } from './harness.js';
-import { CrashBeforeSave, journaledAgent, LosingJournalStore } from './journal.js';
+import { CrashBeforeSave, LosingJournalStore } from './journal.js';
 import { collect, expectWellFormed } from './world.js';
 
 interface DurableWorld {
@@ -109,11 +109,11 @@ export function registerDurabilityChecks(harness: RunnerContractHarness): void {
           modelUrl: world.server.url,
           tools: nativeTools(world.effects, idempotent),
         });
-        // Once the Runtime opens journals itself: `agents: [agent], journal: world.journal`.
         return new Runtime({
           sessions: new InMemorySessionStore(),
           pausedRuns: new InMemoryPausedRunStore(),
-          agents: [journaledAgent(agent, world.journal)],
+          agents: [agent],
+          journal: world.journal,
           postHooks: [world.crash],
         });
       };

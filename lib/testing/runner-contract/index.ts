@@ -17,7 +17,7 @@ export type {
   RunnerContractHarness,
   RunOptionProbe,
 } from './harness.js';
-export { CrashBeforeSave, JournaledRunner, journaledAgent, LosingJournalStore } from './journal.js';
+export { CrashBeforeSave, LosingJournalStore } from './journal.js';
 export { type ContractRecord, contractTools } from './tools.js';
 export { type ContractWorld, collect, expectWellFormed } from './world.js';
 

@@ -15,7 +15,6 @@ import { InMemorySessionStore } from '../../../lib/stores/memory/session-store.j
 import {
   CrashBeforeSave,
   collect,
-  journaledAgent,
   LosingJournalStore,
 } from '../../../lib/testing/runner-contract/index.js';
 import { useScriptedModelServer } from '../../helpers/model-server.js';
@@ -62,7 +61,9 @@ function world(file: string) {
   const runtime = new Runtime({
     sessions: new InMemorySessionStore(),
     pausedRuns: new InMemoryPausedRunStore(),
-    agents: [journaledAgent(agent, journal, [crash])],
+    agents: [agent],
+    journal,
+    postHooks: [crash],
   });
   return { runtime, journal, crash };
 }
