@@ -45,16 +45,15 @@ export {
   type RunOptionsContext,
   type RunOptionsFactory,
 } from './run-options.js';
-export {
-  type Decision,
-  drainRunnerStream,
-  type Runner,
-  type RunnerCompleted,
-  type RunnerInput,
-  type RunnerPaused,
-  type RunnerResult,
-  type RunnerResumeInput,
-  type RunnerStream,
+export type {
+  Decision,
+  Runner,
+  RunnerCompleted,
+  RunnerInput,
+  RunnerPaused,
+  RunnerResult,
+  RunnerResumeInput,
+  RunnerStream,
 } from './runner.js';
 export type { ResumeCallOptions } from './runtime.js';
 export { type RunCallOptions, Runtime, type RuntimeOptions } from './runtime.js';

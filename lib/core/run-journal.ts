@@ -1,5 +1,6 @@
 import { AgentKernelError, RecordedToolFailure, ToolOutcomeUnknown } from './errors.js';
 import type {
+  CallState,
   JournalEntry,
   RunJournal,
   RunJournalStore,
@@ -147,6 +148,10 @@ class JournalOfRun implements RunJournal {
 
   recordedCall(callId: string): ToolEntry | undefined {
     return this.#calls.get(callId);
+  }
+
+  callState(callId: string): CallState {
+    return this.#calls.get(callId)?.status ?? 'none';
   }
 
   idempotencyKey(callId: string): string {

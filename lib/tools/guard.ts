@@ -30,7 +30,8 @@ export function unknownOutcomeId(callId: string): string {
   return `${callId}:unknown-outcome`;
 }
 
-const UNKNOWN_OUTCOME_PROMPT =
+/** What the person is asked when a call's unknown outcome pauses the run. */
+export const UNKNOWN_OUTCOME_PROMPT =
   'This call started in an earlier attempt of the run and its outcome is unknown (the process ' +
   'stopped during it). Approve to run it again, deny to tell the model its outcome is unknown.';
 
@@ -108,4 +109,34 @@ export function declareEffects<T extends object>(tool: T, effects: ToolEffects):
 /** The effects declared for a native tool (`declareEffects`), if any. */
 export function effectsOf(tool: object): ToolEffects | undefined {
   return nativeEffects.get(tool);
+}
+
+/**
+ * For runners that pause native tools through their framework's own approval gate (OpenAI and
+ * AI SDK `needsApproval`): true when this call of a tool declared `onUnknownOutcome: 'pause'`
+ * was started by an earlier attempt and never finished, so a person decides whether it runs
+ * again (approved, `guardCall` reruns it under the same key; denied, the model reads the denial).
+ */
+export function asksToRunAgain(callId: string | undefined, effects: ToolEffects | undefined) {
+  const journal = tryToolContext()?.journal;
+  if (!callId || !journal || effects?.onUnknownOutcome !== 'pause') return false;
+  return journal.callState(callId) === 'started';
+}
+
+/**
+ * The interruption a runner reports for a call its framework's gate paused: a call started and
+ * never finished waits for a rerun decision (`unknownOutcomeId`), never for its first approval.
+ */
+export function gateInterruption(callId: string): { id: string; message?: string } {
+  const journal = tryToolContext()?.journal;
+  if (journal?.callState(callId) !== 'started') return { id: callId };
+  return { id: unknownOutcomeId(callId), message: UNKNOWN_OUTCOME_PROMPT };
+}
+
+/** The decision for a call a framework's gate paused, under either of its interruption ids. */
+export function gateDecision<D extends { readonly id: string }>(
+  decisions: readonly D[],
+  callId: string,
+): D | undefined {
+  return decisions.find((d) => d.id === callId || d.id === unknownOutcomeId(callId));
 }

@@ -1,6 +1,11 @@
 import type { Tool, ToolSet } from 'ai';
 import { tryToolContext } from '../../core/tool-context.js';
-import { effectsOf, guardNativeTool, unknownOutcomeError } from '../../tools/guard.js';
+import {
+  asksToRunAgain,
+  effectsOf,
+  guardNativeTool,
+  unknownOutcomeError,
+} from '../../tools/guard.js';
 
 /** Tools exported from a ToolSpec: the executor guards their calls. */
 const executorTools = new WeakSet<object>();
@@ -27,8 +32,16 @@ function guarded(name: string, tool: Tool<any, any>): Tool<any, any> {
   const execute = tool.execute;
   if (!execute || executorTools.has(tool)) return tool;
   const effects = effectsOf(tool);
+  const approval = tool.needsApproval;
   return {
     ...tool,
+    // A `pause` tool's call left unfinished by an earlier attempt waits at the SDK's own gate.
+    needsApproval: async (input: unknown, options: { toolCallId: string }) => {
+      if (asksToRunAgain(options.toolCallId, effects)) return true;
+      return typeof approval === 'function'
+        ? approval.call(tool, input, options as Parameters<typeof approval>[1])
+        : (approval ?? false);
+    },
     execute: async (input: unknown, options: Parameters<typeof execute>[1]) => {
       try {
         return await guardNativeTool(
