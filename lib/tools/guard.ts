@@ -27,8 +27,10 @@ export type GuardedContext = ToolContext & {
 
 /** The interruption id of a call whose unknown outcome waits for a person. */
 export function unknownOutcomeId(callId: string): string {
-  return `${callId}:unknown-outcome`;
+  return `${callId}${UNKNOWN_OUTCOME_SUFFIX}`;
 }
+
+const UNKNOWN_OUTCOME_SUFFIX = ':unknown-outcome';
 
 /** What the person is asked when a call's unknown outcome pauses the run. */
 export const UNKNOWN_OUTCOME_PROMPT =
@@ -87,9 +89,17 @@ export async function guardNativeTool<T>(
   return guardCall(ctx, { ...call, callId }, async (callCtx) => run(callCtx));
 }
 
-/** The model-visible error of a call whose outcome is unknown; other errors are not ours. */
+/**
+ * The model-visible error of a call whose outcome is unknown; other errors are not ours. A
+ * runner whose framework cannot pause inside a call (its gate already passed: the call was
+ * approved before) gets the pause request as `tool-outcome-unknown` too: never a second run.
+ */
 export function unknownOutcomeError(err: unknown): ModelVisibleError | undefined {
-  return err instanceof ToolOutcomeUnknown ? modelVisibleError(err) : undefined;
+  if (err instanceof ToolOutcomeUnknown) return modelVisibleError(err);
+  const asked = err instanceof ApprovalPending ? err.interruption : undefined;
+  if (!asked?.id.endsWith(UNKNOWN_OUTCOME_SUFFIX)) return undefined;
+  const callId = asked.id.slice(0, -UNKNOWN_OUTCOME_SUFFIX.length);
+  return modelVisibleError(new ToolOutcomeUnknown(asked.toolName, callId));
 }
 
 /** Effects declared for native tools, by the tool object (no property added to it). */

@@ -9,7 +9,14 @@ import { withToolEffects as aiSdkEffects } from '../../../lib/frameworks/ai-sdk/
 import { withToolEffects as langgraphEffects } from '../../../lib/frameworks/langgraph/index.js';
 import { withToolEffects } from '../../../lib/frameworks/openai/index.js';
 import { InMemoryRunJournalStore } from '../../../lib/stores/memory/journal-store.js';
-import { effectsOf, guardNativeTool } from '../../../lib/tools/guard.js';
+import {
+  asksToRunAgain,
+  effectsOf,
+  gateDecision,
+  gateInterruption,
+  guardNativeTool,
+  unknownOutcomeError,
+} from '../../../lib/tools/guard.js';
 
 const base: ToolContext = {
   runId: 'run-1',
@@ -90,5 +97,41 @@ describe('guardNativeTool for runners', () => {
       { readOnly: true },
       { onUnknownOutcome: 'pause' },
     ]);
+  });
+
+  it("asks a framework's gate about an unfinished call of a pause tool, under its own interruption id", async () => {
+    // Prepare: an earlier attempt started c1 and never finished it.
+    const store = new InMemoryRunJournalStore();
+    await store.startCall('s-1', 'run-1', 'c1', 'pay');
+    const pause = { onUnknownOutcome: 'pause' } as const;
+    let runs = 0;
+
+    // Act
+    const asked = await withJournal(store, async () => [
+      asksToRunAgain('c1', pause),
+      asksToRunAgain('c1', undefined),
+      asksToRunAgain('c2', pause),
+    ]);
+    const interruptions = await withJournal(store, async () => [
+      gateInterruption('c1'),
+      gateInterruption('c2'),
+    ]);
+    // Past the gate without a rerun decision (approved before): the call is not run again.
+    const err = await withJournal(store, () =>
+      guardNativeTool({ callId: 'c1', tool: 'pay', effects: pause }, () => ++runs),
+    ).catch((e: unknown) => e);
+
+    // Assess
+    expect(asked).toEqual([true, false, false]);
+    expect(interruptions).toEqual([
+      { id: 'c1:unknown-outcome', message: expect.stringContaining('outcome is unknown') },
+      { id: 'c2' },
+    ]);
+    const decisions = [{ id: 'c1:unknown-outcome', status: 'approved' as const }];
+    expect(gateDecision(decisions, 'c1')).toBe(decisions[0]);
+    expect(gateDecision(decisions, 'c2')).toBeUndefined();
+    expect(runs).toBe(0);
+    expect(unknownOutcomeError(err)?.error.kind).toBe('tool-outcome-unknown');
+    expect(unknownOutcomeError(new Error('other'))).toBeUndefined();
   });
 });
