@@ -11,6 +11,7 @@ export {
 } from './events.js';
 export type { PostHook, PreHook, PreHookResult, StreamEventHookResult, TurnInfo } from './hooks.js';
 export type {
+  CallState,
   JournalEntry,
   RunJournal,
   RunJournalStore,
@@ -19,7 +20,7 @@ export type {
   ToolEntry,
 } from './journal.js';
 export { type LedgerEntry, LedgerEntrySchema, type ToolLedger } from './ledger.js';
-export { journaledModelStep, modelRequestKey } from './model-step.js';
+export { asJson, canonicalJson, journaledModelStep, modelRequestKey } from './model-step.js';
 export { Module, type WrapOptions } from './module.js';
 export {
   FORBIDDEN_KEYS,

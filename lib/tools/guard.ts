@@ -25,12 +25,12 @@ export type GuardedContext = ToolContext & {
   readonly idempotencyKey: string;
 };
 
+const UNKNOWN_OUTCOME_SUFFIX = ':unknown-outcome';
+
 /** The interruption id of a call whose unknown outcome waits for a person. */
 export function unknownOutcomeId(callId: string): string {
   return `${callId}${UNKNOWN_OUTCOME_SUFFIX}`;
 }
-
-const UNKNOWN_OUTCOME_SUFFIX = ':unknown-outcome';
 
 /** What the person is asked when a call's unknown outcome pauses the run. */
 export const UNKNOWN_OUTCOME_PROMPT =
