@@ -1,6 +1,5 @@
 import { OpenAIProvider, OpenAIResponsesModel, Agent as SdkAgent, tool } from '@openai/agents';
 import OpenAI from 'openai';
-import { expect } from 'vitest';
 import {
   OPENAI_INTEGRATION,
   openaiAgent,
@@ -10,6 +9,7 @@ import { OpenAIRunner } from '../../../lib/frameworks/openai/runner.js';
 import {
   type ContractNativeTool,
   runnerContract,
+  stepLimitProbe,
 } from '../../../lib/testing/runner-contract/index.js';
 
 /** A contract tool as the SDK's own `tool()`, its effects declared with `withToolEffects`. */
@@ -59,17 +59,7 @@ for (const [name, build] of variants) {
         tools.map((spec) => OPENAI_INTEGRATION.exportTool(spec, { executor })),
       ),
     // maxTurns reaches the SDK's run call: one turn is not enough for a tool call and an answer.
-    runOption: {
-      options: { maxTurns: 1 },
-      script: [
-        { toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] },
-        { text: 'never' },
-      ],
-      assess: ({ error, requests }) => {
-        expect(error).toMatchObject({ code: 'max-turns-exceeded' });
-        expect(requests).toHaveLength(1);
-      },
-    },
+    runOption: stepLimitProbe({ maxTurns: 1 }),
     reservedOption: 'stream',
     nativeAgent: ({ modelUrl, tools }) => build(modelUrl, tools.map(nativeTool)),
   });
