@@ -11,6 +11,7 @@ export {
 } from './events.js';
 export type { PostHook, PreHook, PreHookResult, StreamEventHookResult, TurnInfo } from './hooks.js';
 export type {
+  CallState,
   JournalEntry,
   RunJournal,
   RunJournalStore,
@@ -19,7 +20,7 @@ export type {
   ToolEntry,
 } from './journal.js';
 export { type LedgerEntry, LedgerEntrySchema, type ToolLedger } from './ledger.js';
-export { journaledModelStep, modelRequestKey } from './model-step.js';
+export { asJson, canonicalJson, journaledModelStep, modelRequestKey } from './model-step.js';
 export { Module, type WrapOptions } from './module.js';
 export {
   FORBIDDEN_KEYS,
@@ -45,16 +46,15 @@ export {
   type RunOptionsContext,
   type RunOptionsFactory,
 } from './run-options.js';
-export {
-  type Decision,
-  drainRunnerStream,
-  type Runner,
-  type RunnerCompleted,
-  type RunnerInput,
-  type RunnerPaused,
-  type RunnerResult,
-  type RunnerResumeInput,
-  type RunnerStream,
+export type {
+  Decision,
+  Runner,
+  RunnerCompleted,
+  RunnerInput,
+  RunnerPaused,
+  RunnerResult,
+  RunnerResumeInput,
+  RunnerStream,
 } from './runner.js';
 export type { ResumeCallOptions } from './runtime.js';
 export { type RunCallOptions, Runtime, type RuntimeOptions } from './runtime.js';

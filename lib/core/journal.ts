@@ -55,6 +55,8 @@ export type JournalEntry =
 
 export type ToolEntry = Extract<JournalEntry, { kind: 'tool' }>;
 
+export type CallState = 'none' | 'started' | 'done';
+
 /** Port implemented in memory (lib/stores/memory) and in DynamoDB (lib/stores/dynamodb). */
 export interface RunJournalStore {
   /** Every entry of one run: model steps, then tool calls, each by time. */
@@ -113,6 +115,11 @@ export interface RunJournal {
   countCall(callId: string, tool: string): void;
   /** The recorded entry of a call (from an earlier attempt or this one), if any. */
   recordedCall(callId: string): ToolEntry | undefined;
+  /**
+   * Where a call stands: never started, `started` and unfinished (its outcome is unknown when an
+   * earlier attempt left it so), or `done`. Runners ask before a framework's approval gate.
+   */
+  callState(callId: string): CallState;
   /** The stable key a tool passes to downstream APIs: the same for every attempt of one call. */
   idempotencyKey(callId: string): string;
 }

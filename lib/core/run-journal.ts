@@ -1,5 +1,6 @@
 import { AgentKernelError, RecordedToolFailure, ToolOutcomeUnknown } from './errors.js';
 import type {
+  CallState,
   JournalEntry,
   RunJournal,
   RunJournalStore,
@@ -7,6 +8,7 @@ import type {
   ToolEffects,
   ToolEntry,
 } from './journal.js';
+import { asJson } from './model-step.js';
 import type { JsonValue } from './session.js';
 
 export interface OpenRunJournalOptions {
@@ -44,12 +46,6 @@ export function failureOutcome(err: unknown): ToolCallOutcome {
   }
   const name = err instanceof Error ? err.constructor?.name || err.name || 'Error' : typeof err;
   return { ok: false, error: { kind: 'tool-failed', message: `The tool failed with ${name}.` } };
-}
-
-/** A tool's result as JSON: what a replay hands back must survive the store. */
-function asJson(value: unknown): JsonValue {
-  if (value === undefined) return null;
-  return JSON.parse(JSON.stringify(value)) as JsonValue;
 }
 
 function isAbort(err: unknown): boolean {
@@ -152,6 +148,10 @@ class JournalOfRun implements RunJournal {
 
   recordedCall(callId: string): ToolEntry | undefined {
     return this.#calls.get(callId);
+  }
+
+  callState(callId: string): CallState {
+    return this.#calls.get(callId)?.status ?? 'none';
   }
 
   idempotencyKey(callId: string): string {

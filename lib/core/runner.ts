@@ -67,16 +67,4 @@ export interface Runner<TNative = unknown> {
   readonly reservedRunOptions: ReservedRunOptions;
   stream(input: RunnerInput<TNative>): RunnerStream;
   resumeStream?(input: RunnerResumeInput<TNative>): RunnerStream;
-  /** @deprecated Never called by the runtime (it drains `stream`); kept optional for old runners. */
-  run?(input: RunnerInput<TNative>): Promise<RunnerResult>;
-  /** @deprecated Never called by the runtime (it drains `resumeStream`). */
-  resume?(input: RunnerResumeInput<TNative>): Promise<RunnerResult>;
-}
-
-/** Runs a runner's stream to its end and returns the result (tests, direct callers). */
-export async function drainRunnerStream(stream: RunnerStream): Promise<RunnerResult> {
-  for (;;) {
-    const step = await stream.next();
-    if (step.done) return step.value;
-  }
 }

@@ -22,12 +22,17 @@ export {
   type ToolRunner,
 } from './executor.js';
 export {
+  asksToRunAgain,
   declareEffects,
   effectsOf,
   type GuardedCall,
   type GuardedContext,
+  gateDecision,
+  gateInterruption,
   guardCall,
   guardNativeTool,
+  UNKNOWN_OUTCOME_PROMPT,
+  unknownOutcomeError,
   unknownOutcomeId,
 } from './guard.js';
 export { canonicalJson, hashArgs, InMemoryToolLedger } from './ledger.js';

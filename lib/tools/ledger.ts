@@ -1,5 +1,8 @@
 import { createHash } from 'node:crypto';
 import { type LedgerEntry, LedgerEntrySchema, type ToolLedger } from '../core/ledger.js';
+import { canonicalJson } from '../core/model-step.js';
+
+export { canonicalJson };
 
 /** Keeps ledger entries in memory (tests, local runs); DynamoDB lives in lib/stores. */
 export class InMemoryToolLedger implements ToolLedger {
@@ -22,18 +25,7 @@ export class InMemoryToolLedger implements ToolLedger {
   }
 }
 
-/** JSON with object keys sorted, so equal arguments give equal hashes and cache keys. */
-export function canonicalJson(value: unknown): string {
-  return (
-    JSON.stringify(value, (_key, v: unknown) => {
-      if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
-      const sorted: Record<string, unknown> = {};
-      for (const key of Object.keys(v).sort()) sorted[key] = (v as Record<string, unknown>)[key];
-      return sorted;
-    }) ?? 'undefined'
-  );
-}
-
+/** Equal arguments give equal hashes (keys sorted). */
 export function hashArgs(args: unknown): string {
   let text: string;
   try {

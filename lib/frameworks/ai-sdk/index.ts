@@ -1,4 +1,4 @@
-export { withToolEffects } from '../base/journal.js';
+export { declareEffects as withToolEffects } from '../../tools/guard.js';
 export { mapAiSdkError } from './errors.js';
 export { AiSdkEventMapper } from './events.js';
 export { AiSdkModule, aiSdkAgent } from './module.js';

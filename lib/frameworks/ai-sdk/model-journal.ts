@@ -1,7 +1,8 @@
 import { gateway, type LanguageModel, type LanguageModelMiddleware, wrapLanguageModel } from 'ai';
 import type { RunJournal } from '../../core/journal.js';
+import { asJson, modelRequestKey } from '../../core/model-step.js';
 import type { JsonValue } from '../../core/session.js';
-import { currentJournal, requestKey, toJson } from '../base/journal.js';
+import { tryToolContext } from '../../core/tool-context.js';
 
 type WrapStreamOptions = Parameters<NonNullable<LanguageModelMiddleware['wrapStream']>>[0];
 type CallOptions = WrapStreamOptions['params'];
@@ -21,7 +22,7 @@ type Recorded = { stream: StreamPart[] } | { generate: GenerateResult };
  * to its end, recorded, then released. Without a journal the model is returned as given.
  */
 export function journaledModel(model: LanguageModel): LanguageModel {
-  if (!currentJournal()) return model;
+  if (!tryToolContext()?.journal) return model;
   const resolved =
     typeof model === 'string'
       ? (globalThis.AI_SDK_DEFAULT_PROVIDER ?? gateway).languageModel(model)
@@ -34,7 +35,7 @@ export function journaledModel(model: LanguageModel): LanguageModel {
 const JOURNAL_MIDDLEWARE: LanguageModelMiddleware = {
   specificationVersion: 'v3',
   wrapGenerate: async ({ doGenerate, params }) => {
-    const journal = currentJournal();
+    const journal = tryToolContext()?.journal;
     if (!journal) return doGenerate();
     const key = keyOf(params);
     const recorded = journal.recordedModel(key) as Recorded | undefined;
@@ -44,12 +45,12 @@ const JOURNAL_MIDDLEWARE: LanguageModelMiddleware = {
     if (result.content.some((part) => part.type === 'tool-call')) {
       const { request: _request, ...kept } = result;
       const response = kept.response && { ...kept.response, body: undefined, headers: undefined };
-      await journal.recordModel(key, toJson<JsonValue>({ generate: { ...kept, response } }));
+      await journal.recordModel(key, asJson<JsonValue>({ generate: { ...kept, response } }));
     }
     return result;
   },
   wrapStream: async ({ doStream, params }) => {
-    const journal = currentJournal();
+    const journal = tryToolContext()?.journal;
     if (!journal) return doStream();
     const key = keyOf(params);
     const recorded = journal.recordedModel(key) as Recorded | undefined;
@@ -64,10 +65,13 @@ const JOURNAL_MIDDLEWARE: LanguageModelMiddleware = {
  * history, earlier responses and replayed tool results) and the tools offered.
  */
 function keyOf(params: CallOptions): string {
-  return requestKey('ai-sdk', {
-    prompt: params.prompt,
-    tools: (params.tools ?? []).map((tool) => tool.name),
-  });
+  return modelRequestKey(
+    {
+      prompt: params.prompt,
+      tools: (params.tools ?? []).map((tool) => tool.name),
+    },
+    'ai-sdk',
+  );
 }
 
 /** Passes parts through until the first tool call; from there holds them, records, releases. */
@@ -87,7 +91,7 @@ function recordOnToolCall(
         const next = await reader.read();
         if (next.done) {
           if (holding && !failed)
-            await journal.recordModel(key, toJson<JsonValue>({ stream: compact(parts) }));
+            await journal.recordModel(key, asJson<JsonValue>({ stream: compact(parts) }));
           for (const part of held) controller.enqueue(part);
           controller.close();
           return;

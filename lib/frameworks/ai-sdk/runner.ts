@@ -1,14 +1,8 @@
 import { type LanguageModel, type ModelMessage, stepCountIs, streamText, type ToolSet } from 'ai';
 import type { Interruption, Usage } from '../../core/requests.js';
 import type { ReservedRunOptions } from '../../core/run-options.js';
-import type {
-  Runner,
-  RunnerInput,
-  RunnerResult,
-  RunnerResumeInput,
-  RunnerStream,
-} from '../../core/runner.js';
-import { drainRunnerStream } from '../../core/runner.js';
+import type { Runner, RunnerInput, RunnerResumeInput, RunnerStream } from '../../core/runner.js';
+import { gateInterruption } from '../../tools/guard.js';
 import { mapAiSdkError } from './errors.js';
 import { AiSdkEventMapper } from './events.js';
 import { journaledModel } from './model-journal.js';
@@ -41,7 +35,7 @@ export const AI_SDK_RESERVED_RUN_OPTIONS: ReservedRunOptions = {
 };
 
 /**
- * Runs AI SDK agents through `streamText` (for `run` too: one code path). History is the SDK's
+ * Runs AI SDK agents through `streamText` (the runtime drains it for `run`). History is the SDK's
  * own ModelMessage[] in the session slot; tools with `needsApproval` pause the run.
  */
 export class AiSdkRunner implements Runner<AiSdkAgentDefinition> {
@@ -50,17 +44,9 @@ export class AiSdkRunner implements Runner<AiSdkAgentDefinition> {
   readonly supportsPause = true;
   readonly reservedRunOptions = AI_SDK_RESERVED_RUN_OPTIONS;
 
-  run(input: RunnerInput<AiSdkAgentDefinition>): Promise<RunnerResult> {
-    return drainRunnerStream(this.stream(input));
-  }
-
   stream(input: RunnerInput<AiSdkAgentDefinition>): RunnerStream {
     const history = loadHistory(input.sessionId, input.state);
     return this.#stream(input, [...history, toUserMessage(input.requests)]);
-  }
-
-  resume(input: RunnerResumeInput<AiSdkAgentDefinition>): Promise<RunnerResult> {
-    return drainRunnerStream(this.resumeStream(input));
   }
 
   /** Appends the approval responses; the SDK runs approved calls before it asks the model. */
@@ -128,7 +114,7 @@ export class AiSdkRunner implements Runner<AiSdkAgentDefinition> {
         status: 'paused',
         interruptions: mapper.approvals.map(
           (a): Interruption => ({
-            id: a.toolCallId,
+            ...gateInterruption(a.toolCallId),
             kind: 'tool-approval',
             toolName: a.toolName,
             ...(a.input === undefined ? {} : { arguments: a.input }),

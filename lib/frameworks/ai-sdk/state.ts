@@ -4,6 +4,7 @@ import { SessionCorrupt } from '../../core/errors.js';
 import type { Request } from '../../core/requests.js';
 import type { Decision } from '../../core/runner.js';
 import type { JsonValue } from '../../core/session.js';
+import { gateDecision } from '../../tools/guard.js';
 
 // Messages are the SDK's own ModelMessage[]; the SDK validates them itself, so only their
 // outer shape is checked here.
@@ -70,11 +71,11 @@ export function resumeMessages(
     throw new SessionCorrupt(sessionId, `ai-sdk paused run: ${parsed.error.issues[0]?.message}`);
   }
   const { approvals } = parsed.data;
-  const byCall = new Map(decisions.map((d) => [d.id, d]));
+
   const messages = (parsed.data.messages as unknown as ModelMessage[]).map((message) => {
     if (message.role !== 'assistant' || typeof message.content === 'string') return message;
     const content = message.content.map((part) => {
-      const edit = part.type === 'tool-call' ? byCall.get(part.toolCallId) : undefined;
+      const edit = part.type === 'tool-call' ? gateDecision(decisions, part.toolCallId) : undefined;
       return edit?.status === 'approved' && edit.arguments !== undefined
         ? { ...part, input: edit.arguments }
         : part;
@@ -82,7 +83,7 @@ export function resumeMessages(
     return { ...message, content };
   });
   const responses = approvals.map((approval) => {
-    const decision = byCall.get(approval.toolCallId);
+    const decision = gateDecision(decisions, approval.toolCallId);
     return {
       type: 'tool-approval-response' as const,
       approvalId: approval.approvalId,

@@ -1,5 +1,11 @@
 import type { Tool, ToolSet } from 'ai';
-import { currentJournal, guardToolCall, toolEffects, unknownOutcome } from '../base/journal.js';
+import { tryToolContext } from '../../core/tool-context.js';
+import {
+  asksToRunAgain,
+  effectsOf,
+  guardNativeTool,
+  unknownOutcomeError,
+} from '../../tools/guard.js';
 
 /** Tools exported from a ToolSpec: the executor guards their calls. */
 const executorTools = new WeakSet<object>();
@@ -16,7 +22,7 @@ export function markExecutorTool<T extends object>(tool: T): T {
  * `execute` pass as they are. Without a journal the set is returned as given.
  */
 export function guardedToolSet(tools: ToolSet | undefined): ToolSet | undefined {
-  if (!tools || !currentJournal()) return tools;
+  if (!tools || !tryToolContext()?.journal) return tools;
   return Object.fromEntries(
     Object.entries(tools).map(([name, tool]) => [name, guarded(name, tool)]),
   );
@@ -25,18 +31,26 @@ export function guardedToolSet(tools: ToolSet | undefined): ToolSet | undefined 
 function guarded(name: string, tool: Tool<any, any>): Tool<any, any> {
   const execute = tool.execute;
   if (!execute || executorTools.has(tool)) return tool;
-  const effects = toolEffects(tool);
+  const effects = effectsOf(tool);
+  const approval = tool.needsApproval;
   return {
     ...tool,
+    // A `pause` tool's call left unfinished by an earlier attempt waits at the SDK's own gate.
+    needsApproval: async (input: unknown, options: { toolCallId: string }) => {
+      if (asksToRunAgain(options.toolCallId, effects)) return true;
+      return typeof approval === 'function'
+        ? approval.call(tool, input, options as Parameters<typeof approval>[1])
+        : (approval ?? false);
+    },
     execute: async (input: unknown, options: Parameters<typeof execute>[1]) => {
       try {
-        return await guardToolCall(
+        return await guardNativeTool(
           { callId: options.toolCallId, tool: name, ...(effects ? { effects } : {}) },
           async () => settle(await execute.call(tool, input, options)),
         );
       } catch (err) {
         // Not run again: the model reads why, as it reads a ToolSpec tool's failure.
-        const visible = unknownOutcome(err);
+        const visible = unknownOutcomeError(err);
         if (visible) return visible;
         throw err;
       }

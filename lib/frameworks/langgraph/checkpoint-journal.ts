@@ -1,7 +1,7 @@
 import type { RunJournal } from '../../core/journal.js';
+import { modelRequestKey } from '../../core/model-step.js';
 import type { Decision } from '../../core/runner.js';
 import type { JsonValue } from '../../core/session.js';
-import { requestKey } from '../base/journal.js';
 import { type CheckpointSnapshot, CheckpointSnapshotSchema } from './checkpointer.js';
 
 /**
@@ -21,7 +21,7 @@ export class CheckpointJournal {
     resume?: { pausedState: JsonValue; decisions: readonly Decision[] },
   ) {
     this.#journal = journal;
-    this.#scope = resume ? requestKey('langgraph:resume', resume) : 'langgraph:run';
+    this.#scope = resume ? modelRequestKey(resume, 'langgraph:resume') : 'langgraph:run';
   }
 
   /** The last checkpoint an earlier attempt recorded in this scope, if any. */

@@ -1,4 +1,4 @@
-export { withToolEffects } from '../base/journal.js';
+export { declareEffects as withToolEffects } from '../../tools/guard.js';
 export { type CheckpointSnapshot, SessionCheckpointSaver } from './checkpointer.js';
 export { mapLangGraphError } from './errors.js';
 export { LangGraphEventMapper } from './events.js';

@@ -6,16 +6,9 @@ import { ReservedRunOption } from '../../core/errors.js';
 import type { StreamEvent } from '../../core/events.js';
 import type { Interruption } from '../../core/requests.js';
 import type { ReservedRunOptions } from '../../core/run-options.js';
-import type {
-  Runner,
-  RunnerInput,
-  RunnerResult,
-  RunnerResumeInput,
-  RunnerStream,
-} from '../../core/runner.js';
-import { drainRunnerStream } from '../../core/runner.js';
+import type { Runner, RunnerInput, RunnerResumeInput, RunnerStream } from '../../core/runner.js';
+import { tryToolContext } from '../../core/tool-context.js';
 import { activeSpan } from '../../core/tracer.js';
-import { currentJournal } from '../base/journal.js';
 import { CheckpointJournal } from './checkpoint-journal.js';
 import { type CheckpointSnapshot, SessionCheckpointSaver } from './checkpointer.js';
 import { mapLangGraphError } from './errors.js';
@@ -64,17 +57,9 @@ export class LangGraphRunner implements Runner<LangGraphAgentDefinition> {
   readonly supportsPause = true;
   readonly reservedRunOptions = LANGGRAPH_RESERVED_RUN_OPTIONS;
 
-  run(input: RunnerInput<LangGraphAgentDefinition>): Promise<RunnerResult> {
-    return drainRunnerStream(this.stream(input));
-  }
-
   stream(input: RunnerInput<LangGraphAgentDefinition>): RunnerStream {
     const seed = loadSlot(input.sessionId, input.state);
     return this.#stream(input, { messages: [toHumanMessage(input.requests)] }, seed);
-  }
-
-  resume(input: RunnerResumeInput<LangGraphAgentDefinition>): Promise<RunnerResult> {
-    return drainRunnerStream(this.resumeStream(input));
   }
 
   /** Answers every interrupt by its LangGraph id with the decision (status, message, arguments). */
@@ -167,7 +152,7 @@ export class LangGraphRunner implements Runner<LangGraphAgentDefinition> {
 function journaled(
   input: RunnerInput<LangGraphAgentDefinition> | RunnerResumeInput<LangGraphAgentDefinition>,
 ): CheckpointJournal | undefined {
-  const journal = currentJournal();
+  const journal = tryToolContext()?.journal;
   if (!journal) return undefined;
   if (!('pausedState' in input)) return new CheckpointJournal(journal);
   return new CheckpointJournal(journal, {

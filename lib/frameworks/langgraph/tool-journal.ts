@@ -1,9 +1,14 @@
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import { interrupt, isGraphInterrupt } from '@langchain/langgraph';
-import { ToolOutcomeUnknown } from '../../core/errors.js';
 import type { ToolEffects } from '../../core/journal.js';
 import type { ToolApproval } from '../../core/tool-context.js';
-import { guardToolCall, toolEffects, unknownOutcome } from '../base/journal.js';
+import { ApprovalPending } from '../../tools/errors.js';
+import {
+  effectsOf,
+  guardNativeTool,
+  unknownOutcomeError,
+  unknownOutcomeId,
+} from '../../tools/guard.js';
 import { type ApprovalInterrupt, SpecTool } from './tools.js';
 
 const GUARDED = Symbol.for('agent-kernel.journal-guarded-tool');
@@ -41,11 +46,16 @@ function guard(tool: Guardable): void {
     try {
       return await guardedCall(tool, callId, run);
     } catch (err) {
-      if (err instanceof ToolOutcomeUnknown && err.pause && callId) {
+      // The guard asks for a person; LangGraph pauses through its own interrupt().
+      if (
+        err instanceof ApprovalPending &&
+        callId &&
+        err.interruption.id === unknownOutcomeId(callId)
+      ) {
         return askToRunAgain(tool, callId, input, run);
       }
       // Not run again: the model reads why (JSON in the ToolMessage, as a ToolSpec tool's error).
-      const visible = unknownOutcome(err);
+      const visible = unknownOutcomeError(err);
       if (visible) return JSON.stringify(visible);
       throw err;
     }
@@ -61,13 +71,13 @@ async function guardedCall(
   tool: Guardable,
   callId: string | undefined,
   run: () => Promise<unknown>,
-  effects: ToolEffects | undefined = toolEffects(tool),
+  effects: ToolEffects | undefined = effectsOf(tool),
 ): Promise<unknown> {
   for (let level = 0; ; level++) {
     // The tool sees the call id and idempotency key of the call; only the journal entry differs.
     const entry = callId && level > 0 ? `${callId}#${level}` : callId;
     let interrupted: unknown;
-    const result = await guardToolCall(
+    const result = await guardNativeTool(
       { callId, tool: tool.name, ...(entry ? { entry } : {}), ...(effects ? { effects } : {}) },
       async () => {
         try {
@@ -105,7 +115,7 @@ async function askToRunAgain(
     const message = decision?.message ?? 'A person decided not to run the call again.';
     return JSON.stringify({ error: { kind: 'approval-denied', message } });
   }
-  return guardedCall(tool, callId, run, { ...toolEffects(tool), idempotent: true });
+  return guardedCall(tool, callId, run, { ...effectsOf(tool), idempotent: true });
 }
 
 function isInterrupted(value: unknown): boolean {

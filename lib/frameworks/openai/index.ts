@@ -1,4 +1,4 @@
-export { withToolEffects } from '../base/journal.js';
+export { declareEffects as withToolEffects } from '../../tools/guard.js';
 export { mapOpenAIError } from './errors.js';
 export { OpenAIEventMapper } from './events.js';
 export { OpenAIModule, openaiAgent } from './module.js';

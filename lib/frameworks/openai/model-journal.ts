@@ -1,6 +1,7 @@
 import { type Model, type ModelRequest, type ModelResponse, Usage } from '@openai/agents';
+import { asJson, modelRequestKey } from '../../core/model-step.js';
 import type { JsonValue } from '../../core/session.js';
-import { currentJournal, requestKey, toJson } from '../base/journal.js';
+import { tryToolContext } from '../../core/tool-context.js';
 
 type StreamEvent =
   ReturnType<Model['getStreamedResponse']> extends AsyncIterable<infer E> ? E : never;
@@ -25,7 +26,7 @@ export function journaledModel(model: Model): Model {
       return model.supportsPromptModelSelection;
     },
     getResponse: async (request) => {
-      const journal = currentJournal();
+      const journal = tryToolContext()?.journal;
       if (!journal) return model.getResponse(request);
       const key = keyOf(request);
       const recorded = journal.recordedModel(key) as RecordedResponse | undefined;
@@ -41,7 +42,7 @@ export function journaledModel(model: Model): Model {
 }
 
 async function* streamed(model: Model, request: ModelRequest): AsyncIterable<StreamEvent> {
-  const journal = currentJournal();
+  const journal = tryToolContext()?.journal;
   if (!journal) {
     yield* model.getStreamedResponse(request);
     return;
@@ -60,7 +61,7 @@ async function* streamed(model: Model, request: ModelRequest): AsyncIterable<Str
       // The response's providerData (the API's echo of the request: tool schemas and all) is
       // not used by the SDK's run loop: left out, it would be most of the record.
       const { providerData: _echo, ...kept } = event.response;
-      await journal.recordModel(key, toJson<JsonValue>(kept));
+      await journal.recordModel(key, asJson<JsonValue>(kept));
     }
     yield event;
   }
@@ -72,12 +73,15 @@ async function* streamed(model: Model, request: ModelRequest): AsyncIterable<Str
  * and the tools offered. Settings are left out: they do not change between attempts.
  */
 function keyOf(request: ModelRequest): string {
-  return requestKey('openai', {
-    instructions: request.systemInstructions ?? null,
-    input: request.input,
-    tools: request.tools.map((tool) => tool.name),
-    handoffs: request.handoffs.map((handoff) => handoff.toolName),
-  });
+  return modelRequestKey(
+    {
+      instructions: request.systemInstructions ?? null,
+      input: request.input,
+      tools: request.tools.map((tool) => tool.name),
+      handoffs: request.handoffs.map((handoff) => handoff.toolName),
+    },
+    'openai',
+  );
 }
 
 /** Anything but a message or reasoning is an action: a function, handoff or hosted tool call. */
@@ -88,11 +92,11 @@ function callsTools(output: readonly { type?: string }[]): boolean {
 function fromModelResponse(response: ModelResponse): JsonValue {
   const recorded: RecordedResponse = {
     id: response.responseId ?? '',
-    usage: toJson(response.usage),
+    usage: asJson(response.usage),
     output: response.output,
     ...(response.requestId ? { requestId: response.requestId } : {}),
   };
-  return toJson<JsonValue>(recorded);
+  return asJson<JsonValue>(recorded);
 }
 
 function toModelResponse(recorded: RecordedResponse): ModelResponse {

@@ -19,6 +19,7 @@ import type {
   RunnerResumeInput,
   RunnerStream,
 } from '../../core/runner.js';
+import { gateDecision, gateInterruption } from '../../tools/guard.js';
 import { mapOpenAIError } from './errors.js';
 import { OpenAIEventMapper } from './events.js';
 import { loadState, toState, toUserItem } from './input.js';
@@ -63,21 +64,6 @@ export class OpenAIRunner implements Runner<NativeOpenAIAgent> {
     traceNativeTools(this.#sdk);
   }
 
-  async run(input: RunnerInput<NativeOpenAIAgent>): Promise<RunnerResult> {
-    guardNativeTools(input.agent.native);
-    const items = this.#input(input);
-    try {
-      const result = await this.#sdk.run(input.agent.native, items, {
-        ...input.options,
-        context: input.context,
-        signal: input.signal,
-      });
-      return toResult(result, input.context);
-    } catch (err) {
-      throw mapOpenAIError(err, input.agent.name);
-    }
-  }
-
   stream(input: RunnerInput<NativeOpenAIAgent>): RunnerStream {
     guardNativeTools(input.agent.native);
     return this.#stream(input, () =>
@@ -91,19 +77,6 @@ export class OpenAIRunner implements Runner<NativeOpenAIAgent> {
   }
 
   /** Restores the SDK's RunState, applies the decisions and runs the pending tool calls. */
-  async resume(input: RunnerResumeInput<NativeOpenAIAgent>): Promise<RunnerResult> {
-    const state = await this.#restore(input);
-    try {
-      const result = await this.#sdk.run(input.agent.native, state, {
-        ...input.options,
-        signal: input.signal,
-      });
-      return toResult(result, input.context);
-    } catch (err) {
-      throw mapOpenAIError(err, input.agent.name);
-    }
-  }
-
   resumeStream(input: RunnerResumeInput<NativeOpenAIAgent>): RunnerStream {
     return this.#stream(input, async () =>
       this.#sdk.run(input.agent.native, await this.#restore(input), {
@@ -129,10 +102,9 @@ export class OpenAIRunner implements Runner<NativeOpenAIAgent> {
     } catch (err) {
       throw mapOpenAIError(err, input.agent.name);
     }
-    const byId = new Map(input.decisions.map((d) => [d.id, d]));
     for (const item of state.getInterruptions()) {
       const raw = item.rawItem as Record<string, unknown>;
-      const decision = byId.get(String(raw.callId ?? raw.id));
+      const decision = gateDecision(input.decisions, String(raw.callId ?? raw.id));
       if (!decision) {
         throw new InvalidDecisions(`No decision for tool call "${String(raw.callId ?? raw.id)}".`);
       }
@@ -215,7 +187,7 @@ function toInterruption(item: RunResult<any, any>['interruptions'][number]): Int
     }
   }
   return {
-    id: String(raw.callId ?? raw.id),
+    ...gateInterruption(String(raw.callId ?? raw.id)),
     kind: 'tool-approval',
     toolName: item.toolName ?? raw.name,
     ...(args === undefined ? {} : { arguments: args }),

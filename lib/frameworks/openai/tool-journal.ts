@@ -1,5 +1,10 @@
 import type { FunctionTool, Model, Agent as OpenAIAgent } from '@openai/agents';
-import { guardToolCall, toolEffects, unknownOutcome } from '../base/journal.js';
+import {
+  asksToRunAgain,
+  effectsOf,
+  guardNativeTool,
+  unknownOutcomeError,
+} from '../../tools/guard.js';
 import { journaledModel } from './model-journal.js';
 import { isExecutorTool } from './tool-tracing.js';
 
@@ -7,6 +12,7 @@ const GUARDED = Symbol.for('agent-kernel.journal-guarded-tool');
 const JOURNALED = Symbol.for('agent-kernel.journaled-model');
 
 type Invoke = FunctionTool<any, any, any>['invoke'];
+type Approval = FunctionTool<any, any, any>['needsApproval'];
 type Journaled = Model & { [JOURNALED]?: true };
 
 /**
@@ -43,16 +49,20 @@ function guard(tool: FunctionTool<any, any, any>): void {
   const marked = tool as FunctionTool<any, any, any> & { [GUARDED]?: true };
   if (marked[GUARDED]) return;
   const original: Invoke = tool.invoke.bind(tool);
+  const approval: Approval = tool.needsApproval.bind(tool);
   marked[GUARDED] = true;
+  // A `pause` tool's call left unfinished by an earlier attempt waits at the SDK's own gate.
+  tool.needsApproval = async (runContext, input, callId) =>
+    asksToRunAgain(callId, effectsOf(tool)) || approval(runContext, input, callId);
   tool.invoke = async (runContext, input, details) => {
     const callId = (details as { toolCall?: { callId?: string } } | undefined)?.toolCall?.callId;
     try {
-      return await guardToolCall({ callId, tool: tool.name, ...optionalEffects(tool) }, async () =>
+      return await guardNativeTool({ callId, tool: tool.name, ...optionalEffects(tool) }, () =>
         original(runContext, input, details),
       );
     } catch (err) {
       // Not run again: the model reads why (a typed error, as a ToolSpec tool's failure).
-      const visible = unknownOutcome(err);
+      const visible = unknownOutcomeError(err);
       if (visible) return visible;
       throw err;
     }
@@ -60,6 +70,6 @@ function guard(tool: FunctionTool<any, any, any>): void {
 }
 
 function optionalEffects(tool: object) {
-  const effects = toolEffects(tool);
+  const effects = effectsOf(tool);
   return effects ? { effects } : {};
 }

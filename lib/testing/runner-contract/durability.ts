@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { StreamEvent } from '../../core/events.js';
+import type { ToolEffects } from '../../core/journal.js';
 import { Runtime } from '../../core/runtime.js';
 import { tryToolContext } from '../../core/tool-context.js';
 import { InMemoryRunJournalStore } from '../../stores/memory/journal-store.js';
@@ -14,7 +15,7 @@ import {
   startScriptedModelServer,
 } from '../scripted-model-server.js';
 import type { ContractNativeTool, RunnerContractHarness } from './harness.js';
-import { CrashBeforeSave, journaledAgent, LosingJournalStore } from './journal.js';
+import { CrashBeforeSave, LosingJournalStore } from './journal.js';
 import { collect, expectWellFormed } from './world.js';
 
 interface DurableWorld {
@@ -24,14 +25,15 @@ interface DurableWorld {
   effects: string;
   crash: CrashBeforeSave;
   journal: LosingJournalStore;
-  runtime(tools?: { idempotent?: boolean }): Promise<Runtime>;
+  /** The runtime, its `pay` tool declaring `effects`. */
+  runtime(effects?: ToolEffects): Promise<Runtime>;
 }
 
 const PAYMENT = { to: 'bob', amount: 10 };
 const payCall = (name: string) => ({ toolCalls: [{ name, arguments: PAYMENT }] });
 
 /** The payment tools, native to the framework; each execution appends a line to `file`. */
-function nativeTools(file: string, idempotent: boolean): ContractNativeTool[] {
+function nativeTools(file: string, effects: ToolEffects | undefined): ContractNativeTool[] {
   const parameters = {
     type: 'object',
     properties: { to: { type: 'string' }, amount: { type: 'number' } },
@@ -49,7 +51,7 @@ function nativeTools(file: string, idempotent: boolean): ContractNativeTool[] {
       description: 'Send money to someone',
       parameters,
       needsApproval: false,
-      ...(idempotent ? { effects: { idempotent: true } } : {}),
+      ...(effects ? { effects } : {}),
       execute,
     },
     {
@@ -104,16 +106,16 @@ export function registerDurabilityChecks(harness: RunnerContractHarness): void {
       world.effects = join(world.dir, `${task.id}.log`);
       world.crash = new CrashBeforeSave();
       world.journal = new LosingJournalStore(new InMemoryRunJournalStore());
-      world.runtime = async ({ idempotent = false } = {}) => {
+      world.runtime = async (effects) => {
         const agent = await nativeAgent({
           modelUrl: world.server.url,
-          tools: nativeTools(world.effects, idempotent),
+          tools: nativeTools(world.effects, effects),
         });
-        // Once the Runtime opens journals itself: `agents: [agent], journal: world.journal`.
         return new Runtime({
           sessions: new InMemorySessionStore(),
           pausedRuns: new InMemoryPausedRunStore(),
-          agents: [journaledAgent(agent, world.journal)],
+          agents: [agent],
+          journal: world.journal,
           postHooks: [world.crash],
         });
       };
@@ -266,6 +268,47 @@ export function registerDurabilityChecks(harness: RunnerContractHarness): void {
     });
 
     if (harness.supportsPause) {
+      for (const status of ['approved', 'denied'] as const) {
+        it(`pauses a call of an onUnknownOutcome 'pause' tool whose outcome is unknown; ${status}, it ${status === 'approved' ? 'runs again with the same key' : 'is not run'}`, async () => {
+          // Prepare: the first attempt's outcome is lost after the tool ran.
+          const { server, crash, journal } = world;
+          const runtime = await world.runtime({ onUnknownOutcome: 'pause' });
+          server.push(payCall('pay'), { text: 'Failed.' }, { text: 'Done.' });
+          journal.loseNextOutcome();
+          crash.arm();
+          const options = { runId: `run-${status}` };
+          await collect(runtime.stream('agent', `s-${status}`, 'Pay Bob 10', options));
+          crash.disarm();
+          const asked = server.requests.length;
+
+          // Act
+          const paused = await collect(
+            runtime.stream('agent', `s-${status}`, 'Pay Bob 10', options),
+          );
+          const last = paused.at(-1) as Extract<StreamEvent, { type: 'run-paused' }>;
+          const id = last.interruptions?.[0]?.id ?? '';
+          const decisions = [{ id, status }];
+          const done = await collect(
+            runtime.resumeStream(`s-${status}`, `run-${status}`, decisions),
+          );
+
+          // Assess: one interruption for the call; approved, a second effect under the same key.
+          expect(last).toMatchObject({
+            type: 'run-paused',
+            interruptions: [{ kind: 'tool-approval', toolName: 'pay' }],
+          });
+          expect(done.at(-1)).toMatchObject({ type: 'run-finished' });
+          const key = `run-${status}:${callIds(server.requests.at(-1))[0]}`;
+          const lines = (await effectLines(world.effects)).map((line) => line[0]);
+          expect(lines).toEqual(status === 'approved' ? [key, key] : [key]);
+          // The recorded step is replayed: only the step after the decision asks the model.
+          expect(server.requests).toHaveLength(asked + 1);
+          const final = bodyOf(server.requests.at(-1));
+          expect(final.includes('sent 10 to bob')).toBe(status === 'approved');
+          expect(final).not.toContain('tool-outcome-unknown');
+        });
+      }
+
       it('runs an approved tool once when the resume failed after it and is sent again', async () => {
         // Prepare
         const { server } = world;

@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { RunOptions } from '../../core/run-options.js';
 import { Runtime } from '../../core/runtime.js';
 import { InMemoryPausedRunStore } from '../../stores/memory/paused-run-store.js';
 import { InMemorySessionStore } from '../../stores/memory/session-store.js';
 import { Executor } from '../../tools/executor.js';
 import { startScriptedModelServer } from '../scripted-model-server.js';
 import { registerDurabilityChecks } from './durability.js';
-import type { RunnerContractHarness } from './harness.js';
+import type { RunnerContractHarness, RunOptionProbe } from './harness.js';
 import { registerPauseChecks } from './pause.js';
 import { contractTools } from './tools.js';
 import { type ContractWorld, collect, expectWellFormed } from './world.js';
@@ -17,7 +18,25 @@ export type {
   RunnerContractHarness,
   RunOptionProbe,
 } from './harness.js';
-export { CrashBeforeSave, JournaledRunner, journaledAgent, LosingJournalStore } from './journal.js';
+export { CrashBeforeSave, LosingJournalStore } from './journal.js';
+
+/**
+ * The probe of a run option that limits a turn's model steps (`maxTurns`, `recursionLimit`) so
+ * that a tool call and its answer do not fit: the run ends `max-turns-exceeded` after one request.
+ */
+export function stepLimitProbe(options: RunOptions): RunOptionProbe {
+  return {
+    options,
+    script: [
+      { toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] },
+      { text: 'never' },
+    ],
+    assess: ({ error, requests }) => {
+      expect(error).toMatchObject({ code: 'max-turns-exceeded' });
+      expect(requests).toHaveLength(1);
+    },
+  };
+}
 export { type ContractRecord, contractTools } from './tools.js';
 export { type ContractWorld, collect, expectWellFormed } from './world.js';
 

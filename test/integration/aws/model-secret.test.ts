@@ -117,7 +117,6 @@ const runner: Runner = {
   supportsStreaming: false,
   supportsPause: false,
   reservedRunOptions: {},
-  run: async () => ({ status: 'completed', text: '', state: null, context: {} }),
   stream: async function* () {
     yield* [];
     return { status: 'completed', text: '', state: null, context: {} };

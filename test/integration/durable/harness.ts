@@ -15,9 +15,22 @@ export interface ChildExit {
   stderr: string;
 }
 
-/** Runs one worker instance (worker-child.ts) with `env` and waits for it to exit or die. */
-export function runChild(env: Record<string, string>, timeoutMs = 25_000): Promise<ChildExit> {
-  const proc = spawn(process.execPath, ['--import', tsx, child], {
+/** How a child process ended, with all it printed. */
+export interface Spawned {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a TypeScript file in its own Node process (tsx) and waits for it to exit or die. */
+export function spawnTsx(
+  file: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+): Promise<Spawned> {
+  const proc = spawn(process.execPath, ['--import', tsx, file, ...args], {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -37,15 +50,24 @@ export function runChild(env: Record<string, string>, timeoutMs = 25_000): Promi
     }, timeoutMs);
     proc.on('exit', (code, signal) => {
       clearTimeout(timer);
-      const line = stdout.split('\n').find((l) => l.startsWith('RESULT '));
-      resolve({
-        code,
-        signal,
-        ...(line ? { result: JSON.parse(line.slice('RESULT '.length)) } : {}),
-        stderr,
-      });
+      resolve({ code, signal, stdout, stderr });
     });
   });
+}
+
+/** Runs one worker instance (worker-child.ts) with `env` and waits for it to exit or die. */
+export async function runChild(
+  env: Record<string, string>,
+  timeoutMs = 25_000,
+): Promise<ChildExit> {
+  const { code, signal, stdout, stderr } = await spawnTsx(child, [], env, timeoutMs);
+  const line = stdout.split('\n').find((l) => l.startsWith('RESULT '));
+  return {
+    code,
+    signal,
+    ...(line ? { result: JSON.parse(line.slice('RESULT '.length)) } : {}),
+    stderr,
+  };
 }
 
 /** The effect file's lines (the tool's real side effects). */

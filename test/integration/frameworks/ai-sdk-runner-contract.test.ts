@@ -31,56 +31,36 @@ function nativeAgent(model: LanguageModel, { tools }: NativeToolsEnv) {
   });
 }
 
-runnerContract({
-  name: 'ai-sdk',
-  supportsPause: true,
-  agent: ({ modelUrl, tools, executor }) => {
-    const openai = createOpenAI({ baseURL: modelUrl, apiKey: 'test-key' });
-    return aiSdkAgent({
-      name: 'agent',
-      // The provider's default model API is the Responses API.
-      model: openai('scripted-model'),
-      tools: aiSdkToolSet(tools.map((spec) => AI_SDK_INTEGRATION.exportTool(spec, { executor }))),
-    });
-  },
-  // Call settings reach streamText and from there the request body.
-  runOption: {
-    options: { temperature: 0.25 },
-    script: [{ text: 'Cold.' }],
-    assess: ({ reply, requests }) => {
-      expect(reply).toMatchObject({ status: 'completed', text: 'Cold.' });
-      expect(requests[0]?.body.temperature).toBe(0.25);
-    },
-  },
-  reservedOption: 'messages',
-  nativeAgent: (env) =>
-    nativeAgent(createOpenAI({ baseURL: env.modelUrl, apiKey: 'test-key' })('scripted-model'), env),
-});
+type Provider = ReturnType<typeof createOpenAI>;
 
-// The same contract over Chat Completions (`provider.chat(model)`).
-runnerContract({
-  name: 'ai-sdk (chat completions)',
-  supportsPause: true,
-  agent: ({ modelUrl, tools, executor }) => {
-    const openai = createOpenAI({ baseURL: modelUrl, apiKey: 'test-key' });
-    return aiSdkAgent({
-      name: 'agent',
-      model: openai.chat('scripted-model'),
-      tools: aiSdkToolSet(tools.map((spec) => AI_SDK_INTEGRATION.exportTool(spec, { executor }))),
-    });
-  },
-  runOption: {
-    options: { temperature: 0.25 },
-    script: [{ text: 'Cold.' }],
-    assess: ({ reply, requests }) => {
-      expect(reply).toMatchObject({ status: 'completed', text: 'Cold.' });
-      expect(requests[0]?.body.temperature).toBe(0.25);
+// The whole contract over the Responses API (the provider's default) and Chat Completions.
+const variants: [string, (openai: Provider) => LanguageModel][] = [
+  ['ai-sdk', (openai) => openai('scripted-model')],
+  ['ai-sdk (chat completions)', (openai) => openai.chat('scripted-model')],
+];
+
+for (const [name, modelOf] of variants) {
+  const model = (modelUrl: string) =>
+    modelOf(createOpenAI({ baseURL: modelUrl, apiKey: 'test-key' }));
+  runnerContract({
+    name,
+    supportsPause: true,
+    agent: ({ modelUrl, tools, executor }) =>
+      aiSdkAgent({
+        name: 'agent',
+        model: model(modelUrl),
+        tools: aiSdkToolSet(tools.map((spec) => AI_SDK_INTEGRATION.exportTool(spec, { executor }))),
+      }),
+    // Call settings reach streamText and from there the request body.
+    runOption: {
+      options: { temperature: 0.25 },
+      script: [{ text: 'Cold.' }],
+      assess: ({ reply, requests }) => {
+        expect(reply).toMatchObject({ status: 'completed', text: 'Cold.' });
+        expect(requests[0]?.body.temperature).toBe(0.25);
+      },
     },
-  },
-  reservedOption: 'messages',
-  nativeAgent: (env) =>
-    nativeAgent(
-      createOpenAI({ baseURL: env.modelUrl, apiKey: 'test-key' }).chat('scripted-model'),
-      env,
-    ),
-});
+    reservedOption: 'messages',
+    nativeAgent: (env) => nativeAgent(model(env.modelUrl), env),
+  });
+}

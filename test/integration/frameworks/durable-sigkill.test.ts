@@ -1,14 +1,11 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useScriptedModelServer } from '../../helpers/model-server.js';
+import { spawnTsx } from '../durable/harness.js';
 
-const root = fileURLToPath(new URL('../../../', import.meta.url));
-const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 const child = fileURLToPath(new URL('./durable/child.ts', import.meta.url));
 
 const server = useScriptedModelServer({ freshCallIds: true });
@@ -28,37 +25,11 @@ interface Attempt {
 }
 
 /** One attempt of the run in a child process (what a redelivered job is). */
-function attempt(framework: string, name: string, killAt?: string): Promise<Attempt> {
-  const env: NodeJS.ProcessEnv = { ...process.env, KILL_AT: killAt ?? '' };
-  const args = [
-    server.url,
-    join(dir, `${name}.journal.json`),
-    join(dir, `${name}.effects`),
-    'run-1',
-  ];
-  const proc = spawn(process.execPath, ['--import', tsx, child, framework, ...args], {
-    cwd: root,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  proc.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    stdout += chunk;
-  });
-  proc.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-  });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      proc.kill('SIGKILL');
-      reject(new Error(`the attempt did not end in time\n${stderr}`));
-    }, 40_000);
-    proc.on('exit', (_code, signal) => {
-      clearTimeout(timer);
-      resolve({ signal, last: stdout ? JSON.parse(stdout) : undefined, stderr });
-    });
-  });
+async function attempt(framework: string, name: string, killAt?: string): Promise<Attempt> {
+  const files = [join(dir, `${name}.journal.json`), join(dir, `${name}.effects`)];
+  const args = [framework, server.url, ...files, 'run-1'];
+  const { signal, stdout, stderr } = await spawnTsx(child, args, { KILL_AT: killAt ?? '' }, 40_000);
+  return { signal, last: stdout ? JSON.parse(stdout) : undefined, stderr };
 }
 
 async function effects(name: string): Promise<string[]> {

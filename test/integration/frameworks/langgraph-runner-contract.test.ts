@@ -3,7 +3,6 @@ import { END, interrupt, MessagesAnnotation, START, StateGraph } from '@langchai
 import { createReactAgent, ToolNode, toolsCondition } from '@langchain/langgraph/prebuilt';
 import { ChatOpenAI } from '@langchain/openai';
 import { createAgent } from 'langchain';
-import { expect } from 'vitest';
 import type { ToolApproval } from '../../../lib/core/tool-context.js';
 import {
   type ApprovalInterrupt,
@@ -14,6 +13,7 @@ import {
 import {
   type ContractNativeTool,
   runnerContract,
+  stepLimitProbe,
 } from '../../../lib/testing/runner-contract/index.js';
 
 type Payment = { to: string; amount: number };
@@ -58,17 +58,7 @@ runnerContract({
     return langgraphAgent({ name: 'agent', graph });
   },
   // recursionLimit reaches graph.stream: a tool call and an answer need more than two steps.
-  runOption: {
-    options: { recursionLimit: 2 },
-    script: [
-      { toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] },
-      { text: 'never' },
-    ],
-    assess: ({ error, requests }) => {
-      expect(error).toMatchObject({ code: 'max-turns-exceeded' });
-      expect(requests).toHaveLength(1);
-    },
-  },
+  runOption: stepLimitProbe({ recursionLimit: 2 }),
   reservedOption: 'thread_id',
   nativeAgent: ({ modelUrl, tools }) =>
     langgraphAgent({
@@ -86,17 +76,6 @@ function chatModel(modelUrl: string) {
   });
 }
 
-const recursionProbe = {
-  options: { recursionLimit: 2 },
-  script: [
-    { toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] },
-    { text: 'never' },
-  ],
-  assess: ({ error }: { error?: unknown }) => {
-    expect(error).toMatchObject({ code: 'max-turns-exceeded' });
-  },
-};
-
 // A hand-built graph: model node, ToolNode, and the usual conditional edge.
 runnerContract({
   name: 'langgraph (StateGraph)',
@@ -113,7 +92,7 @@ runnerContract({
       .compile();
     return langgraphAgent({ name: 'agent', graph });
   },
-  runOption: recursionProbe,
+  runOption: stepLimitProbe({ recursionLimit: 2 }),
   reservedOption: 'thread_id',
   nativeAgent: ({ modelUrl, tools }) => {
     const native = tools.map(nativeTool);
@@ -140,7 +119,7 @@ runnerContract({
     });
     return langgraphAgent({ name: 'agent', graph });
   },
-  runOption: recursionProbe,
+  runOption: stepLimitProbe({ recursionLimit: 2 }),
   reservedOption: 'thread_id',
   nativeAgent: ({ modelUrl, tools }) =>
     langgraphAgent({

@@ -1,6 +1,5 @@
 import { OpenAIProvider, OpenAIResponsesModel, Agent as SdkAgent, tool } from '@openai/agents';
 import OpenAI from 'openai';
-import { expect } from 'vitest';
 import {
   OPENAI_INTEGRATION,
   openaiAgent,
@@ -10,6 +9,7 @@ import { OpenAIRunner } from '../../../lib/frameworks/openai/runner.js';
 import {
   type ContractNativeTool,
   runnerContract,
+  stepLimitProbe,
 } from '../../../lib/testing/runner-contract/index.js';
 
 /** A contract tool as the SDK's own `tool()`, its effects declared with `withToolEffects`. */
@@ -25,91 +25,42 @@ function nativeTool(spec: ContractNativeTool) {
   return spec.effects ? withToolEffects(native, spec.effects) : native;
 }
 
-function agentWith(modelUrl: string, tools: SdkAgent['tools'], useResponses: boolean) {
+type Tools = SdkAgent['tools'];
+
+function agentWith(modelUrl: string, tools: Tools, useResponses: boolean) {
   const client = new OpenAI({ apiKey: 'test-key', baseURL: modelUrl, maxRetries: 0 });
   const native = new SdkAgent({ name: 'agent', model: 'scripted-model', tools });
   const modelProvider = new OpenAIProvider({ openAIClient: client, useResponses });
   return openaiAgent(native, { runner: new OpenAIRunner({ runConfig: { modelProvider } }) });
 }
 
-runnerContract({
-  name: 'openai',
-  supportsPause: true,
-  agent: ({ modelUrl, tools, executor }) => {
-    const client = new OpenAI({ apiKey: 'test-key', baseURL: modelUrl, maxRetries: 0 });
-    const native = new SdkAgent({
-      name: 'agent',
-      model: 'scripted-model',
-      tools: tools.map((spec) => OPENAI_INTEGRATION.exportTool(spec, { executor })),
-    });
-    const modelProvider = new OpenAIProvider({ openAIClient: client, useResponses: true });
-    return openaiAgent(native, { runner: new OpenAIRunner({ runConfig: { modelProvider } }) });
-  },
-  // maxTurns reaches the SDK's run call: one turn is not enough for a tool call and an answer.
-  runOption: {
-    options: { maxTurns: 1 },
-    script: [
-      { toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] },
-      { text: 'never' },
-    ],
-    assess: ({ error, requests }) => {
-      expect(error).toMatchObject({ code: 'max-turns-exceeded' });
-      expect(requests).toHaveLength(1);
-    },
-  },
-  reservedOption: 'stream',
-  nativeAgent: ({ modelUrl, tools }) => agentWith(modelUrl, tools.map(nativeTool), true),
-});
-
-// The durability checks again over Chat Completions (its own response shape in the journal).
-runnerContract({
-  name: 'openai (chat completions)',
-  supportsPause: true,
-  agent: ({ modelUrl, tools, executor }) =>
-    agentWith(
-      modelUrl,
-      tools.map((spec) => OPENAI_INTEGRATION.exportTool(spec, { executor })),
-      false,
-    ),
-  runOption: {
-    options: { maxTurns: 1 },
-    script: [
-      { toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] },
-      { text: 'never' },
-    ],
-    assess: ({ error }) => {
-      expect(error).toMatchObject({ code: 'max-turns-exceeded' });
-    },
-  },
-  reservedOption: 'stream',
-  nativeAgent: ({ modelUrl, tools }) => agentWith(modelUrl, tools.map(nativeTool), false),
-});
-
-// An agent whose model is a Model instance (it bypasses the runner's provider): still replayed.
-function instanceAgent(modelUrl: string, tools: SdkAgent['tools']) {
+/** An agent whose model is a Model instance (it bypasses the runner's provider): still replayed. */
+function instanceAgent(modelUrl: string, tools: Tools) {
   const client = new OpenAI({ apiKey: 'test-key', baseURL: modelUrl, maxRetries: 0 });
   const model = new OpenAIResponsesModel(client, 'scripted-model');
   return openaiAgent(new SdkAgent({ name: 'agent', model, tools }));
 }
 
-runnerContract({
-  name: 'openai (Model instance)',
-  supportsPause: true,
-  agent: ({ modelUrl, tools, executor }) =>
-    instanceAgent(
-      modelUrl,
-      tools.map((spec) => OPENAI_INTEGRATION.exportTool(spec, { executor })),
-    ),
-  runOption: {
-    options: { maxTurns: 1 },
-    script: [
-      { toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] },
-      { text: 'never' },
-    ],
-    assess: ({ error }) => {
-      expect(error).toMatchObject({ code: 'max-turns-exceeded' });
-    },
-  },
-  reservedOption: 'stream',
-  nativeAgent: ({ modelUrl, tools }) => instanceAgent(modelUrl, tools.map(nativeTool)),
-});
+// The whole contract over Responses, Chat Completions (its own response shape in the journal)
+// and a Model instance.
+const variants: [string, (modelUrl: string, tools: Tools) => ReturnType<typeof openaiAgent>][] = [
+  ['openai', (url, tools) => agentWith(url, tools, true)],
+  ['openai (chat completions)', (url, tools) => agentWith(url, tools, false)],
+  ['openai (Model instance)', instanceAgent],
+];
+
+for (const [name, build] of variants) {
+  runnerContract({
+    name,
+    supportsPause: true,
+    agent: ({ modelUrl, tools, executor }) =>
+      build(
+        modelUrl,
+        tools.map((spec) => OPENAI_INTEGRATION.exportTool(spec, { executor })),
+      ),
+    // maxTurns reaches the SDK's run call: one turn is not enough for a tool call and an answer.
+    runOption: stepLimitProbe({ maxTurns: 1 }),
+    reservedOption: 'stream',
+    nativeAgent: ({ modelUrl, tools }) => build(modelUrl, tools.map(nativeTool)),
+  });
+}

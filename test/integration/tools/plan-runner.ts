@@ -2,11 +2,9 @@ import type { StreamEvent } from '../../../lib/core/events.js';
 import type {
   Runner,
   RunnerInput,
-  RunnerResult,
   RunnerResumeInput,
   RunnerStream,
 } from '../../../lib/core/runner.js';
-import { drainRunnerStream } from '../../../lib/core/runner.js';
 import type { JsonValue } from '../../../lib/core/session.js';
 import type { Executor, ToolSpec } from '../../../lib/tools/index.js';
 import { ApprovalPending, modelVisibleError, mustPropagate } from '../../../lib/tools/index.js';
@@ -40,17 +38,9 @@ export class PlanRunner implements Runner<null> {
     this.#executor = executor;
   }
 
-  async run(input: RunnerInput<null>): Promise<RunnerResult> {
-    return drainRunnerStream(this.stream(input));
-  }
-
   stream(input: RunnerInput<null>): RunnerStream {
     const text = input.requests.map((r) => (r.type === 'text' ? r.text : '')).join('');
     return this.#go(input, { plan: JSON.parse(text) as Plan, results: [] });
-  }
-
-  async resume(input: RunnerResumeInput<null>): Promise<RunnerResult> {
-    return drainRunnerStream(this.resumeStream(input));
   }
 
   resumeStream(input: RunnerResumeInput<null>): RunnerStream {

@@ -88,7 +88,6 @@ describe('resolveAgents', () => {
     supportsStreaming: false,
     supportsPause: false,
     reservedRunOptions: {},
-    run: async () => ({ status: 'completed', text: '', state: null, context: {} }),
     stream: async function* () {
       yield* [];
       return { status: 'completed', text: '', state: null, context: {} };

@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   Agent,
-  drainRunnerStream,
   type Runner,
   type RunnerInput,
-  type RunnerResult,
   type RunnerResumeInput,
   type RunnerStream,
   Runtime,
@@ -20,10 +18,6 @@ class ApprovalRunner implements Runner<unknown> {
   readonly reservedRunOptions = {};
   resumes = 0;
 
-  async run(input: RunnerInput): Promise<RunnerResult> {
-    return drainRunnerStream(this.stream(input));
-  }
-
   // biome-ignore lint/correctness/useYield: a runner that pauses before any event
   async *stream(input: RunnerInput): RunnerStream {
     return {
@@ -34,7 +28,8 @@ class ApprovalRunner implements Runner<unknown> {
     };
   }
 
-  async resume(input: RunnerResumeInput): Promise<RunnerResult> {
+  // biome-ignore lint/correctness/useYield: a resume with no events of its own
+  async *resumeStream(input: RunnerResumeInput): RunnerStream {
     this.resumes += 1;
     return {
       status: 'completed',
@@ -42,11 +37,6 @@ class ApprovalRunner implements Runner<unknown> {
       state: { done: true },
       context: input.context,
     };
-  }
-
-  // biome-ignore lint/correctness/useYield: a resume with no events of its own
-  async *resumeStream(input: RunnerResumeInput): RunnerStream {
-    return this.resume(input);
   }
 }
 
@@ -104,7 +94,9 @@ describe('Runtime resume after a holder died', () => {
           name: 'refunds',
           native: {},
           runner: Object.assign(new ApprovalRunner(), {
-            resume: () => new Promise<never>(() => {}),
+            resumeStream: async function* (): RunnerStream {
+              return await new Promise<never>(() => {});
+            },
           }),
         }),
       ],

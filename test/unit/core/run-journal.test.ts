@@ -67,6 +67,23 @@ describe('openRunJournal: tool calls', () => {
     expect(store.calls).toEqual(['startCall', 'finishCall', 'load']);
   });
 
+  it('tells where a call stands: none, started (unfinished), done; a replay reads no request for it', async () => {
+    // Prepare: c1 finished, c2 started and never finished.
+    const store = new CountingStore();
+    const first = await open(store, false);
+    await first.tool({ callId: 'c1', tool: 'book' }, counter().run);
+    await store.inner.startCall('s1', 'r1', 'c2', 'book');
+
+    // Act
+    const replayed = await open(store);
+    const states = ['c1', 'c2', 'c3'].map((id) => replayed.callState(id));
+
+    // Assess
+    expect(states).toEqual(['done', 'started', 'none']);
+    expect(first.callState('c1')).toBe('done');
+    expect(store.calls).toEqual(['startCall', 'finishCall', 'load']);
+  });
+
   it('replays a recorded failure as the same model-visible error', async () => {
     // Prepare
     const store = new InMemoryRunJournalStore();

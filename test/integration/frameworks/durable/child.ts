@@ -10,7 +10,6 @@ import type { ToolCallOutcome } from '../../../../lib/core/journal.js';
 import { Runtime } from '../../../../lib/core/runtime.js';
 import { tryToolContext } from '../../../../lib/core/tool-context.js';
 import { InMemorySessionStore } from '../../../../lib/stores/memory/session-store.js';
-import { journaledAgent } from '../../../../lib/testing/runner-contract/index.js';
 import { FileRunJournalStore } from './file-journal-store.js';
 
 const [framework, modelUrl, journalFile, effectsFile, runId] = process.argv.slice(2) as string[];
@@ -82,7 +81,8 @@ async function agent(): Promise<Agent<any>> {
 
 const runtime = new Runtime({
   sessions: new InMemorySessionStore(),
-  agents: [journaledAgent(await agent(), new KillingStore(journalFile as string))],
+  agents: [await agent()],
+  journal: new KillingStore(journalFile as string),
 });
 let last: unknown;
 for await (const event of runtime.stream('agent', 's-kill', 'Pay Bob 10', { runId })) last = event;
