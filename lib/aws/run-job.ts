@@ -352,6 +352,7 @@ function deliveryOf(ctx: JobContext): Delivery {
     connections,
     ...(config.EVENTS_QUEUE_URL ? { eventsQueueUrl: config.EVENTS_QUEUE_URL } : {}),
     ...(ctx.job.connectionId ? { requester: ctx.job.connectionId } : {}),
+    owner: ctx.job.principal,
     ...(ctx.logger ? { logger: ctx.logger } : {}),
   });
 }

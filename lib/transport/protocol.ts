@@ -187,6 +187,12 @@ export const EventsQueueMessageSchema = z.strictObject({
   message: EventsMessageSchema,
   /** Also deliver to this connection (the requester), subscribed or not. */
   connectionId: ConnectionIdSchema.optional(),
+  /**
+   * The session's owner (the job's principal): fan-out posts only to connections of this
+   * principal. Optional so a message from a worker of before it still parses (it is then posted
+   * as before); every worker of now sets it.
+   */
+  owner: PrincipalSchema.optional(),
   sentAt: TimestampSchema,
 });
 export type EventsQueueMessage = z.infer<typeof EventsQueueMessageSchema>;
