@@ -1,5 +1,5 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
-import type { ConnectionStore } from '../core/stores.js';
+import type { ConnectionStore } from '../app/ports/connections.js';
 import type { Delivery, DeliveryMode } from '../transport/delivery.js';
 import { eventsFifoKeys } from '../transport/fifo.js';
 import type { EventsMessage, EventsQueueMessage } from '../transport/protocol.js';

@@ -1,6 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { GoneException, PostToConnectionCommand } from '@aws-sdk/client-apigatewaymanagementapi';
-import type { Connection, ConnectionStore, Subscription } from '../core/stores.js';
+import type { Connection, ConnectionStore, Subscription } from '../app/ports/connections.js';
 import { traceChild } from '../core/tracer.js';
 import { type AgUiEventsMessage, toAgUiMessage } from '../transport/ag-ui.js';
 import type { EventsMessage, ServerMessage } from '../transport/protocol.js';

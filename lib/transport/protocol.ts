@@ -4,7 +4,7 @@ import { StreamEventSchema } from '../core/events.js';
 import { InterruptionSchema, RequestSchema } from '../core/requests.js';
 import { DecisionsSchema } from '../core/resume.js';
 import { SessionIdSchema } from '../core/session.js';
-import { SubscriptionFormatSchema } from '../core/stores.js';
+import { SubscriptionFormatSchema } from './formats.js';
 import { isPrincipal, PRINCIPAL_RULE, SAFE_ID } from './ids.js';
 import { jsonBytes } from './sizing.js';
 
