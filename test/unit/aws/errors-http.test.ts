@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { RequestConflict } from '../../../lib/app/errors.js';
 import { errorBody, errorResponse, statusOf } from '../../../lib/aws/errors-http.js';
+import { createHttpHandler } from '../../../lib/aws/http.js';
 import { AgentKernelError } from '../../../lib/core/errors.js';
 import { StoreThrottled } from '../../../lib/stores/dynamodb/base.js';
 import { ERROR_CODES } from '../../../lib/transport/codes.js';
+import { sampleEvent } from './sample.js';
 
 describe('errors-http', () => {
   it('answers a throttled store with 503 and Retry-After', () => {
@@ -61,5 +63,20 @@ describe('errors-http', () => {
     // Assess
     expect(response.statusCode).toBe(500);
     expect(response.body).not.toContain('sk-canary');
+  });
+
+  it('the HTTP handler answers a throttled store with 503 and Retry-After', async () => {
+    // Prepare: the deployment's first store read was throttled past the SDK's retries.
+    const handler = createHttpHandler(async () => {
+      throw new StoreThrottled('GetItem', new Error('ProvisionedThroughputExceededException'));
+    });
+
+    // Act
+    const response = await handler(sampleEvent('http/get-session.json'));
+
+    // Assess
+    expect(response.statusCode).toBe(503);
+    expect(response.headers?.['retry-after']).toBe('1');
+    expect(JSON.parse(String(response.body))).toMatchObject({ code: 'store-throttled' });
   });
 });
