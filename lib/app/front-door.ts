@@ -15,7 +15,7 @@ import { NotFound } from './errors.js';
 import { makeIdempotent } from './idempotent.js';
 import { AccessPolicy } from './policy.js';
 import type { FrontDoorDeps, JobQueue, SubscriptionFormat, TurnRunner } from './ports.js';
-import { RunRecords, type RunRef } from './run-records.js';
+import { publicRun, RunRecords, type RunRef } from './run-records.js';
 import { checkId } from './validation.js';
 
 export type Accepted = Omit<AcceptedMessage, 'type'>;
@@ -159,7 +159,7 @@ export class FrontDoor {
     await this.policy.owned(who, sessionId);
     const record = await this.#records.get(sessionId, runId);
     if (!record) throw new NotFound(`Run "${runId}" of session "${sessionId}"`);
-    return record;
+    return publicRun(record);
   }
 
   listAgents(principal: unknown): { agents: unknown[] } {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { IdempotencyKeyReused, type IdempotencyStore } from '../core/stores.js';
 import { RequestConflict, RequestInProgress } from './errors.js';
+import { IdempotencyKeyReused, type IdempotencyStore } from './ports/idempotency.js';
 
 export interface IdempotencyOptions<A> {
   /** The key parts for these arguments (scoped by principal by the caller); none: not idempotent. */

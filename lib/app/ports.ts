@@ -1,14 +1,11 @@
 import type { Reply } from '../core/requests.js';
 import type { Decision } from '../core/runner.js';
 import type { SessionStore } from '../core/session.js';
-import type {
-  ConnectionStore,
-  IdempotencyStore,
-  PausedRunStore,
-  RunRecordStore,
-  Subscription,
-} from '../core/stores.js';
+import type { PausedRunStore } from '../core/stores.js';
 import type { RunInputWire, RunJob } from '../transport/protocol.js';
+import type { ConnectionStore, Subscription } from './ports/connections.js';
+import type { IdempotencyStore } from './ports/idempotency.js';
+import type { RunRecordStore } from './ports/run-records.js';
 
 /** Where run and resume jobs go (the FIFO run queue on AWS). */
 export interface JobQueue {

@@ -1,6 +1,6 @@
 import type { Reply } from '../core/requests.js';
 import type { JsonValue } from '../core/session.js';
-import type { RunRecord, RunRecordStore } from '../core/stores.js';
+import { type RunRecord, type RunRecordStore, runNextSeq } from './ports/run-records.js';
 
 /**
  * Run records, one shape whatever made the run (WebSocket, HTTP sync or async, invoke, resume):
@@ -38,6 +38,7 @@ export class RunRecords {
       ...base(ref),
       status: 'running',
       ...(previous?.reply === undefined ? {} : { reply: previous.reply }),
+      ...seqOf(previous),
       createdAt: previous?.createdAt ?? this.#now(),
       updatedAt: this.#now(),
     });
@@ -57,12 +58,14 @@ export class RunRecords {
       });
       return;
     }
-    // A sync part of a run streams nothing, so the next seq is what the run had reached.
-    const paused = { ...reply, nextSeq: nextSeqOf(previous?.reply) };
+    // A sync part of a run streams nothing, so the next seq is what the run had reached: on
+    // the record, and in the paused reply as the worker writes it too.
+    const nextSeq = runNextSeq(previous);
     await this.#store.put({
       ...base(ref),
       status: 'paused',
-      reply: json(paused),
+      reply: json({ ...reply, nextSeq }),
+      nextSeq,
       createdAt,
       updatedAt,
     });
@@ -79,10 +82,23 @@ export class RunRecords {
       status: 'failed',
       error,
       ...(previous?.reply === undefined ? {} : { reply: previous.reply }),
+      ...seqOf(previous),
       createdAt: previous?.createdAt ?? this.#now(),
       updatedAt: this.#now(),
     });
   }
+}
+
+/** A run record as clients read it: one shape whatever path made it. */
+export type PublicRunRecord = Omit<RunRecord, 'nextSeq' | 'turnsBefore'>;
+
+/**
+ * Without the worker's bookkeeping (`nextSeq`, `turnsBefore`): a paused reply carries its seq
+ * for the client, and a sync run has neither, so the answer has the same keys on every path.
+ */
+export function publicRun(record: RunRecord): PublicRunRecord {
+  const { nextSeq: _seq, turnsBefore: _turns, ...shown } = record;
+  return shown;
 }
 
 function base(ref: RunRef) {
@@ -94,9 +110,10 @@ function base(ref: RunRef) {
   };
 }
 
-export function nextSeqOf(reply: unknown): number {
-  const seq = (reply as { nextSeq?: unknown } | undefined)?.nextSeq;
-  return typeof seq === 'number' && Number.isSafeInteger(seq) && seq >= 0 ? seq : 0;
+/** A run that already sent events keeps its next seq through a sync part (none is sent). */
+function seqOf(previous: RunRecord | undefined): { nextSeq?: number } {
+  const nextSeq = runNextSeq(previous);
+  return nextSeq === 0 ? {} : { nextSeq };
 }
 
 /** Replies are JSON by construction (the runtime validated them); the store checks again. */

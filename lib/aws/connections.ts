@@ -1,6 +1,8 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { IdempotencyStore } from '../app/ports/idempotency.js';
+import type { RunRecordStore } from '../app/ports/run-records.js';
 import type { SessionStore } from '../core/session.js';
-import type { IdempotencyStore, PausedRunStore, RunRecordStore } from '../core/stores.js';
+import type { PausedRunStore } from '../core/stores.js';
 import { noopTracer, type Tracer } from '../core/tracer.js';
 import { createDynamoClient } from '../stores/dynamodb/client.js';
 import { DynamoConnectionStore } from '../stores/dynamodb/connection-store.js';

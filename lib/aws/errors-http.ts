@@ -28,12 +28,38 @@ const STATUS: Record<string, number> = {
   'request-conflict': 409,
   'model-rate-limited': 429,
   'model-error': 502,
+  'store-throttled': 503,
   'run-timeout': 504,
+};
+
+/** Seconds a client should wait before retrying a code that says "try again shortly". */
+const RETRY_AFTER_S: Record<string, number> = {
+  'store-throttled': 1,
+  'request-in-progress': 1,
 };
 
 /** HTTP status of an error code: 4xx for the caller's mistakes, 5xx for ours. */
 export function statusOf(code: string): number {
   return STATUS[code] ?? 500;
+}
+
+/** Headers an error response carries besides its JSON type: `Retry-After` where a retry helps. */
+export function errorHeaders(code: string): Record<string, string> {
+  const retryAfter = RETRY_AFTER_S[code];
+  return retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) };
+}
+
+/** The whole HTTP response for an error body: its status, headers and JSON. */
+export function errorResponse(body: ErrorBody | { code: string; message: string }): {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: string;
+} {
+  return {
+    statusCode: statusOf(body.code),
+    headers: { 'content-type': 'application/json', ...errorHeaders(body.code) },
+    body: JSON.stringify(body),
+  };
 }
 
 /**

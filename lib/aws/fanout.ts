@@ -32,9 +32,13 @@ export function createFanoutHandler(
         });
         // Retrying cannot fix it; failing it moves it to the DLQ where it can be looked at.
         if (!parsed.ok) throw new Error(`bad events message: ${parsed.error.message}`);
-        const { message, connectionId } = parsed.message;
+        const { message, connectionId, owner } = parsed.message;
         span.setAttributes({ sessionId: message.sessionId, runId: message.runId });
-        await postToSession(ready, connections, message, connectionId, logger);
+        await postToSession(ready, connections, message, {
+          ...(connectionId ? { requester: connectionId } : {}),
+          ...(owner ? { owner } : {}),
+          ...(logger ? { logger } : {}),
+        });
       },
       { logger, tracer, spanName: 'fanout' },
     );

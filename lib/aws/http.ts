@@ -8,7 +8,7 @@ import { AgentKernelError, InvalidRequest } from '../core/errors.js';
 import { parseMessage } from '../transport/parse.js';
 import { HttpDecisionsBodySchema, HttpRunBodySchema } from '../transport/protocol.js';
 import { clientsFor } from './clients.js';
-import { errorBody, type Redacting, redactWith, statusOf } from './errors-http.js';
+import { errorBody, errorResponse, type Redacting, redactWith, statusOf } from './errors-http.js';
 import { frontDoorCache, frontDoorOf } from './front-door.js';
 import type { Deployment } from './runtime.js';
 
@@ -59,8 +59,7 @@ export function createHttpHandler(
       return await route(door, deployed, event);
     } catch (err) {
       if (!(err instanceof AgentKernelError)) logger?.error('http request failed', err as Error);
-      const body = errorBody(err, undefined, redact);
-      return json(statusOf(body.code), body);
+      return errorResponse(errorBody(err, undefined, redact));
     }
   };
 }

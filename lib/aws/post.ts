@@ -1,6 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { GoneException, PostToConnectionCommand } from '@aws-sdk/client-apigatewaymanagementapi';
-import type { Connection, ConnectionStore, Subscription } from '../core/stores.js';
+import type { Connection, ConnectionStore, Subscription } from '../app/ports/connections.js';
 import { traceChild } from '../core/tracer.js';
 import { type AgUiEventsMessage, toAgUiMessage } from '../transport/ag-ui.js';
 import type { EventsMessage, ServerMessage } from '../transport/protocol.js';
@@ -40,27 +40,68 @@ function isGone(err: unknown): boolean {
 const CONNECTION_ATTEMPTS = 3;
 const CONNECTION_RETRY_MS = 100;
 
+/** Who gets a session's events besides its subscribers, and whose connections only. */
+export interface PostOptions {
+  /** The connection that asked for the run: posted to even when not subscribed. */
+  requester?: string;
+  /**
+   * The session's owner (the job's principal). When set, a connection of any other principal
+   * gets nothing: its subscription is stale (the session was re-created by another after its
+   * TTL, or planted) and is deleted. Unset only for a message of an older worker.
+   */
+  owner?: string;
+  logger?: Logger;
+}
+
 /**
- * Posts an `events` message to every subscriber of its session, and to `requester` (who asked
- * for the run) even if not subscribed, side by side. A connection that keeps failing (not 410)
- * is retried alone a few times, then dropped (its connection and subscriptions deleted) and
- * counted: the others get the message once and the message does not fail because of it. Only
- * when API Gateway itself refuses (throttled, forbidden, unreachable) is the message failed, so
- * it is retried as a whole (clients drop seen seqs).
+ * Posts an `events` message to every subscriber of its session, and to the requester (who asked
+ * for the run) even if not subscribed, side by side; only to the owner's connections. A
+ * connection that keeps failing (not 410) is retried alone a few times, then dropped (its
+ * connection and subscriptions deleted) and counted: the others get the message once and the
+ * message does not fail because of it. Only when API Gateway itself refuses (throttled,
+ * forbidden, unreachable) is the message failed, so it is retried as a whole (clients drop seen
+ * seqs).
  */
 export async function postToSession(
   clients: Pick<AwsClients, 'management'>,
   connections: ConnectionStore,
   message: EventsMessage,
-  requester?: string,
-  logger?: Logger,
+  options: PostOptions = {},
 ): Promise<void> {
   // A `delivery` span: EventsDelivered / DeliveryFailures come from it (lib/tracing).
   const attributes = { sessionId: message.sessionId, runId: message.runId };
   return traceChild('deliver', 'delivery', attributes, async (span) => {
-    const posted = await postToTargets(clients, connections, message, requester, logger);
+    const targets = await targetsOf(connections, message.sessionId, options);
+    const posted = await postToTargets(clients, connections, message, targets, options.logger);
     span.setAttributes({ events: message.events.length, connections: posted });
   });
+}
+
+type Target = Pick<Subscription, 'connectionId' | 'endpoint' | 'format'>;
+
+/** The session's subscribers and the requester, of the owner only; stale subscriptions deleted. */
+async function targetsOf(
+  connections: ConnectionStore,
+  sessionId: string,
+  { requester, owner, logger }: PostOptions,
+): Promise<Target[]> {
+  const targets: Target[] = [];
+  for (const subscription of await connections.subscribers(sessionId)) {
+    if (owner === undefined || subscription.principal === owner) {
+      targets.push(subscription);
+      continue;
+    }
+    const { connectionId } = subscription;
+    await connections.unsubscribe(connectionId, sessionId).catch(() => undefined);
+    logger?.warn('stale subscription of another principal deleted', { connectionId, sessionId });
+  }
+  if (requester !== undefined && !targets.some((t) => t.connectionId === requester)) {
+    const connection = await connections.get(requester);
+    if (connection && (owner === undefined || connection.principal === owner)) {
+      targets.push({ ...connection, format: 'native' });
+    }
+  }
+  return targets;
 }
 
 /** Answers how many connections got the message. */
@@ -68,15 +109,9 @@ async function postToTargets(
   clients: Pick<AwsClients, 'management'>,
   connections: ConnectionStore,
   message: EventsMessage,
-  requester?: string,
+  targets: Target[],
   logger?: Logger,
 ): Promise<number> {
-  const targets: Pick<Subscription, 'connectionId' | 'endpoint' | 'format'>[] =
-    await connections.subscribers(message.sessionId);
-  if (requester !== undefined && !targets.some((t) => t.connectionId === requester)) {
-    const connection = await connections.get(requester);
-    if (connection) targets.push({ ...connection, format: 'native' });
-  }
   const agUi = targets.some((t) => t.format === 'ag-ui') ? toAgUiMessage(message) : undefined;
   const failures: unknown[] = [];
   let posted = 0;

@@ -1,6 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
+import type { RunRecord } from '../app/ports/run-records.js';
 import type { StreamEvent } from '../core/events.js';
-import type { RunRecord } from '../core/stores.js';
 import { EventBatcher } from '../transport/batcher.js';
 import type { Delivery } from '../transport/delivery.js';
 import type { RunJob } from '../transport/protocol.js';
@@ -352,6 +352,7 @@ function deliveryOf(ctx: JobContext): Delivery {
     connections,
     ...(config.EVENTS_QUEUE_URL ? { eventsQueueUrl: config.EVENTS_QUEUE_URL } : {}),
     ...(ctx.job.connectionId ? { requester: ctx.job.connectionId } : {}),
+    owner: ctx.job.principal,
     ...(ctx.logger ? { logger: ctx.logger } : {}),
   });
 }

@@ -1,7 +1,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
+import type { RunRecord, RunRecordStore, RunStatus } from '../app/ports/run-records.js';
 import { AgentKernelError } from '../core/errors.js';
 import type { JsonValue } from '../core/session.js';
-import type { RunRecord, RunRecordStore, RunStatus } from '../core/stores.js';
 import { afterTurn, retrying } from './after-turn.js';
 
 /** Seqs reserved per run-record write: one write per this many events messages. */

@@ -1,12 +1,12 @@
-import * as z from 'zod';
 import { AgentKernelError } from './errors.js';
-import { type PausedRun, SafeJsonSchema } from './paused-run.js';
-import { SessionIdSchema } from './session.js';
+import type { PausedRun } from './paused-run.js';
 
 /**
- * Store ports beyond sessions (SessionStore and SessionLock live in session.ts and
- * session-lock.ts, ToolLedger in ledger.ts). lib/stores implements them in memory and in DynamoDB.
- * Times are epoch milliseconds; every store treats an expired record as absent.
+ * Store ports of the runtime beyond sessions (SessionStore and SessionLock live in session.ts and
+ * session-lock.ts, ToolLedger in ledger.ts): paused runs and the errors every store shares. The
+ * distribution's own ports (run records, idempotency, ...) are lib/app's. lib/stores implements
+ * them in memory and in DynamoDB. Times are epoch milliseconds; every store treats an expired
+ * record as absent.
  */
 
 // ---------------------------------------------------------------- paused runs
@@ -61,142 +61,9 @@ export interface PausedRunStore {
   delete(sessionId: string, runId: string): Promise<void>;
 }
 
-// ---------------------------------------------------------------- run records
-
-export const RUN_RECORD_SCHEMA_VERSION = 1;
-
-export const RunStatusSchema = z.enum([
-  'queued',
-  'running',
-  'paused',
-  'completed',
-  'failed',
-  'timed-out',
-]);
-export type RunStatus = z.infer<typeof RunStatusSchema>;
-
-/**
- * From which statuses a run may move into each status (a missing record may move anywhere).
- * `completed` is final and nothing moves back to `queued`: a late or losing writer (a duplicate
- * resume, a redelivered job) never overwrites the winner's outcome.
- */
-export const RUN_MOVES_INTO: Readonly<Record<RunStatus, readonly RunStatus[]>> = {
-  queued: ['queued'],
-  // A resume leaves paused; a retry continues a failed or timed-out attempt.
-  running: ['queued', 'running', 'paused', 'failed', 'timed-out'],
-  // paused → paused: a refused resume moves the run's next seq on.
-  paused: ['queued', 'running', 'paused'],
-  completed: ['queued', 'running'],
-  failed: ['queued', 'running', 'timed-out'],
-  'timed-out': ['queued', 'running'],
-};
-
-/** Whether a run stored as `from` (undefined: no record) may be written as `to`. */
-export function canMoveRun(from: RunStatus | undefined, to: RunStatus): boolean {
-  return from === undefined || RUN_MOVES_INTO[to].includes(from);
-}
-
-/** Status of an asynchronous run (queued on SQS, polled over HTTP). */
-export const RunRecordSchema = z.strictObject({
-  schemaVersion: z.literal(RUN_RECORD_SCHEMA_VERSION),
-  runId: z.string().min(1).max(256),
-  sessionId: SessionIdSchema,
-  agent: z.string().min(1),
-  status: RunStatusSchema,
-  /** The reply (completed or paused), as JSON. */
-  reply: SafeJsonSchema.optional(),
-  error: z.strictObject({ code: z.string(), message: z.string() }).optional(),
-  /**
-   * The first `seq` the run's next events message may use: every lower one may have been sent.
-   * A retried or resumed attempt starts here, so no (runId, seq) is ever sent with other content.
-   */
-  nextSeq: z.number().int().nonnegative().optional(),
-  /** The session's turn count when the run's first attempt started (a crashed attempt's retry
-   * compares it with the stored session to tell whether the turn was stored). */
-  turnsBefore: z.number().int().nonnegative().optional(),
-  createdAt: z.number().int(),
-  updatedAt: z.number().int(),
-});
-export type RunRecord = z.infer<typeof RunRecordSchema>;
-
-/** A transition's answer: written, or refused with the record that stands (undefined: none). */
-export type RunTransition =
-  | { readonly applied: true }
-  | { readonly applied: false; readonly current: RunRecord | undefined };
-
-export interface RunRecordStore {
-  /** Creates or replaces the record of a run. */
-  put(record: RunRecord): Promise<void>;
-  /**
-   * Writes `record` only if the stored record's status may move into `record.status`
-   * (`canMoveRun`), atomically; otherwise answers the record that stands and changes nothing.
-   */
-  transition(record: RunRecord): Promise<RunTransition>;
-  get(sessionId: string, runId: string): Promise<RunRecord | undefined>;
-}
-
-// ---------------------------------------------------------------- connections
-
-export const ConnectionSchema = z.strictObject({
-  connectionId: z.string().min(1).max(256),
-  /** The authenticated principal, when the connection has one. */
-  principal: z.string().optional(),
-  /** Where to post messages (the API Gateway @connections endpoint). */
-  endpoint: z.string().min(1),
-  connectedAt: z.number().int(),
-});
-export type Connection = z.infer<typeof ConnectionSchema>;
-
-export const SubscriptionFormatSchema = z.enum(['native', 'ag-ui']);
-
-export interface Subscription extends Connection {
-  sessionId: string;
-  format: z.infer<typeof SubscriptionFormatSchema>;
-}
-
-export interface ConnectionStore {
-  connect(connection: Connection): Promise<void>;
-  get(connectionId: string): Promise<(Connection & { sessions: string[] }) | undefined>;
-  /** Throws `ConnectionNotFound` when the connection is gone. Subscribing again updates format. */
-  subscribe(
-    connectionId: string,
-    sessionId: string,
-    format?: Subscription['format'],
-  ): Promise<void>;
-  unsubscribe(connectionId: string, sessionId: string): Promise<void>;
-  /** Everything fan-out needs to post to each subscriber, without another read. */
-  subscribers(sessionId: string): Promise<Subscription[]>;
-  /** Removes the connection and all of its subscriptions. */
-  disconnect(connectionId: string): Promise<void>;
-}
-
-// ---------------------------------------------------------------- idempotency
-
-export interface IdempotencyClaimOptions {
-  /** How long the record (and so the stored result) is kept; default the store's TTL. */
-  ttlSeconds?: number;
-  /** A claim not completed within this time lapses, so a crashed holder does not block. */
-  inProgressMs?: number;
-  /** Hash of the payload: a key reused with another payload is refused. */
-  fingerprint?: string;
-}
-
-export type IdempotencyClaim =
-  | { outcome: 'claimed'; token: string }
-  | { outcome: 'in-progress' }
-  | { outcome: 'completed'; result: unknown };
-
-export interface IdempotencyStore {
-  claim(key: string, options?: IdempotencyClaimOptions): Promise<IdempotencyClaim>;
-  /** Stores the result under a claim; a lapsed claim taken over by another is refused. */
-  complete(key: string, token: string, result: unknown): Promise<void>;
-  /** Gives the key up after a failure, so a retry may claim it. */
-  release(key: string, token: string): Promise<void>;
-}
-
 // ---------------------------------------------------------------- errors
 
-/** A stored record (paused run, run record, connection, ...) that fails its schema. */
+/** A stored record (a paused run, or any other store's) that fails its schema. */
 export class RecordCorrupt extends AgentKernelError {
   readonly kind: string;
 
@@ -223,26 +90,6 @@ export class PausedRunNotFound extends AgentKernelError {
 export class RunAlreadyResumed extends AgentKernelError {
   constructor(sessionId: string, runId: string) {
     super('run-already-resumed', `Run "${runId}" of session "${sessionId}" is already resuming.`);
-  }
-}
-
-export class ConnectionNotFound extends AgentKernelError {
-  constructor(connectionId: string) {
-    super('connection-not-found', `No connection "${connectionId}".`);
-  }
-}
-
-/** An idempotency key claimed again with a different payload. */
-export class IdempotencyKeyReused extends AgentKernelError {
-  constructor(key: string) {
-    super('idempotency-key-reused', `Idempotency key "${key}" was used with another payload.`);
-  }
-}
-
-/** The claim token no longer holds the key (it lapsed and someone else took it). */
-export class IdempotencyClaimLost extends AgentKernelError {
-  constructor(key: string) {
-    super('idempotency-claim-lost', `The claim on idempotency key "${key}" was lost.`);
   }
 }
 

@@ -1,3 +1,8 @@
+// The distribution's store ports (lib/app's, no longer lib/core's), exported where their
+// implementations are.
+export * from '../app/ports/connections.js';
+export * from '../app/ports/idempotency.js';
+export * from '../app/ports/run-records.js';
 export * from './dynamodb/index.js';
 export type { MemoryStoreOptions } from './memory/clock.js';
 export { InMemoryConnectionStore } from './memory/connection-store.js';

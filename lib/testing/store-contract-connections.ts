@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ConnectionStore, IdempotencyStore } from '../core/stores.js';
+import type { ConnectionStore } from '../app/ports/connections.js';
+import type { IdempotencyStore } from '../app/ports/idempotency.js';
 import {
   CONTRACT_TTL_SECONDS,
   type StoreFactory,

@@ -1,12 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import type { RunRecord, RunRecordStore } from '../app/ports/run-records.js';
 import type { LedgerEntry, ToolLedger } from '../core/ledger.js';
 import type { PausedRun } from '../core/paused-run.js';
-import {
-  type PausedRunStore,
-  RunAlreadyResumed,
-  type RunRecord,
-  type RunRecordStore,
-} from '../core/stores.js';
+import { type PausedRunStore, RunAlreadyResumed } from '../core/stores.js';
 import {
   CONTRACT_TTL_SECONDS,
   incompressibleText,

@@ -1,7 +1,8 @@
 /**
- * Every code a client can see in an `error` message or a `run-error` event, with its meaning.
- * docs/protocol.md lists the same table (a unit test keeps the two in step). `transport` codes
- * come from checking a message; `runtime` codes are lib/core's and pass through unchanged.
+ * Every code a client can see in an `error` message, a `run-error` event or an HTTP error body,
+ * with its meaning. docs/protocol.md lists the same table (a unit test keeps the two in step).
+ * `transport` codes come from checking a message; `front` codes are the front door's (lib/app)
+ * refusals; `runtime` codes are lib/core's (and the function's) and pass through unchanged.
  */
 export const ERROR_CODES = {
   // transport: the message was refused before anything ran
@@ -23,9 +24,29 @@ export const ERROR_CODES = {
     source: 'transport',
     meaning: 'An unexpected failure on the server; the request may be retried.',
   },
+  // front: the front door (lib/app) refused the request; nothing ran
+  'not-found': {
+    source: 'front',
+    meaning:
+      "No such session, run or route, or one that is not the caller's: the same answer (HTTP 404).",
+  },
+  unauthorized: { source: 'front', meaning: 'The request has no valid principal (HTTP 401).' },
+  'request-conflict': {
+    source: 'front',
+    meaning:
+      'The `requestId` / `Idempotency-Key` was already used with another payload; nothing ran (HTTP 409).',
+  },
+  'request-in-progress': {
+    source: 'front',
+    meaning: 'The first request with that id is still being handled; retry shortly (HTTP 409).',
+  },
   // runtime: the request was valid but the run could not start or failed
   'agent-not-found': { source: 'runtime', meaning: 'No agent with that name is deployed.' },
   'invalid-request': { source: 'runtime', meaning: 'The run input was refused by the runtime.' },
+  'reserved-run-option': {
+    source: 'runtime',
+    meaning: 'The run options set a key the runtime reserves for itself.',
+  },
   'session-forbidden': {
     source: 'runtime',
     meaning: 'The session belongs to another principal.',
@@ -93,18 +114,27 @@ export const ERROR_CODES = {
   'run-timeout': {
     source: 'runtime',
     meaning:
-      'The run reached its time limit (HTTP sync: not saved; queued: retried shortly, ending in its own terminal event).',
+      'The run reached its time limit (HTTP sync: 504, not saved; queued: retried shortly, ending in its own terminal event).',
   },
   'store-throttled': {
     source: 'runtime',
-    meaning: 'The store was throttled after its own retries; nothing was saved, try again shortly.',
+    meaning:
+      'The store was throttled after its own retries; nothing was saved, try again shortly (HTTP 503 with `Retry-After`).',
+  },
+  'model-secret-unavailable': {
+    source: 'runtime',
+    meaning: 'The function could not read the model key from its secret store.',
+  },
+  'model-secret-invalid': {
+    source: 'runtime',
+    meaning: 'The model key in the secret store is empty or not text.',
   },
   'record-corrupt': { source: 'runtime', meaning: 'A stored record could not be read.' },
   'invalid-record': {
     source: 'runtime',
     meaning: 'A record the run produced could not be stored (too large, or not JSON).',
   },
-} as const satisfies Record<string, { source: 'transport' | 'runtime'; meaning: string }>;
+} as const satisfies Record<string, { source: 'transport' | 'front' | 'runtime'; meaning: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 export type TransportErrorCode = {

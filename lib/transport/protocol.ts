@@ -4,7 +4,7 @@ import { StreamEventSchema } from '../core/events.js';
 import { InterruptionSchema, RequestSchema } from '../core/requests.js';
 import { DecisionsSchema } from '../core/resume.js';
 import { SessionIdSchema } from '../core/session.js';
-import { SubscriptionFormatSchema } from '../core/stores.js';
+import { SubscriptionFormatSchema } from './formats.js';
 import { isPrincipal, PRINCIPAL_RULE, SAFE_ID } from './ids.js';
 import { jsonBytes } from './sizing.js';
 
@@ -187,6 +187,12 @@ export const EventsQueueMessageSchema = z.strictObject({
   message: EventsMessageSchema,
   /** Also deliver to this connection (the requester), subscribed or not. */
   connectionId: ConnectionIdSchema.optional(),
+  /**
+   * The session's owner (the job's principal): fan-out posts only to connections of this
+   * principal. Optional so a message from a worker of before it still parses (it is then posted
+   * as before); every worker of now sets it.
+   */
+  owner: PrincipalSchema.optional(),
   sentAt: TimestampSchema,
 });
 export type EventsQueueMessage = z.infer<typeof EventsQueueMessageSchema>;

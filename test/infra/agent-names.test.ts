@@ -24,6 +24,26 @@ describe('listAgentNames (synth time)', () => {
     expect(await listAgentNames(entry, PROJECT_ROOT)).toEqual(['a', 'b', 'c']);
   });
 
+  it("runs the entry in a child process, never in the CDK app's", async () => {
+    // Prepare: an entry that marks the process it runs in and talks on stdout.
+    const entry = join(dir, 'marks.mjs');
+    writeFileSync(
+      entry,
+      [
+        'globalThis.__agentsEntryRan = true;',
+        `console.log('AGENT_NAMES=["decoy"] and other chatter');`,
+        'export const createAgents = () => ({ agents: [{ name: "x" }] });',
+      ].join('\n'),
+    );
+
+    // Act
+    const names = await listAgentNames(entry, PROJECT_ROOT);
+
+    // Assess: the names came back; this process never ran the entry.
+    expect(names).toEqual(['x']);
+    expect((globalThis as { __agentsEntryRan?: boolean }).__agentsEntryRan).toBeUndefined();
+  });
+
   it('warns and answers undefined when the entry cannot be built here', async () => {
     // Prepare
     const entry = join(dir, 'needs-secret.mjs');

@@ -5,11 +5,10 @@ import {
   ConnectionNotFound,
   ConnectionSchema,
   type ConnectionStore,
-  InvalidRecord,
-  RecordCorrupt,
   type Subscription,
   SubscriptionFormatSchema,
-} from '../../core/stores.js';
+} from '../../app/ports/connections.js';
+import { InvalidRecord, RecordCorrupt } from '../../core/stores.js';
 import { DynamoBase, isConditionFailed } from './base.js';
 import { keys } from './table.js';
 

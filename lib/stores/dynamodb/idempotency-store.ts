@@ -6,9 +6,8 @@ import {
   type IdempotencyClaimOptions,
   IdempotencyKeyReused,
   type IdempotencyStore,
-  InvalidRecord,
-  RecordCorrupt,
-} from '../../core/stores.js';
+} from '../../app/ports/idempotency.js';
+import { InvalidRecord, RecordCorrupt } from '../../core/stores.js';
 import { jsonProblem, parseStoredJson, toStoredJson } from '../json.js';
 import { DynamoBase, isConditionFailed } from './base.js';
 import { decode, encode } from './codec.js';

@@ -1,13 +1,12 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import {
-  InvalidRecord,
-  RecordCorrupt,
   RUN_MOVES_INTO,
   type RunRecord,
   RunRecordSchema,
   type RunRecordStore,
   type RunTransition,
-} from '../../core/stores.js';
+} from '../../app/ports/run-records.js';
+import { InvalidRecord, RecordCorrupt } from '../../core/stores.js';
 import { jsonProblem, parseStoredJson, toStoredJson } from '../json.js';
 import { DynamoBase, isConditionFailed } from './base.js';
 import { decode, encode } from './codec.js';

@@ -3,9 +3,9 @@ import {
   ConnectionNotFound,
   ConnectionSchema,
   type ConnectionStore,
-  InvalidRecord,
   type Subscription,
-} from '../../core/stores.js';
+} from '../../app/ports/connections.js';
+import { InvalidRecord } from '../../core/stores.js';
 import { Clock, type MemoryStoreOptions } from './clock.js';
 
 interface Entry {

@@ -5,8 +5,8 @@ import {
   type IdempotencyClaimOptions,
   IdempotencyKeyReused,
   type IdempotencyStore,
-  InvalidRecord,
-} from '../../core/stores.js';
+} from '../../app/ports/idempotency.js';
+import { InvalidRecord } from '../../core/stores.js';
 import { jsonProblem, toStoredJson } from '../json.js';
 import { Clock, type MemoryStoreOptions } from './clock.js';
 

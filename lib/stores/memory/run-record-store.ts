@@ -1,11 +1,11 @@
 import {
   canMoveRun,
-  InvalidRecord,
   type RunRecord,
   RunRecordSchema,
   type RunRecordStore,
   type RunTransition,
-} from '../../core/stores.js';
+} from '../../app/ports/run-records.js';
+import { InvalidRecord } from '../../core/stores.js';
 import { Clock, type MemoryStoreOptions } from './clock.js';
 
 /** Run records in process memory, kept for the store's TTL after their last write. */

@@ -97,9 +97,18 @@ describe('server, queue, HTTP and invoke schemas', () => {
       },
     ],
     [
-      'events queue message',
+      'events queue message of an older worker (no owner)',
       EventsQueueMessageSchema,
       { message: { type: 'events', sessionId: 's1', runId: 'r1', seq: 3, events }, sentAt: 2 },
+    ],
+    [
+      'events queue message with its owner',
+      EventsQueueMessageSchema,
+      {
+        message: { type: 'events', sessionId: 's1', runId: 'r1', seq: 3, events },
+        owner: 'alice',
+        sentAt: 2,
+      },
     ],
     [
       'approval',

@@ -1,0 +1,48 @@
+import * as z from 'zod';
+import { AgentKernelError } from '../../core/errors.js';
+import { SubscriptionFormatSchema } from '../../transport/formats.js';
+
+/**
+ * The WebSocket connections and their session subscriptions, as fan-out reads them. Only the
+ * distribution has connections, so the port is lib/app's, not lib/core's. lib/stores implements
+ * it in memory and in DynamoDB. Times are epoch milliseconds.
+ */
+
+export const ConnectionSchema = z.strictObject({
+  connectionId: z.string().min(1).max(256),
+  /** The authenticated principal, when the connection has one. */
+  principal: z.string().optional(),
+  /** Where to post messages (the API Gateway @connections endpoint). */
+  endpoint: z.string().min(1),
+  connectedAt: z.number().int(),
+});
+export type Connection = z.infer<typeof ConnectionSchema>;
+
+export { SubscriptionFormatSchema };
+
+export interface Subscription extends Connection {
+  sessionId: string;
+  format: z.infer<typeof SubscriptionFormatSchema>;
+}
+
+export interface ConnectionStore {
+  connect(connection: Connection): Promise<void>;
+  get(connectionId: string): Promise<(Connection & { sessions: string[] }) | undefined>;
+  /** Throws `ConnectionNotFound` when the connection is gone. Subscribing again updates format. */
+  subscribe(
+    connectionId: string,
+    sessionId: string,
+    format?: Subscription['format'],
+  ): Promise<void>;
+  unsubscribe(connectionId: string, sessionId: string): Promise<void>;
+  /** Everything fan-out needs to post to each subscriber, without another read. */
+  subscribers(sessionId: string): Promise<Subscription[]>;
+  /** Removes the connection and all of its subscriptions. */
+  disconnect(connectionId: string): Promise<void>;
+}
+
+export class ConnectionNotFound extends AgentKernelError {
+  constructor(connectionId: string) {
+    super('connection-not-found', `No connection "${connectionId}".`);
+  }
+}

@@ -1,0 +1,3 @@
+import { staleSubscriptionSuite } from './stale-subscription-suite.js';
+
+staleSubscriptionSuite('direct');
