@@ -108,7 +108,11 @@ async function stream(ctx: JobContext, log: RunLog): Promise<JobResult> {
   const options = { principal, signal: ctx.signal };
   const events =
     job.kind === 'run'
-      ? runtime.stream(job.agent, sessionId, job.input, { ...options, runId })
+      ? runtime.stream(job.agent, sessionId, job.input, {
+          ...options,
+          runId,
+          replay: replays(ctx, log),
+        })
       : runtime.resumeStream(sessionId, runId, job.decisions, options);
   // run-started waits for the next event: a refused resume then sends nothing at all.
   let held: StreamEvent | undefined;
@@ -148,6 +152,16 @@ async function stream(ctx: JobContext, log: RunLog): Promise<JobResult> {
   await recordOutcome(ctx, log, outcome, nextSeq);
   ctx.logger?.info('job done', { requestId: job.requestId, runId, outcome: outcome.type });
   return { done: true, status: outcome.type };
+}
+
+/**
+ * Whether a run job reads its journal: only when an earlier attempt may have written one (a
+ * redelivery, or a record an attempt moved past queued). A first delivery's tool calls are still
+ * guarded by the journal's conditional start; a resume always replays (the runtime decides).
+ */
+function replays(ctx: JobContext, log: RunLog): boolean {
+  const before = log.previous?.status;
+  return ctx.redelivered || (before !== undefined && before !== 'queued');
 }
 
 interface StreamState {
