@@ -1,0 +1,78 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { createHttpHandler } from '../../../lib/aws/http.js';
+import {
+  afterSessionSave,
+  type DynamoProxy,
+  type DynamoRequest,
+  SDK_ATTEMPTS,
+  startDynamoProxy,
+  throttleNext,
+} from '../../helpers/faults/dynamo-proxy.js';
+import { effects, writerModel } from '../../helpers/faults/jobs.js';
+import { useScriptedModelServer } from '../../helpers/model-server.js';
+import { deployment, sampleEvent } from './setup.js';
+
+const server = useScriptedModelServer({ fallback: writerModel, freshCallIds: true });
+let proxy: DynamoProxy;
+let dir: string;
+beforeAll(async () => {
+  proxy = await startDynamoProxy(inject('dynaliteEndpoint'));
+  dir = mkdtempSync(join(tmpdir(), 'http-faults-'));
+});
+afterAll(async () => {
+  await proxy.close();
+});
+beforeEach(() => {
+  proxy.setRule(undefined);
+  proxy.log.length = 0;
+});
+
+const POST_SAVE: [string, (r: DynamoRequest) => boolean][] = [
+  ['the run record', (r) => r.operation === 'PutItem' && r.body.includes('"RUN#')],
+  [
+    'the idempotency completion',
+    (r) => r.operation === 'UpdateItem' && r.body.includes('IDEMPOTENCY#'),
+  ],
+];
+
+function post(tag: string) {
+  const event = sampleEvent('http/post-runs.json');
+  event.headers['idempotency-key'] = `key-${tag}`;
+  event.body = JSON.stringify({ agent: 'writer', sessionId: `s-${tag}`, input: `Write ${tag}` });
+  return event;
+}
+
+describe('HTTP sync: failures after the session is saved', () => {
+  it.each(POST_SAVE)(
+    'answers the stored reply when %s is throttled through every SDK attempt, and a retry runs nothing',
+    async (_name, match) => {
+      // Prepare
+      const effectsFile = join(dir, `${Math.random().toString(36).slice(2)}.txt`);
+      const deployed = await deployment(server, {}, { dynamoEndpoint: proxy.url, effectsFile });
+      const handler = createHttpHandler(async () => deployed);
+      const tag = 'job-h';
+      proxy.setRule(afterSessionSave(throttleNext(match)));
+
+      // Act
+      const first = await handler(post(tag));
+      proxy.setRule(undefined);
+      const again = await handler(post(tag));
+
+      // Assess
+      expect(proxy.log.filter((r) => r.throttled)).toHaveLength(SDK_ATTEMPTS);
+      expect(first.statusCode).toBe(200);
+      expect(JSON.parse(String(first.body))).toMatchObject({
+        status: 'completed',
+        text: 'Wrote job-h.',
+      });
+      expect(again.statusCode).toBe(200);
+      expect(JSON.parse(String(again.body))).toMatchObject({ status: 'completed' });
+      expect(effects(effectsFile)).toEqual([tag]);
+      const session = await deployed.runtime.sessions.load(`s-${tag}`);
+      expect(session?.data.turns).toBe(1);
+    },
+  );
+});
