@@ -16,7 +16,7 @@ import { clientView, effects, enqueue, writerJob, writerModel } from '../../help
 import { useScriptedModelServer } from '../../helpers/model-server.js';
 import { connect, type Endpoints, newStack, startEndpoints, stopEndpoints } from './stack.js';
 
-const server = useScriptedModelServer({ fallback: writerModel });
+const server = useScriptedModelServer({ fallback: writerModel, freshCallIds: true });
 let endpoints: Endpoints;
 let proxy: DynamoProxy;
 let dir: string;
