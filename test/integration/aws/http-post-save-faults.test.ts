@@ -14,7 +14,7 @@ import {
 } from '../../helpers/faults/dynamo-proxy.js';
 import { effects, writerModel } from '../../helpers/faults/jobs.js';
 import { useScriptedModelServer } from '../../helpers/model-server.js';
-import { deployment, sampleEvent } from './setup.js';
+import { deployment, payments, sampleEvent } from './setup.js';
 
 const server = useScriptedModelServer({ fallback: writerModel, freshCallIds: true });
 let proxy: DynamoProxy;
@@ -27,6 +27,7 @@ afterAll(async () => {
   await proxy.close();
 });
 beforeEach(() => {
+  payments.length = 0;
   proxy.setRule(undefined);
   proxy.log.length = 0;
 });
@@ -86,4 +87,55 @@ describe('HTTP sync: failures after the session is saved', () => {
       expect(session?.data.turns).toBe(1);
     },
   );
+});
+
+describe('HTTP decisions: a resume that timed out after the approved tool ran', () => {
+  it('is retried with the same decisions: the tool does not run again and the run completes', async () => {
+    // Prepare
+    const deployed = await deployment(server, { SYNC_RUN_TIMEOUT_MS: '1500' });
+    const handler = createHttpHandler(async () => deployed);
+    const pay = { name: 'send_payment', arguments: { to: 'bob', amount: 10 } };
+    server.push(
+      { toolCalls: [pay] },
+      // The answer after the payment outlives the sync timeout; the retry's answer does not.
+      { text: 'Paid Bob.', delayMs: 3_000 },
+      { text: 'Paid Bob.' },
+    );
+    const run = sampleEvent('http/post-runs.json');
+    run.body = JSON.stringify({ agent: 'payer', sessionId: 'http-session-1', input: 'Pay Bob 10' });
+    const paused = JSON.parse(String((await handler(run)).body));
+    const callId = paused.interruptions[0].id;
+    const decide = () => {
+      const event = sampleEvent('http/post-decisions.json', {
+        RUN_ID: paused.runId,
+        CALL_ID: callId,
+      });
+      event.headers['idempotency-key'] = 'decide-1';
+      return handler(event);
+    };
+
+    // Act
+    const timedOut = await decide();
+    const paidOnce = payments.length;
+    const retried = await decide();
+
+    // Assess
+    expect(paused.status).toBe('paused');
+    expect(timedOut.statusCode).not.toBe(200);
+    expect(JSON.parse(String(timedOut.body))).toMatchObject({ code: 'run-timeout' });
+    expect(paidOnce).toBe(1);
+    expect(retried.statusCode, String(retried.body)).toBe(200);
+    expect(JSON.parse(String(retried.body))).toMatchObject({
+      status: 'completed',
+      text: 'Paid Bob.',
+    });
+    expect(payments).toEqual([{ to: 'bob', amount: 10 }]);
+    // The recorded step (the one that asked for the payment) was not asked again.
+    expect(
+      server.requests.filter((r) => !JSON.stringify(r.body.input).includes('function_call_output')),
+    ).toHaveLength(1);
+    const session = await deployed.runtime.sessions.load('http-session-1');
+    expect(session?.data).toMatchObject({ turns: 1 });
+    expect(session?.data.paused ?? []).toEqual([]);
+  }, 30_000);
 });
