@@ -53,12 +53,20 @@ const isCallFinish = (r: DynamoRequest) =>
 const asksForTool = (r: RecordedRequest) =>
   !JSON.stringify(r.body?.input ?? '').includes('function_call_output');
 
-async function pipeline(tag: string): Promise<{ stack: Stack; effectsFile: string }> {
+async function pipeline(
+  tag: string,
+  env: Record<string, string> = {},
+): Promise<{ stack: Stack; effectsFile: string }> {
   const effectsFile = join(mkdtempSync(join(tmpdir(), 'durable-')), `${tag}.txt`);
   const stack = await newStack(
     server,
     endpoints,
-    { DELIVERY_MODE: 'direct', JOB_CLAIM_GRACE_SECONDS: '1', RUN_DEADLINE_MARGIN_SECONDS: '1' },
+    {
+      DELIVERY_MODE: 'direct',
+      JOB_CLAIM_GRACE_SECONDS: '1',
+      RUN_DEADLINE_MARGIN_SECONDS: '1',
+      ...env,
+    },
     { dynamoEndpoint: proxy.url, effectsFile, maxReceiveCount: 10 },
   );
   // The killed receive comes back after 2 s, as after a Lambda timeout.
@@ -179,5 +187,45 @@ describe.each(['writer', 'spec-writer'])('durable pipeline (%s): a worker killed
     expect((await stack.deployed.runtime.sessions.load(job.sessionId))?.data.turns).toBe(1);
     const view = clientView(endpoints.connections.messages('conn-d'));
     expect(view.terminals).toEqual([expect.objectContaining({ type: 'run-finished' })]);
+  }, 60_000);
+});
+
+describe('durable pipeline: a resume job redelivered after its claim lapsed', () => {
+  it('takes the run over and replays the approved tool: one effect, one run-finished', async () => {
+    // Prepare: the run pauses for approval of append_line.
+    const { stack, effectsFile } = await pipeline('resume', { RESUME_CLAIM_SECONDS: '3' });
+    await connect(stack, 'conn-r', 'alice');
+    const job = { ...writerJob('job-r', 'conn-r'), agent: 'approving-writer' };
+    await enqueue(stack.sqs, stack.queues.run, job);
+    await drain(stack.sqs, stack.queues.run, stack.handlers.worker as never);
+    const paused = await stack.deployed.runtime.pausedRuns?.get(job.sessionId, job.runId);
+    const callId = paused?.interruptions[0]?.id ?? 'none';
+    const resume = {
+      kind: 'resume' as const,
+      requestId: 'req-resume-r',
+      principal: 'alice',
+      sessionId: job.sessionId,
+      runId: job.runId,
+      decisions: [{ id: callId, status: 'approved' }],
+      connectionId: 'conn-r',
+      enqueuedAt: Date.now(),
+    };
+    await enqueue(stack.sqs, stack.queues.run, resume);
+
+    // Act: the resume's worker dies after the approved tool ran (at the session save); its claim
+    // on the paused run lapses; the redelivered job takes the run over.
+    await killAt(stack, effectsFile, isSessionSave);
+    const afterCrash = effects(effectsFile);
+    await redeliverUntilDone(stack, job);
+
+    // Assess
+    expect(afterCrash).toEqual(['job-r']);
+    expect(effects(effectsFile)).toEqual(['job-r']);
+    expect(server.requests.filter(asksForTool)).toHaveLength(1);
+    const session = await stack.deployed.runtime.sessions.load(job.sessionId);
+    expect(session?.data).toMatchObject({ turns: 1 });
+    expect(session?.data.paused ?? []).toEqual([]);
+    const view = clientView(endpoints.connections.messages('conn-r'));
+    expect(view.terminals.map((e) => e.type)).toEqual(['run-paused', 'run-finished']);
   }, 60_000);
 });
