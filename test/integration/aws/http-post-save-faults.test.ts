@@ -34,6 +34,7 @@ beforeEach(() => {
 
 const POST_SAVE: [string, (r: DynamoRequest) => boolean][] = [
   ['the run record', (r) => r.operation === 'PutItem' && r.body.includes('"RUN#')],
+  ['the lease release', (r) => r.operation === 'DeleteItem' && r.body.includes('"LEASE"')],
   [
     'the idempotency completion',
     (r) => r.operation === 'UpdateItem' && r.body.includes('IDEMPOTENCY#'),
