@@ -109,7 +109,8 @@ async function redeliverUntilDone(stack: Stack, job: { sessionId: string; runId:
         });
         return (await stack.deployed.runs.get(job.sessionId, job.runId))?.status;
       },
-      { timeout: 30_000, interval: 500 },
+      // The dead worker's session lease (30 s) must lapse before a rerun of an unsaved turn.
+      { timeout: 60_000, interval: 500 },
     )
     .toBe('completed');
 }
@@ -164,7 +165,7 @@ describe.each(['writer', 'spec-writer'])('durable pipeline (%s): a worker killed
         reply: expect.objectContaining({ text: 'Wrote job-a.' }),
       }),
     ]);
-  }, 60_000);
+  }, 90_000);
 
   it('during the tool: the redelivery does not run it again, the model reads tool-outcome-unknown', async () => {
     // Prepare
@@ -187,7 +188,7 @@ describe.each(['writer', 'spec-writer'])('durable pipeline (%s): a worker killed
     expect((await stack.deployed.runtime.sessions.load(job.sessionId))?.data.turns).toBe(1);
     const view = clientView(endpoints.connections.messages('conn-d'));
     expect(view.terminals).toEqual([expect.objectContaining({ type: 'run-finished' })]);
-  }, 60_000);
+  }, 90_000);
 });
 
 describe('durable pipeline: a resume job redelivered after its claim lapsed', () => {
@@ -227,5 +228,5 @@ describe('durable pipeline: a resume job redelivered after its claim lapsed', ()
     expect(session?.data.paused ?? []).toEqual([]);
     const view = clientView(endpoints.connections.messages('conn-r'));
     expect(view.terminals.map((e) => e.type)).toEqual(['run-paused', 'run-finished']);
-  }, 60_000);
+  }, 90_000);
 });
