@@ -159,7 +159,9 @@ export class FrontDoor {
     await this.policy.owned(who, sessionId);
     const record = await this.#records.get(sessionId, runId);
     if (!record) throw new NotFound(`Run "${runId}" of session "${sessionId}"`);
-    return record;
+    // The worker's own bookkeeping (seq reservations, turns before the run) is not the answer.
+    const { nextSeq: _seq, turnsBefore: _turns, ...answer } = record;
+    return answer;
   }
 
   listAgents(principal: unknown): { agents: unknown[] } {
