@@ -284,7 +284,8 @@ export class FrontDoor {
       await this.#records.failed(ref, previous, { ...info, message: redact(info.message) });
       throw error;
     }
-    await this.#records.finished(ref, previous, reply);
+    // The turn is stored: its record is retried in place, never a 500 that invites a re-run.
+    await settle(() => this.#records.finished(ref, previous, reply));
     return reply;
   }
 
@@ -321,6 +322,17 @@ export class FrontDoor {
 export function runIdFor(principal: string, sessionId: string, requestId: string): string {
   const hex = digestOf([principal, sessionId, requestId]);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
+/** A step after the turn was stored: a few tries with backoff, then given up (the reply stands). */
+async function settle(step: () => Promise<void>, attempts = 4): Promise<void> {
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    try {
+      return await step();
+    } catch {
+      if (attempt < attempts) await new Promise((r) => setTimeout(r, 100 * 2 ** attempt));
+    }
+  }
 }
 
 /** A sync turn that outlives `ms` is aborted: `run-timeout`, and nothing was stored. */

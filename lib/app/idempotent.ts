@@ -51,7 +51,16 @@ export function makeIdempotent<A, R>(
       await store.release(key, claim.token).catch(() => undefined);
       throw err;
     }
-    await store.complete(key, claim.token, result);
+    // The work is done: a failed completion must not fail it (a retry would redo it). The claim
+    // then lapses in progress; a few tries first.
+    for (let attempt = 1; attempt <= 4; attempt++) {
+      const done = await store.complete(key, claim.token, result).then(
+        () => true,
+        () => false,
+      );
+      if (done) break;
+      if (attempt < 4) await new Promise((r) => setTimeout(r, 100 * 2 ** attempt));
+    }
     return result;
   };
 }

@@ -1,6 +1,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { RunRecord } from '../app/ports/run-records.js';
 import type { StreamEvent } from '../core/events.js';
+import type { JsonValue, SessionData } from '../core/session.js';
 import { EventBatcher } from '../transport/batcher.js';
 import type { Delivery } from '../transport/delivery.js';
 import type { RunJob } from '../transport/protocol.js';
@@ -73,7 +74,9 @@ export async function runJob(ctx: JobContext): Promise<JobResult> {
     { turnsBefore: session?.data.turns ?? 0 },
     { logger: ctx.logger, until: ctx.until },
   );
-  if (ctx.redelivered && storedEarlier(job, previous, session?.data)) return recover(ctx, log, '');
+  if (ctx.redelivered && storedEarlier(job, previous, session?.data)) {
+    return recover(ctx, log, storedReply(session?.data, runId, ''));
+  }
   return stream(ctx, log);
 }
 
@@ -108,7 +111,11 @@ async function stream(ctx: JobContext, log: RunLog): Promise<JobResult> {
   const options = { principal, signal: ctx.signal };
   const events =
     job.kind === 'run'
-      ? runtime.stream(job.agent, sessionId, job.input, { ...options, runId })
+      ? runtime.stream(job.agent, sessionId, job.input, {
+          ...options,
+          runId,
+          replay: replays(ctx, log),
+        })
       : runtime.resumeStream(sessionId, runId, job.decisions, options);
   // run-started waits for the next event: a refused resume then sends nothing at all.
   let held: StreamEvent | undefined;
@@ -148,6 +155,16 @@ async function stream(ctx: JobContext, log: RunLog): Promise<JobResult> {
   await recordOutcome(ctx, log, outcome, nextSeq);
   ctx.logger?.info('job done', { requestId: job.requestId, runId, outcome: outcome.type });
   return { done: true, status: outcome.type };
+}
+
+/**
+ * Whether a run job reads its journal: only when an earlier attempt may have written one (a
+ * redelivery, or a record an attempt moved past queued). A first delivery's tool calls are still
+ * guarded by the journal's conditional start; a resume always replays (the runtime decides).
+ */
+function replays(ctx: JobContext, log: RunLog): boolean {
+  const before = log.previous?.status;
+  return ctx.redelivered || (before !== undefined && before !== 'queued');
 }
 
 interface StreamState {
@@ -242,10 +259,11 @@ async function ended(
 ): Promise<JobResult> {
   const { job } = ctx;
   const { runId } = job;
-  if (job.kind === 'resume' && (await resumeStored(ctx, log))) {
+  const stored = job.kind === 'resume' ? await resumeStored(ctx, log) : undefined;
+  if (stored) {
     // The session holds the resumed turn: its run-error would be false.
     if (REFUSED.has(error.code) && !ctx.redelivered) return refused(ctx, error);
-    return recover(ctx, log, text, batcher);
+    return recover(ctx, log, storedReply(stored, runId, text), batcher);
   }
   if (job.kind === 'resume' && REFUSED.has(error.code)) return refused(ctx, error);
   if (error.code === 'run-timeout') countMetric(ctx.logger, 'RunTimeouts', { runId });
@@ -276,7 +294,8 @@ async function failedStatus(ctx: JobContext): Promise<'failed' | 'paused'> {
   return run?.status === 'pending' ? 'paused' : 'failed';
 }
 
-async function resumeStored(ctx: JobContext, log: RunLog): Promise<boolean> {
+/** The resumed turn's session when it is stored, else undefined. */
+async function resumeStored(ctx: JobContext, log: RunLog): Promise<SessionData | undefined> {
   const session = await ctx.deployed.runtime.sessions
     .load(ctx.job.sessionId)
     .catch(() => undefined);
@@ -285,9 +304,20 @@ async function resumeStored(ctx: JobContext, log: RunLog): Promise<boolean> {
     .catch(() => undefined);
   // Stored: the session's marker is gone while the run was still paused (claimed or pending), or
   // a resume of it was running (a takeover found it stored and deleted the paused run).
-  if (!session) return false;
+  if (!session) return undefined;
   const marked = session.data.paused?.some((p) => p.runId === ctx.job.runId) ?? false;
-  return !marked && (!!paused || log.previous?.status === 'running');
+  return !marked && (!!paused || log.previous?.status === 'running') ? session.data : undefined;
+}
+
+/** The reply the session saved with the run's turn (`lastReply`), else `text` alone. */
+function storedReply(
+  session: SessionData | undefined,
+  runId: string,
+  text: string,
+): { text: string; output?: JsonValue } {
+  const last = session?.lastReply;
+  if (last?.runId !== runId) return { text };
+  return { text: last.text, ...(last.output === undefined ? {} : { output: last.output }) };
 }
 
 /** A duplicate resume: the other one owns the run's events and record; this one sends nothing. */
@@ -303,7 +333,7 @@ function refused(ctx: JobContext, error: Extract<Outcome, { type: 'run-error' }>
 async function recover(
   ctx: JobContext,
   log: RunLog,
-  text: string,
+  stored: { text: string; output?: JsonValue },
   open?: EventBatcher,
 ): Promise<JobResult> {
   const { deployed, job } = ctx;
@@ -317,7 +347,8 @@ async function recover(
       where,
     );
   }
-  const reply = { status: 'completed' as const, runId, sessionId, agent: log.base.agent, text };
+  const { agent } = log.base;
+  const reply = { status: 'completed' as const, runId, sessionId, agent, ...stored };
   const batcher =
     open ??
     new EventBatcher({

@@ -50,6 +50,13 @@ export const SessionDataSchema = z.strictObject({
   turns: z.number().int().nonnegative(),
   /** Runs paused for decisions: no new turn starts until they are resumed or expire. */
   paused: z.array(z.strictObject({ runId: z.string(), expiresAt: z.number().int() })).optional(),
+  /**
+   * The latest completed turn's reply, saved with it: a worker that died between the save and
+   * the run record still answers the real reply (no request of its own on the normal path).
+   */
+  lastReply: z
+    .strictObject({ runId: z.string(), text: z.string(), output: StoredJson.optional() })
+    .optional(),
   createdAt: z.number().int(),
   updatedAt: z.number().int(),
 });

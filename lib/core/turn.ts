@@ -197,10 +197,18 @@ export async function completeTurn(
     state: { ...base.state, [agent.runner.name]: result.state },
     context: { ...base.context, ...checkContext(result.context) },
     turns: base.turns + 1,
+    lastReply: lastReplyOf(reply),
     updatedAt: deps.now(),
   };
   await deps.sessions.save(next, turn.stored?.version ?? 0);
   return reply;
+}
+
+/** What a completed turn saves of its reply (`SessionData.lastReply`): a paused one saves none. */
+function lastReplyOf(reply: AgentReply): SessionData['lastReply'] {
+  if (reply.status !== 'completed') return undefined;
+  const output = reply.output as JsonValue | undefined;
+  return { runId: reply.runId, text: reply.text, ...(output === undefined ? {} : { output }) };
 }
 
 /** The session's paused runs once `resumed` (if any) has finished; expired ones are dropped. */

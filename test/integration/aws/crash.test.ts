@@ -91,6 +91,15 @@ describe('worker: a process killed after the session save', () => {
     const session = await stack.deployed.runtime.sessions.load(job.sessionId);
     expect(session?.data.turns).toBe(1);
     const view = clientView(endpoints.connections.messages('conn-k'));
-    expect(view.terminals).toEqual([expect.objectContaining({ type: 'run-finished' })]);
+    // The recovered run-finished carries the reply the session saved with the turn.
+    expect(view.terminals).toEqual([
+      expect.objectContaining({
+        type: 'run-finished',
+        reply: expect.objectContaining({ status: 'completed', text: 'Wrote job-k.' }),
+      }),
+    ]);
+    expect(await stack.deployed.runs.get(job.sessionId, job.runId)).toMatchObject({
+      reply: { text: 'Wrote job-k.' },
+    });
   }, 60_000);
 });

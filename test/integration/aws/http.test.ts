@@ -61,7 +61,12 @@ describe('HTTP function', () => {
     expect(await call(sampleEvent('http/get-agents.json'))).toMatchObject({
       status: 200,
       body: {
-        agents: [{ name: 'payer', capabilities: { humanInTheLoop: true } }, { name: 'writer' }],
+        agents: [
+          { name: 'payer', capabilities: { humanInTheLoop: true } },
+          { name: 'writer' },
+          { name: 'spec-writer' },
+          { name: 'approving-writer' },
+        ],
       },
     });
     expect(await call(sampleEvent('http/get-health.json'))).toEqual({

@@ -1,4 +1,4 @@
-import { appendFileSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { OpenAIProvider, Agent as SdkAgent, tool } from '@openai/agents';
 import OpenAI from 'openai';
@@ -8,6 +8,7 @@ import { loadConfig } from '../../../lib/aws/config.js';
 import { buildDeployment } from '../../../lib/aws/runtime.js';
 import { OpenAIModule } from '../../../lib/frameworks/openai/index.js';
 import type { ScriptedModelServer } from '../../../lib/testing/index.js';
+import { writerAgents } from '../../helpers/faults/writer-tools.js';
 import { newClient, newTable } from '../stores/dynamo.js';
 
 export const payments: { to: string; amount: number }[] = [];
@@ -31,15 +32,6 @@ export async function deployment(
   const endpoint = inject('dynaliteEndpoint');
   const { tableName } = await newTable(endpoint);
   const effectsFile = options.effectsFile;
-  const appendLine = tool({
-    name: 'append_line',
-    description: 'Append a line to the journal',
-    parameters: z.object({ line: z.string() }),
-    execute: async ({ line }) => {
-      if (effectsFile) appendFileSync(effectsFile, `${line}\n`);
-      return 'appended';
-    },
-  });
   const sendPayment = tool({
     name: 'send_payment',
     description: 'Send money',
@@ -52,13 +44,12 @@ export async function deployment(
   });
   const openai = new OpenAI({ apiKey: 'k', baseURL: server.url, maxRetries: 0 });
   const native = new SdkAgent({ name: 'payer', model: 'scripted-model', tools: [sendPayment] });
-  const writer = new SdkAgent({ name: 'writer', model: 'scripted-model', tools: [appendLine] });
   const config = loadConfig({ TABLE_NAME: tableName, DYNAMODB_ENDPOINT: endpoint, ...env });
   return buildDeployment(
     config,
     {
       modules: [
-        new OpenAIModule([native, writer], {
+        new OpenAIModule([native, ...writerAgents(effectsFile)], {
           runConfig: {
             modelProvider: new OpenAIProvider({ openAIClient: openai, useResponses: true }),
           },

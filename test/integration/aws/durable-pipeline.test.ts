@@ -1,0 +1,232 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { SetQueueAttributesCommand } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { drain } from '../../../lib/local/sqs.js';
+import type { RecordedRequest } from '../../../lib/testing/index.js';
+import {
+  type DynamoProxy,
+  type DynamoRequest,
+  isSessionSave,
+  startDynamoProxy,
+} from '../../helpers/faults/dynamo-proxy.js';
+import { clientView, effects, enqueue, writerJob, writerModel } from '../../helpers/faults/jobs.js';
+import { startWorkerProcess, workerEnvOf } from '../../helpers/faults/worker-process.js';
+import { useScriptedModelServer } from '../../helpers/model-server.js';
+import {
+  connect,
+  type Endpoints,
+  newStack,
+  type Stack,
+  startEndpoints,
+  stopEndpoints,
+} from './stack.js';
+
+// Fresh call ids in every response: a re-run model never repeats the ids the tool ran under.
+const server = useScriptedModelServer({ fallback: writerModel, freshCallIds: true });
+let endpoints: Endpoints;
+let proxy: DynamoProxy;
+beforeAll(async () => {
+  endpoints = await startEndpoints();
+  proxy = await startDynamoProxy(inject('dynaliteEndpoint'));
+});
+afterAll(async () => {
+  await stopEndpoints(endpoints);
+  await proxy.close();
+});
+beforeEach(() => {
+  proxy.setRule(undefined);
+  proxy.hold(undefined);
+  proxy.log.length = 0;
+  endpoints.connections.received.clear();
+});
+
+const AGENTS = fileURLToPath(new URL('../../helpers/faults/writer-agents.ts', import.meta.url));
+
+const isJournalQuery = (r: DynamoRequest) => r.operation === 'Query' && r.body.includes('JOURNAL#');
+/** The journal's update that records a tool call's outcome: the tool has just run. */
+const isCallFinish = (r: DynamoRequest) =>
+  r.operation === 'UpdateItem' && r.body.includes('JOURNAL#') && r.body.includes('#T#');
+/** A model request asking for the next step before any tool ran (the one that asks for the tool). */
+const asksForTool = (r: RecordedRequest) =>
+  !JSON.stringify(r.body?.input ?? '').includes('function_call_output');
+
+async function pipeline(
+  tag: string,
+  env: Record<string, string> = {},
+): Promise<{ stack: Stack; effectsFile: string }> {
+  const effectsFile = join(mkdtempSync(join(tmpdir(), 'durable-')), `${tag}.txt`);
+  const stack = await newStack(
+    server,
+    endpoints,
+    {
+      DELIVERY_MODE: 'direct',
+      JOB_CLAIM_GRACE_SECONDS: '1',
+      RUN_DEADLINE_MARGIN_SECONDS: '1',
+      ...env,
+    },
+    { dynamoEndpoint: proxy.url, effectsFile, maxReceiveCount: 10 },
+  );
+  // The killed receive comes back after 2 s, as after a Lambda timeout.
+  await stack.sqs.send(
+    new SetQueueAttributesCommand({
+      QueueUrl: stack.queues.run,
+      Attributes: { VisibilityTimeout: '2' },
+    }),
+  );
+  return { stack, effectsFile };
+}
+
+/** Runs the job in a worker process, SIGKILLs it at the first request `at` picks. */
+async function killAt(stack: Stack, effectsFile: string, at: (r: DynamoRequest) => boolean) {
+  proxy.hold(at);
+  const child = startWorkerProcess({
+    agentsModule: AGENTS,
+    env: workerEnvOf(stack.deployed.config, {
+      DYNAMODB_ENDPOINT: proxy.url,
+      MODEL_URL: server.url,
+      EFFECTS_FILE: effectsFile,
+    }),
+    remainingMs: 4_000,
+  });
+  await child.ready;
+  await proxy.held;
+  child.kill();
+  await child.exited;
+  proxy.hold(undefined);
+  proxy.dropHeld();
+}
+
+/** The redeliveries, handled by the real worker handler in process, until the run completed. */
+async function redeliverUntilDone(stack: Stack, job: { sessionId: string; runId: string }) {
+  await expect
+    .poll(
+      async () => {
+        await drain(stack.sqs, stack.queues.run, stack.handlers.worker as never, {
+          retryDelayMs: () => 500,
+        });
+        return (await stack.deployed.runs.get(job.sessionId, job.runId))?.status;
+      },
+      // The dead worker's session lease (30 s) must lapse before a rerun of an unsaved turn.
+      { timeout: 60_000, interval: 500 },
+    )
+    .toBe('completed');
+}
+
+describe('durable pipeline: the replay flag', () => {
+  it('reads no journal on a first delivery of a job without tool calls', async () => {
+    // Prepare
+    const { stack } = await pipeline('plain');
+    await connect(stack, 'conn-p', 'alice');
+    const job = writerJob('job-p', 'conn-p');
+    server.push({ text: 'Nothing to write.' });
+    await enqueue(stack.sqs, stack.queues.run, job);
+
+    // Act
+    await drain(stack.sqs, stack.queues.run, stack.handlers.worker as never);
+
+    // Assess
+    expect(await stack.deployed.runs.get(job.sessionId, job.runId)).toMatchObject({
+      status: 'completed',
+    });
+    expect(proxy.log.filter(isJournalQuery)).toHaveLength(0);
+    expect(proxy.log.filter((r) => r.body.includes('JOURNAL#'))).toHaveLength(0);
+  });
+});
+
+describe.each(['writer', 'spec-writer'])('durable pipeline (%s): a worker killed', (agent) => {
+  it('right after the tool ran: the redelivery replays it, one effect, no model call for the recorded step', async () => {
+    // Prepare
+    const { stack, effectsFile } = await pipeline(`after-${agent}`);
+    await connect(stack, 'conn-a', 'alice');
+    const job = { ...writerJob('job-a', 'conn-a'), agent };
+    await enqueue(stack.sqs, stack.queues.run, job);
+
+    // Act: killed when it saves the session (the tool ran, its outcome is in the journal).
+    await killAt(stack, effectsFile, isSessionSave);
+    const afterCrash = { effects: effects(effectsFile), asks: server.requests.filter(asksForTool) };
+    proxy.log.length = 0;
+    await redeliverUntilDone(stack, job);
+
+    // Assess
+    expect(afterCrash.effects).toEqual(['job-a']);
+    expect(afterCrash.asks).toHaveLength(1);
+    expect(effects(effectsFile)).toEqual(['job-a']);
+    // The redelivery read the journal and asked the model only for the step after the tool.
+    expect(proxy.log.filter(isJournalQuery).length).toBeGreaterThan(0);
+    expect(server.requests.filter(asksForTool)).toHaveLength(1);
+    expect((await stack.deployed.runtime.sessions.load(job.sessionId))?.data.turns).toBe(1);
+    const view = clientView(endpoints.connections.messages('conn-a'));
+    expect(view.terminals).toEqual([
+      expect.objectContaining({
+        type: 'run-finished',
+        reply: expect.objectContaining({ text: 'Wrote job-a.' }),
+      }),
+    ]);
+  }, 90_000);
+
+  it('during the tool: the redelivery does not run it again, the model reads tool-outcome-unknown', async () => {
+    // Prepare
+    const { stack, effectsFile } = await pipeline(`during-${agent}`);
+    await connect(stack, 'conn-d', 'alice');
+    const job = { ...writerJob('job-d', 'conn-d'), agent };
+    await enqueue(stack.sqs, stack.queues.run, job);
+
+    // Act: killed as it records the tool's outcome (the effect is done, the journal says started).
+    await killAt(stack, effectsFile, isCallFinish);
+    const afterCrash = effects(effectsFile);
+    await redeliverUntilDone(stack, job);
+
+    // Assess
+    expect(afterCrash).toEqual(['job-d']);
+    expect(effects(effectsFile)).toEqual(['job-d']);
+    expect(server.requests.filter(asksForTool)).toHaveLength(1);
+    const last = JSON.stringify(server.requests.at(-1)?.body?.input);
+    expect(last).toContain('tool-outcome-unknown');
+    expect((await stack.deployed.runtime.sessions.load(job.sessionId))?.data.turns).toBe(1);
+    const view = clientView(endpoints.connections.messages('conn-d'));
+    expect(view.terminals).toEqual([expect.objectContaining({ type: 'run-finished' })]);
+  }, 90_000);
+});
+
+describe('durable pipeline: a resume job redelivered after its claim lapsed', () => {
+  it('takes the run over and replays the approved tool: one effect, one run-finished', async () => {
+    // Prepare: the run pauses for approval of append_line.
+    const { stack, effectsFile } = await pipeline('resume', { RESUME_CLAIM_SECONDS: '3' });
+    await connect(stack, 'conn-r', 'alice');
+    const job = { ...writerJob('job-r', 'conn-r'), agent: 'approving-writer' };
+    await enqueue(stack.sqs, stack.queues.run, job);
+    await drain(stack.sqs, stack.queues.run, stack.handlers.worker as never);
+    const paused = await stack.deployed.runtime.pausedRuns?.get(job.sessionId, job.runId);
+    const callId = paused?.interruptions[0]?.id ?? 'none';
+    const resume = {
+      kind: 'resume' as const,
+      requestId: 'req-resume-r',
+      principal: 'alice',
+      sessionId: job.sessionId,
+      runId: job.runId,
+      decisions: [{ id: callId, status: 'approved' }],
+      connectionId: 'conn-r',
+      enqueuedAt: Date.now(),
+    };
+    await enqueue(stack.sqs, stack.queues.run, resume);
+
+    // Act: the resume's worker dies after the approved tool ran (at the session save); its claim
+    // on the paused run lapses; the redelivered job takes the run over.
+    await killAt(stack, effectsFile, isSessionSave);
+    const afterCrash = effects(effectsFile);
+    await redeliverUntilDone(stack, job);
+
+    // Assess
+    expect(afterCrash).toEqual(['job-r']);
+    expect(effects(effectsFile)).toEqual(['job-r']);
+    expect(server.requests.filter(asksForTool)).toHaveLength(1);
+    const session = await stack.deployed.runtime.sessions.load(job.sessionId);
+    expect(session?.data).toMatchObject({ turns: 1 });
+    expect(session?.data.paused ?? []).toEqual([]);
+    const view = clientView(endpoints.connections.messages('conn-r'));
+    expect(view.terminals.map((e) => e.type)).toEqual(['run-paused', 'run-finished']);
+  }, 90_000);
+});

@@ -1,0 +1,142 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { createHttpHandler } from '../../../lib/aws/http.js';
+import {
+  type DynamoProxy,
+  type DynamoRequest,
+  isSessionSave,
+  SDK_ATTEMPTS,
+  startDynamoProxy,
+  type ThrottleRule,
+  throttleNext,
+} from '../../helpers/faults/dynamo-proxy.js';
+import { effects, writerModel } from '../../helpers/faults/jobs.js';
+import { useScriptedModelServer } from '../../helpers/model-server.js';
+import { deployment, payments, sampleEvent } from './setup.js';
+
+const server = useScriptedModelServer({ fallback: writerModel, freshCallIds: true });
+let proxy: DynamoProxy;
+let dir: string;
+beforeAll(async () => {
+  proxy = await startDynamoProxy(inject('dynaliteEndpoint'));
+  dir = mkdtempSync(join(tmpdir(), 'http-faults-'));
+});
+afterAll(async () => {
+  await proxy.close();
+});
+beforeEach(() => {
+  payments.length = 0;
+  proxy.setRule(undefined);
+  proxy.log.length = 0;
+});
+
+const POST_SAVE: [string, (r: DynamoRequest) => boolean][] = [
+  ['the run record', (r) => r.operation === 'PutItem' && r.body.includes('"RUN#')],
+  ['the lease release', (r) => r.operation === 'DeleteItem' && r.body.includes('"LEASE"')],
+  [
+    'the idempotency completion',
+    (r) => r.operation === 'UpdateItem' && r.body.includes('IDEMPOTENCY#'),
+  ],
+];
+
+/** `rule` after the turn's save: the second session save (the first creates the session). */
+function afterTurnSave(rule: ThrottleRule): ThrottleRule {
+  let saves = 0;
+  return (req) => {
+    if (saves >= 2) return rule(req);
+    if (isSessionSave(req)) saves++;
+    return false;
+  };
+}
+
+function post(tag: string) {
+  const event = sampleEvent('http/post-runs.json');
+  event.headers['idempotency-key'] = `key-${tag}`;
+  event.body = JSON.stringify({ agent: 'writer', sessionId: `s-${tag}`, input: `Write ${tag}` });
+  return event;
+}
+
+describe('HTTP sync: failures after the session is saved', () => {
+  it.each(POST_SAVE)(
+    'answers the stored reply when %s is throttled through every SDK attempt, and a retry runs nothing',
+    async (_name, match) => {
+      // Prepare
+      const effectsFile = join(dir, `${Math.random().toString(36).slice(2)}.txt`);
+      const deployed = await deployment(server, {}, { dynamoEndpoint: proxy.url, effectsFile });
+      const handler = createHttpHandler(async () => deployed);
+      const tag = 'job-h';
+      proxy.setRule(afterTurnSave(throttleNext(match)));
+
+      // Act
+      const first = await handler(post(tag));
+      proxy.setRule(undefined);
+      const again = await handler(post(tag));
+
+      // Assess
+      expect(proxy.log.filter((r) => r.throttled)).toHaveLength(SDK_ATTEMPTS);
+      expect(first.statusCode, String(first.body)).toBe(200);
+      expect(JSON.parse(String(first.body))).toMatchObject({
+        status: 'completed',
+        text: 'Wrote job-h.',
+      });
+      expect(again.statusCode).toBe(200);
+      expect(JSON.parse(String(again.body))).toMatchObject({ status: 'completed' });
+      expect(effects(effectsFile)).toEqual([tag]);
+      const session = await deployed.runtime.sessions.load(`s-${tag}`);
+      expect(session?.data.turns).toBe(1);
+    },
+  );
+});
+
+describe('HTTP decisions: a resume that timed out after the approved tool ran', () => {
+  it('is retried with the same decisions: the tool does not run again and the run completes', async () => {
+    // Prepare
+    const deployed = await deployment(server, { SYNC_RUN_TIMEOUT_MS: '1500' });
+    const handler = createHttpHandler(async () => deployed);
+    const pay = { name: 'send_payment', arguments: { to: 'bob', amount: 10 } };
+    server.push(
+      { toolCalls: [pay] },
+      // The answer after the payment outlives the sync timeout; the retry's answer does not.
+      { text: 'Paid Bob.', delayMs: 3_000 },
+      { text: 'Paid Bob.' },
+    );
+    const run = sampleEvent('http/post-runs.json');
+    run.body = JSON.stringify({ agent: 'payer', sessionId: 'http-session-1', input: 'Pay Bob 10' });
+    const paused = JSON.parse(String((await handler(run)).body));
+    const callId = paused.interruptions[0].id;
+    const decide = () => {
+      const event = sampleEvent('http/post-decisions.json', {
+        RUN_ID: paused.runId,
+        CALL_ID: callId,
+      });
+      event.headers['idempotency-key'] = 'decide-1';
+      return handler(event);
+    };
+
+    // Act
+    const timedOut = await decide();
+    const paidOnce = payments.length;
+    const retried = await decide();
+
+    // Assess
+    expect(paused.status).toBe('paused');
+    expect(timedOut.statusCode).not.toBe(200);
+    expect(JSON.parse(String(timedOut.body))).toMatchObject({ code: 'run-timeout' });
+    expect(paidOnce).toBe(1);
+    expect(retried.statusCode, String(retried.body)).toBe(200);
+    expect(JSON.parse(String(retried.body))).toMatchObject({
+      status: 'completed',
+      text: 'Paid Bob.',
+    });
+    expect(payments).toEqual([{ to: 'bob', amount: 10 }]);
+    // The recorded step (the one that asked for the payment) was not asked again.
+    expect(
+      server.requests.filter((r) => !JSON.stringify(r.body.input).includes('function_call_output')),
+    ).toHaveLength(1);
+    const session = await deployed.runtime.sessions.load('http-session-1');
+    expect(session?.data).toMatchObject({ turns: 1 });
+    expect(session?.data.paused ?? []).toEqual([]);
+  }, 30_000);
+});
