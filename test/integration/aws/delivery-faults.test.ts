@@ -71,7 +71,9 @@ describe.each(['sqs-fanout', 'direct'])('delivery (%s): one subscriber answering
       const terminals = messages.flatMap((m) => m.events).filter((e) => TERMINAL.has(e.type));
       expect(terminals).toEqual([expect.objectContaining({ type: 'run-finished' })]);
     }
-    expect(counts[0]).toBeGreaterThan(2);
+    // Mid-stream: the bad connection took one message and the others more (while it is retried,
+    // the batcher may fold the rest of the run into one message, so two is enough).
+    expect(counts[0]).toBeGreaterThan(1);
     expect(counts[1]).toBe(counts[0]);
     expect(await stack.deployed.connections.get('bad')).toBeUndefined();
     const subscribers = await stack.deployed.connections.subscribers(sessionId);
