@@ -90,6 +90,40 @@ describe('HTTP sync: failures after the session is saved', () => {
   );
 });
 
+describe('HTTP sync: a lease release that keeps failing after the save', () => {
+  it('answers 200 with the stored reply; the session is stored once and a retry runs nothing', async () => {
+    // Prepare
+    const effectsFile = join(dir, `${Math.random().toString(36).slice(2)}.txt`);
+    const deployed = await deployment(server, {}, { dynamoEndpoint: proxy.url, effectsFile });
+    const handler = createHttpHandler(async () => deployed);
+    const tag = 'job-lease';
+    const [, isLeaseRelease] = POST_SAVE[1] as [string, (r: DynamoRequest) => boolean];
+    // Every release attempt, past the SDK's retries and the lock's own.
+    proxy.setRule(afterTurnSave(isLeaseRelease));
+
+    // Act
+    const first = await handler(post(tag));
+    proxy.setRule(undefined);
+    const again = await handler(post(tag));
+
+    // Assess
+    expect(proxy.log.filter((r) => r.throttled).length).toBeGreaterThan(SDK_ATTEMPTS);
+    expect(first.statusCode, String(first.body)).toBe(200);
+    expect(JSON.parse(String(first.body))).toMatchObject({
+      status: 'completed',
+      text: 'Wrote job-lease.',
+    });
+    expect(again.statusCode).toBe(200);
+    expect(JSON.parse(String(again.body))).toMatchObject({ text: 'Wrote job-lease.' });
+    expect(effects(effectsFile)).toEqual([tag]);
+    expect(proxy.log.filter((r) => isSessionSave(r) && r.body.includes(`s-${tag}`))).toHaveLength(
+      2,
+    );
+    const session = await deployed.runtime.sessions.load(`s-${tag}`);
+    expect(session?.data.turns).toBe(1);
+  }, 30_000);
+});
+
 describe('HTTP decisions: a resume that timed out after the approved tool ran', () => {
   it('is retried with the same decisions: the tool does not run again and the run completes', async () => {
     // Prepare
