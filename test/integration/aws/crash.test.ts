@@ -3,29 +3,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SetQueueAttributesCommand } from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { drain } from '../../../lib/local/sqs.js';
-import {
-  afterSessionSave,
-  type DynamoProxy,
-  startDynamoProxy,
-} from '../../helpers/faults/dynamo-proxy.js';
+import { afterSessionSave } from '../../helpers/faults/dynamo-proxy.js';
 import { clientView, effects, enqueue, writerJob, writerModel } from '../../helpers/faults/jobs.js';
 import { startWorkerProcess, workerEnvOf } from '../../helpers/faults/worker-process.js';
 import { useScriptedModelServer } from '../../helpers/model-server.js';
-import { connect, type Endpoints, newStack, startEndpoints, stopEndpoints } from './stack.js';
+import { connect, newStack, useDynamoProxy, useEndpoints } from './stack.js';
 
 const server = useScriptedModelServer({ fallback: writerModel });
-let endpoints: Endpoints;
-let proxy: DynamoProxy;
-beforeAll(async () => {
-  endpoints = await startEndpoints();
-  proxy = await startDynamoProxy(inject('dynaliteEndpoint'));
-});
-afterAll(async () => {
-  await stopEndpoints(endpoints);
-  await proxy.close();
-});
+const endpoints = useEndpoints();
+const proxy = useDynamoProxy();
 
 const AGENTS = fileURLToPath(new URL('../../helpers/faults/writer-agents.ts', import.meta.url));
 

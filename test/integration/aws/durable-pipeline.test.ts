@@ -3,45 +3,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SetQueueAttributesCommand } from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { drain } from '../../../lib/local/sqs.js';
 import type { RecordedRequest } from '../../../lib/testing/index.js';
-import {
-  type DynamoProxy,
-  type DynamoRequest,
-  isSessionSave,
-  startDynamoProxy,
-} from '../../helpers/faults/dynamo-proxy.js';
+import { type DynamoRequest, isSessionSave } from '../../helpers/faults/dynamo-proxy.js';
 import { clientView, effects, enqueue, writerJob, writerModel } from '../../helpers/faults/jobs.js';
 import { startWorkerProcess, workerEnvOf } from '../../helpers/faults/worker-process.js';
 import { useScriptedModelServer } from '../../helpers/model-server.js';
-import {
-  connect,
-  type Endpoints,
-  newStack,
-  type Stack,
-  startEndpoints,
-  stopEndpoints,
-} from './stack.js';
+import { connect, newStack, type Stack, useDynamoProxy, useEndpoints } from './stack.js';
 
 // Fresh call ids in every response: a re-run model never repeats the ids the tool ran under.
 const server = useScriptedModelServer({ fallback: writerModel, freshCallIds: true });
-let endpoints: Endpoints;
-let proxy: DynamoProxy;
-beforeAll(async () => {
-  endpoints = await startEndpoints();
-  proxy = await startDynamoProxy(inject('dynaliteEndpoint'));
-});
-afterAll(async () => {
-  await stopEndpoints(endpoints);
-  await proxy.close();
-});
-beforeEach(() => {
-  proxy.setRule(undefined);
-  proxy.hold(undefined);
-  proxy.log.length = 0;
-  endpoints.connections.received.clear();
-});
+const endpoints = useEndpoints();
+const proxy = useDynamoProxy();
 
 const AGENTS = fileURLToPath(new URL('../../helpers/faults/writer-agents.ts', import.meta.url));
 

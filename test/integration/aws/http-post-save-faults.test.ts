@@ -1,35 +1,28 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createHttpHandler } from '../../../lib/aws/http.js';
 import {
-  type DynamoProxy,
   type DynamoRequest,
   isSessionSave,
   SDK_ATTEMPTS,
-  startDynamoProxy,
   type ThrottleRule,
   throttleNext,
 } from '../../helpers/faults/dynamo-proxy.js';
 import { effects, writerModel } from '../../helpers/faults/jobs.js';
 import { useScriptedModelServer } from '../../helpers/model-server.js';
 import { deployment, payments, sampleEvent } from './setup.js';
+import { useDynamoProxy } from './stack.js';
 
 const server = useScriptedModelServer({ fallback: writerModel, freshCallIds: true });
-let proxy: DynamoProxy;
+const proxy = useDynamoProxy();
 let dir: string;
 beforeAll(async () => {
-  proxy = await startDynamoProxy(inject('dynaliteEndpoint'));
   dir = mkdtempSync(join(tmpdir(), 'http-faults-'));
-});
-afterAll(async () => {
-  await proxy.close();
 });
 beforeEach(() => {
   payments.length = 0;
-  proxy.setRule(undefined);
-  proxy.log.length = 0;
 });
 
 const POST_SAVE: [string, (r: DynamoRequest) => boolean][] = [

@@ -1,36 +1,15 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
-import {
-  type DynamoProxy,
-  startDynamoProxy,
-  throttleNext,
-} from '../../helpers/faults/dynamo-proxy.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { throttleNext } from '../../helpers/faults/dynamo-proxy.js';
 import { clientView } from '../../helpers/faults/jobs.js';
 import { contextFor, recordOf } from '../../helpers/faults/sqs-records.js';
 import { useScriptedModelServer } from '../../helpers/model-server.js';
 import { payments } from './setup.js';
-import {
-  connect,
-  type Endpoints,
-  newStack,
-  type Stack,
-  startEndpoints,
-  stopEndpoints,
-} from './stack.js';
+import { connect, newStack, type Stack, useDynamoProxy, useEndpoints } from './stack.js';
 
 const server = useScriptedModelServer();
-let endpoints: Endpoints;
-let proxy: DynamoProxy;
-beforeAll(async () => {
-  endpoints = await startEndpoints();
-  proxy = await startDynamoProxy(inject('dynaliteEndpoint'));
-});
-afterAll(async () => {
-  await stopEndpoints(endpoints);
-  await proxy.close();
-});
+const endpoints = useEndpoints();
+const proxy = useDynamoProxy();
 beforeEach(() => {
-  endpoints.connections.received.clear();
-  proxy.setRule(undefined);
   payments.length = 0;
 });
 
