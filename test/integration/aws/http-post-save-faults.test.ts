@@ -51,21 +51,25 @@ function post(tag: string) {
   return event;
 }
 
+/** A sync run posted under `rule`, then posted again (same key) without faults. */
+async function postTwice(tag: string, rule: ThrottleRule) {
+  const effectsFile = join(dir, `${Math.random().toString(36).slice(2)}.txt`);
+  const deployed = await deployment(server, {}, { dynamoEndpoint: proxy.url, effectsFile });
+  const handler = createHttpHandler(async () => deployed);
+  proxy.setRule(afterTurnSave(rule));
+  const first = await handler(post(tag));
+  proxy.setRule(undefined);
+  const again = await handler(post(tag));
+  const session = await deployed.runtime.sessions.load(`s-${tag}`);
+  return { first, again, effects: effects(effectsFile), turns: session?.data.turns };
+}
+
 describe('HTTP sync: failures after the session is saved', () => {
   it.each(POST_SAVE)(
     'answers the stored reply when %s is throttled through every SDK attempt, and a retry runs nothing',
     async (_name, match) => {
-      // Prepare
-      const effectsFile = join(dir, `${Math.random().toString(36).slice(2)}.txt`);
-      const deployed = await deployment(server, {}, { dynamoEndpoint: proxy.url, effectsFile });
-      const handler = createHttpHandler(async () => deployed);
-      const tag = 'job-h';
-      proxy.setRule(afterTurnSave(throttleNext(match)));
-
       // Act
-      const first = await handler(post(tag));
-      proxy.setRule(undefined);
-      const again = await handler(post(tag));
+      const { first, again, ...stored } = await postTwice('job-h', throttleNext(match));
 
       // Assess
       expect(proxy.log.filter((r) => r.throttled)).toHaveLength(SDK_ATTEMPTS);
@@ -76,28 +80,16 @@ describe('HTTP sync: failures after the session is saved', () => {
       });
       expect(again.statusCode).toBe(200);
       expect(JSON.parse(String(again.body))).toMatchObject({ status: 'completed' });
-      expect(effects(effectsFile)).toEqual([tag]);
-      const session = await deployed.runtime.sessions.load(`s-${tag}`);
-      expect(session?.data.turns).toBe(1);
+      expect(stored).toEqual({ effects: ['job-h'], turns: 1 });
     },
   );
-});
 
-describe('HTTP sync: a lease release that keeps failing after the save', () => {
-  it('answers 200 with the stored reply; the session is stored once and a retry runs nothing', async () => {
-    // Prepare
-    const effectsFile = join(dir, `${Math.random().toString(36).slice(2)}.txt`);
-    const deployed = await deployment(server, {}, { dynamoEndpoint: proxy.url, effectsFile });
-    const handler = createHttpHandler(async () => deployed);
-    const tag = 'job-lease';
+  it('answers 200 with the stored reply when the lease release keeps failing past every retry', async () => {
+    // Prepare: every release attempt, past the SDK's retries and the lock's own.
     const [, isLeaseRelease] = POST_SAVE[1] as [string, (r: DynamoRequest) => boolean];
-    // Every release attempt, past the SDK's retries and the lock's own.
-    proxy.setRule(afterTurnSave(isLeaseRelease));
 
     // Act
-    const first = await handler(post(tag));
-    proxy.setRule(undefined);
-    const again = await handler(post(tag));
+    const { first, again, ...stored } = await postTwice('job-lease', isLeaseRelease);
 
     // Assess
     expect(proxy.log.filter((r) => r.throttled).length).toBeGreaterThan(SDK_ATTEMPTS);
@@ -108,12 +100,10 @@ describe('HTTP sync: a lease release that keeps failing after the save', () => {
     });
     expect(again.statusCode).toBe(200);
     expect(JSON.parse(String(again.body))).toMatchObject({ text: 'Wrote job-lease.' });
-    expect(effects(effectsFile)).toEqual([tag]);
-    expect(proxy.log.filter((r) => isSessionSave(r) && r.body.includes(`s-${tag}`))).toHaveLength(
-      2,
-    );
-    const session = await deployed.runtime.sessions.load(`s-${tag}`);
-    expect(session?.data.turns).toBe(1);
+    expect(stored).toEqual({ effects: ['job-lease'], turns: 1 });
+    // The session's creation and the turn's one save: the retry stored nothing.
+    const saves = proxy.log.filter((r) => isSessionSave(r) && r.body.includes('s-job-lease'));
+    expect(saves).toHaveLength(2);
   }, 30_000);
 });
 
