@@ -129,7 +129,7 @@ export async function* driveTurn(
       }
     }
     runnerStream = undefined;
-    const reply = await traced(() => finish(engine, prepared, result));
+    const reply = await traced(() => finish(engine, prepared, result, span));
     span.setAttributes({ outcome: reply.status });
     // A runner that forgot to close something still gives clients a well-formed stream.
     yield* boundaries.closeAll();
@@ -160,8 +160,28 @@ export async function* driveTurn(
       await closeQuietly(runnerStream);
       await releaseClaim(engine, turn);
     }
+    // The lease's release is after the save: it never turns a stored outcome into an error.
+    await afterSave(engine, span, 'session-lease-release', async () => release?.());
     span.end();
-    await release?.();
+  }
+}
+
+/**
+ * A best-effort step after the turn's outcome is stored: its failure is recorded on a child span
+ * of the run (opened only then) and swallowed, so the caller still gets the stored outcome.
+ */
+async function afterSave(
+  engine: TurnEngine,
+  parent: Span,
+  name: string,
+  step: () => Promise<void>,
+): Promise<void> {
+  try {
+    await step();
+  } catch (err) {
+    const child = engine.tracer.startSpan(name, {}, { kind: 'internal', parent });
+    child.recordError(err);
+    child.end();
   }
 }
 
@@ -208,6 +228,7 @@ async function finish(
   engine: TurnEngine,
   turn: PreparedTurn,
   result: RunnerResult,
+  span: Span,
 ): Promise<AgentReply | PausedReply> {
   if (result.status === 'paused') {
     if (!engine.pause) {
@@ -219,10 +240,13 @@ async function finish(
     return pauseTurn(engine.pause, turn, result);
   }
   const reply = await completeTurn(engine.deps, turn, result);
-  if (turn.resume) {
-    // After the session is stored: a crash in between leaves a claimed run whose claim lapses;
-    // the next resume finds the session without its marker and deletes it (prepareResume).
-    await engine.pause?.pausedRuns.delete(turn.setup.sessionId, turn.setup.runId);
+  const { pause } = engine;
+  if (turn.resume && pause) {
+    // After the session is stored: a failure or crash here leaves a claimed run whose claim
+    // lapses; the next resume finds the session without its marker and deletes it (prepareResume).
+    await afterSave(engine, span, 'paused-run-delete', () =>
+      pause.pausedRuns.delete(turn.setup.sessionId, turn.setup.runId),
+    );
   }
   return reply;
 }

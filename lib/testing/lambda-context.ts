@@ -1,21 +1,2 @@
-import { randomUUID } from 'node:crypto';
-import type { Context } from 'aws-lambda';
-
-/** A Lambda `Context` for running handlers outside Lambda (tests, `npm run invoke`). */
-export function fakeLambdaContext(functionName = 'local', timeoutMs = 30_000): Context {
-  const deadline = Date.now() + timeoutMs;
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:${functionName}`,
-    memoryLimitInMB: '1024',
-    awsRequestId: randomUUID(),
-    logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: 'local',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-}
+/** A Lambda `Context` for running handlers outside Lambda: the local stack's own (one of it). */
+export { lambdaContext as fakeLambdaContext } from '../local/lambda-context.js';

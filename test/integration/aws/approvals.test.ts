@@ -1,17 +1,11 @@
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { useScriptedModelServer } from '../../helpers/model-server.js';
 import { sampleEvent } from './setup.js';
-import { type Endpoints, newStack, startEndpoints, stopEndpoints } from './stack.js';
+import { newStack, useEndpoints } from './stack.js';
 
 const server = useScriptedModelServer();
-let endpoints: Endpoints;
-beforeAll(async () => {
-  endpoints = await startEndpoints();
-});
-afterAll(async () => {
-  await stopEndpoints(endpoints);
-});
+const endpoints = useEndpoints();
 
 describe('approvals function', () => {
   it.each([

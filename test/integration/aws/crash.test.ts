@@ -1,88 +1,31 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { SetQueueAttributesCommand } from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { drain } from '../../../lib/local/sqs.js';
-import {
-  afterSessionSave,
-  type DynamoProxy,
-  startDynamoProxy,
-} from '../../helpers/faults/dynamo-proxy.js';
+import { describe, expect, it } from 'vitest';
+import { afterSessionSave } from '../../helpers/faults/dynamo-proxy.js';
 import { clientView, effects, enqueue, writerJob, writerModel } from '../../helpers/faults/jobs.js';
-import { startWorkerProcess, workerEnvOf } from '../../helpers/faults/worker-process.js';
 import { useScriptedModelServer } from '../../helpers/model-server.js';
-import { connect, type Endpoints, newStack, startEndpoints, stopEndpoints } from './stack.js';
+import { crashPipeline } from './crash-pipeline.js';
+import { connect, useDynamoProxy, useEndpoints } from './stack.js';
 
 const server = useScriptedModelServer({ fallback: writerModel });
-let endpoints: Endpoints;
-let proxy: DynamoProxy;
-beforeAll(async () => {
-  endpoints = await startEndpoints();
-  proxy = await startDynamoProxy(inject('dynaliteEndpoint'));
-});
-afterAll(async () => {
-  await stopEndpoints(endpoints);
-  await proxy.close();
-});
-
-const AGENTS = fileURLToPath(new URL('../../helpers/faults/writer-agents.ts', import.meta.url));
+const endpoints = useEndpoints();
+const proxy = useDynamoProxy();
+const { pipeline, killAt, redeliverUntilDone } = crashPipeline(server, endpoints, proxy);
 
 describe('worker: a process killed after the session save', () => {
   it('never runs the stored turn again on redelivery, and the client still gets its end', async () => {
     // Prepare
-    const effectsFile = join(mkdtempSync(join(tmpdir(), 'crash-')), 'effects.txt');
-    const stack = await newStack(
-      server,
-      endpoints,
-      {
-        DELIVERY_MODE: 'direct',
-        JOB_CLAIM_GRACE_SECONDS: '1',
-        RUN_DEADLINE_MARGIN_SECONDS: '1',
-      },
-      { dynamoEndpoint: proxy.url, effectsFile, maxReceiveCount: 10 },
-    );
-    // The crashed receive comes back after 2 s, as after a Lambda timeout.
-    await stack.sqs.send(
-      new SetQueueAttributesCommand({
-        QueueUrl: stack.queues.run,
-        Attributes: { VisibilityTimeout: '2' },
-      }),
-    );
+    const { stack, effectsFile } = await pipeline('crash');
     await connect(stack, 'conn-k', 'alice');
     const job = writerJob('job-k', 'conn-k');
     await enqueue(stack.sqs, stack.queues.run, job);
-    proxy.hold(afterSessionSave(() => true));
-    const child = startWorkerProcess({
-      agentsModule: AGENTS,
-      env: workerEnvOf(stack.deployed.config, {
-        DYNAMODB_ENDPOINT: proxy.url,
-        MODEL_URL: server.url,
-        EFFECTS_FILE: effectsFile,
-      }),
-      remainingMs: 4_000,
-    });
-    await child.ready;
 
     // Act: kill it at its first store request after the save, then let the queue redeliver.
-    await proxy.held;
-    child.kill();
-    await child.exited;
-    proxy.hold(undefined);
-    proxy.dropHeld();
+    await killAt(
+      stack,
+      effectsFile,
+      afterSessionSave(() => true),
+    );
     const afterCrash = { effects: effects(effectsFile), requests: server.requests.length };
-    await expect
-      .poll(
-        async () => {
-          await drain(stack.sqs, stack.queues.run, stack.handlers.worker as never, {
-            retryDelayMs: () => 500,
-          });
-          return (await stack.deployed.runs.get(job.sessionId, job.runId))?.status;
-        },
-        { timeout: 30_000, interval: 500 },
-      )
-      .toBe('completed');
+    await redeliverUntilDone(stack, job, 30_000);
 
     // Assess
     expect(afterCrash).toEqual({ effects: ['job-k'], requests: 2 });

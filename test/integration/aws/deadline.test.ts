@@ -1,20 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { clientView, enqueue } from '../../helpers/faults/jobs.js';
 import { contextFor, receiveOne, recordOf } from '../../helpers/faults/sqs-records.js';
 import { useScriptedModelServer } from '../../helpers/model-server.js';
-import { connect, type Endpoints, newStack, startEndpoints, stopEndpoints } from './stack.js';
+import { connect, newStack, useEndpoints } from './stack.js';
 
 const server = useScriptedModelServer();
-let endpoints: Endpoints;
-beforeAll(async () => {
-  endpoints = await startEndpoints();
-});
-afterAll(async () => {
-  await stopEndpoints(endpoints);
-});
-beforeEach(() => {
-  endpoints.connections.received.clear();
-});
+const endpoints = useEndpoints();
 
 const MARGIN_S = 1;
 const REMAINING_MS = 3_000;

@@ -1,29 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { enqueue } from '../../helpers/faults/jobs.js';
 import { useScriptedModelServer } from '../../helpers/model-server.js';
-import {
-  connect,
-  type Endpoints,
-  newStack,
-  settle,
-  startEndpoints,
-  stopEndpoints,
-} from './stack.js';
+import { connect, newStack, settle, useEndpoints } from './stack.js';
 
 const server = useScriptedModelServer();
-let endpoints: Endpoints;
-beforeAll(async () => {
-  endpoints = await startEndpoints();
-});
-afterAll(async () => {
-  await stopEndpoints(endpoints);
-});
-beforeEach(() => {
-  endpoints.connections.received.clear();
-  endpoints.connections.failing.clear();
-  endpoints.connections.refused.clear();
-  endpoints.connections.onPost = undefined;
-});
+const endpoints = useEndpoints();
 
 const TERMINAL = new Set(['run-finished', 'run-paused', 'run-error']);
 

@@ -1,49 +1,17 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { SetQueueAttributesCommand } from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { drain } from '../../../lib/local/sqs.js';
 import type { RecordedRequest } from '../../../lib/testing/index.js';
-import {
-  type DynamoProxy,
-  type DynamoRequest,
-  isSessionSave,
-  startDynamoProxy,
-} from '../../helpers/faults/dynamo-proxy.js';
+import { type DynamoRequest, isSessionSave } from '../../helpers/faults/dynamo-proxy.js';
 import { clientView, effects, enqueue, writerJob, writerModel } from '../../helpers/faults/jobs.js';
-import { startWorkerProcess, workerEnvOf } from '../../helpers/faults/worker-process.js';
 import { useScriptedModelServer } from '../../helpers/model-server.js';
-import {
-  connect,
-  type Endpoints,
-  newStack,
-  type Stack,
-  startEndpoints,
-  stopEndpoints,
-} from './stack.js';
+import { crashPipeline } from './crash-pipeline.js';
+import { connect, useDynamoProxy, useEndpoints } from './stack.js';
 
 // Fresh call ids in every response: a re-run model never repeats the ids the tool ran under.
 const server = useScriptedModelServer({ fallback: writerModel, freshCallIds: true });
-let endpoints: Endpoints;
-let proxy: DynamoProxy;
-beforeAll(async () => {
-  endpoints = await startEndpoints();
-  proxy = await startDynamoProxy(inject('dynaliteEndpoint'));
-});
-afterAll(async () => {
-  await stopEndpoints(endpoints);
-  await proxy.close();
-});
-beforeEach(() => {
-  proxy.setRule(undefined);
-  proxy.hold(undefined);
-  proxy.log.length = 0;
-  endpoints.connections.received.clear();
-});
-
-const AGENTS = fileURLToPath(new URL('../../helpers/faults/writer-agents.ts', import.meta.url));
+const endpoints = useEndpoints();
+const proxy = useDynamoProxy();
+const { pipeline, killAt, redeliverUntilDone } = crashPipeline(server, endpoints, proxy);
 
 const isJournalQuery = (r: DynamoRequest) => r.operation === 'Query' && r.body.includes('JOURNAL#');
 /** The journal's update that records a tool call's outcome: the tool has just run. */
@@ -52,68 +20,6 @@ const isCallFinish = (r: DynamoRequest) =>
 /** A model request asking for the next step before any tool ran (the one that asks for the tool). */
 const asksForTool = (r: RecordedRequest) =>
   !JSON.stringify(r.body?.input ?? '').includes('function_call_output');
-
-async function pipeline(
-  tag: string,
-  env: Record<string, string> = {},
-): Promise<{ stack: Stack; effectsFile: string }> {
-  const effectsFile = join(mkdtempSync(join(tmpdir(), 'durable-')), `${tag}.txt`);
-  const stack = await newStack(
-    server,
-    endpoints,
-    {
-      DELIVERY_MODE: 'direct',
-      JOB_CLAIM_GRACE_SECONDS: '1',
-      RUN_DEADLINE_MARGIN_SECONDS: '1',
-      ...env,
-    },
-    { dynamoEndpoint: proxy.url, effectsFile, maxReceiveCount: 10 },
-  );
-  // The killed receive comes back after 2 s, as after a Lambda timeout.
-  await stack.sqs.send(
-    new SetQueueAttributesCommand({
-      QueueUrl: stack.queues.run,
-      Attributes: { VisibilityTimeout: '2' },
-    }),
-  );
-  return { stack, effectsFile };
-}
-
-/** Runs the job in a worker process, SIGKILLs it at the first request `at` picks. */
-async function killAt(stack: Stack, effectsFile: string, at: (r: DynamoRequest) => boolean) {
-  proxy.hold(at);
-  const child = startWorkerProcess({
-    agentsModule: AGENTS,
-    env: workerEnvOf(stack.deployed.config, {
-      DYNAMODB_ENDPOINT: proxy.url,
-      MODEL_URL: server.url,
-      EFFECTS_FILE: effectsFile,
-    }),
-    remainingMs: 4_000,
-  });
-  await child.ready;
-  await proxy.held;
-  child.kill();
-  await child.exited;
-  proxy.hold(undefined);
-  proxy.dropHeld();
-}
-
-/** The redeliveries, handled by the real worker handler in process, until the run completed. */
-async function redeliverUntilDone(stack: Stack, job: { sessionId: string; runId: string }) {
-  await expect
-    .poll(
-      async () => {
-        await drain(stack.sqs, stack.queues.run, stack.handlers.worker as never, {
-          retryDelayMs: () => 500,
-        });
-        return (await stack.deployed.runs.get(job.sessionId, job.runId))?.status;
-      },
-      // The dead worker's session lease (30 s) must lapse before a rerun of an unsaved turn.
-      { timeout: 60_000, interval: 500 },
-    )
-    .toBe('completed');
-}
 
 describe('durable pipeline: the replay flag', () => {
   it('reads no journal on a first delivery of a job without tool calls', async () => {

@@ -1,18 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createHttpHandler } from '../../../lib/aws/http.js';
 import { drain } from '../../../lib/local/sqs.js';
 import { useScriptedModelServer } from '../../helpers/model-server.js';
 import { sampleEvent } from './setup.js';
-import { type Endpoints, newStack, startEndpoints, stopEndpoints } from './stack.js';
+import { newStack, useEndpoints } from './stack.js';
 
 const server = useScriptedModelServer();
-let endpoints: Endpoints;
-beforeAll(async () => {
-  endpoints = await startEndpoints();
-});
-afterAll(async () => {
-  await stopEndpoints(endpoints);
-});
+const endpoints = useEndpoints();
 
 async function setup() {
   const stack = await newStack(server, endpoints);

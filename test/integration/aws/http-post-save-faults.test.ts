@@ -1,35 +1,28 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createHttpHandler } from '../../../lib/aws/http.js';
 import {
-  type DynamoProxy,
   type DynamoRequest,
   isSessionSave,
   SDK_ATTEMPTS,
-  startDynamoProxy,
   type ThrottleRule,
   throttleNext,
 } from '../../helpers/faults/dynamo-proxy.js';
 import { effects, writerModel } from '../../helpers/faults/jobs.js';
 import { useScriptedModelServer } from '../../helpers/model-server.js';
 import { deployment, payments, sampleEvent } from './setup.js';
+import { useDynamoProxy } from './stack.js';
 
 const server = useScriptedModelServer({ fallback: writerModel, freshCallIds: true });
-let proxy: DynamoProxy;
+const proxy = useDynamoProxy();
 let dir: string;
 beforeAll(async () => {
-  proxy = await startDynamoProxy(inject('dynaliteEndpoint'));
   dir = mkdtempSync(join(tmpdir(), 'http-faults-'));
-});
-afterAll(async () => {
-  await proxy.close();
 });
 beforeEach(() => {
   payments.length = 0;
-  proxy.setRule(undefined);
-  proxy.log.length = 0;
 });
 
 const POST_SAVE: [string, (r: DynamoRequest) => boolean][] = [
@@ -58,21 +51,25 @@ function post(tag: string) {
   return event;
 }
 
+/** A sync run posted under `rule`, then posted again (same key) without faults. */
+async function postTwice(tag: string, rule: ThrottleRule) {
+  const effectsFile = join(dir, `${Math.random().toString(36).slice(2)}.txt`);
+  const deployed = await deployment(server, {}, { dynamoEndpoint: proxy.url, effectsFile });
+  const handler = createHttpHandler(async () => deployed);
+  proxy.setRule(afterTurnSave(rule));
+  const first = await handler(post(tag));
+  proxy.setRule(undefined);
+  const again = await handler(post(tag));
+  const session = await deployed.runtime.sessions.load(`s-${tag}`);
+  return { first, again, effects: effects(effectsFile), turns: session?.data.turns };
+}
+
 describe('HTTP sync: failures after the session is saved', () => {
   it.each(POST_SAVE)(
     'answers the stored reply when %s is throttled through every SDK attempt, and a retry runs nothing',
     async (_name, match) => {
-      // Prepare
-      const effectsFile = join(dir, `${Math.random().toString(36).slice(2)}.txt`);
-      const deployed = await deployment(server, {}, { dynamoEndpoint: proxy.url, effectsFile });
-      const handler = createHttpHandler(async () => deployed);
-      const tag = 'job-h';
-      proxy.setRule(afterTurnSave(throttleNext(match)));
-
       // Act
-      const first = await handler(post(tag));
-      proxy.setRule(undefined);
-      const again = await handler(post(tag));
+      const { first, again, ...stored } = await postTwice('job-h', throttleNext(match));
 
       // Assess
       expect(proxy.log.filter((r) => r.throttled)).toHaveLength(SDK_ATTEMPTS);
@@ -83,11 +80,31 @@ describe('HTTP sync: failures after the session is saved', () => {
       });
       expect(again.statusCode).toBe(200);
       expect(JSON.parse(String(again.body))).toMatchObject({ status: 'completed' });
-      expect(effects(effectsFile)).toEqual([tag]);
-      const session = await deployed.runtime.sessions.load(`s-${tag}`);
-      expect(session?.data.turns).toBe(1);
+      expect(stored).toEqual({ effects: ['job-h'], turns: 1 });
     },
   );
+
+  it('answers 200 with the stored reply when the lease release keeps failing past every retry', async () => {
+    // Prepare: every release attempt, past the SDK's retries and the lock's own.
+    const [, isLeaseRelease] = POST_SAVE[1] as [string, (r: DynamoRequest) => boolean];
+
+    // Act
+    const { first, again, ...stored } = await postTwice('job-lease', isLeaseRelease);
+
+    // Assess
+    expect(proxy.log.filter((r) => r.throttled).length).toBeGreaterThan(SDK_ATTEMPTS);
+    expect(first.statusCode, String(first.body)).toBe(200);
+    expect(JSON.parse(String(first.body))).toMatchObject({
+      status: 'completed',
+      text: 'Wrote job-lease.',
+    });
+    expect(again.statusCode).toBe(200);
+    expect(JSON.parse(String(again.body))).toMatchObject({ text: 'Wrote job-lease.' });
+    expect(stored).toEqual({ effects: ['job-lease'], turns: 1 });
+    // The session's creation and the turn's one save: the retry stored nothing.
+    const saves = proxy.log.filter((r) => isSessionSave(r) && r.body.includes('s-job-lease'));
+    expect(saves).toHaveLength(2);
+  }, 30_000);
 });
 
 describe('HTTP decisions: a resume that timed out after the approved tool ran', () => {

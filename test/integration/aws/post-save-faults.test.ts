@@ -1,38 +1,25 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { drain } from '../../../lib/local/sqs.js';
 import {
   afterSessionSave,
-  type DynamoProxy,
   type DynamoRequest,
   SDK_ATTEMPTS,
-  startDynamoProxy,
   throttleNext,
   throttleRandomly,
 } from '../../helpers/faults/dynamo-proxy.js';
 import { clientView, effects, enqueue, writerJob, writerModel } from '../../helpers/faults/jobs.js';
 import { useScriptedModelServer } from '../../helpers/model-server.js';
-import { connect, type Endpoints, newStack, startEndpoints, stopEndpoints } from './stack.js';
+import { connect, newStack, useDynamoProxy, useEndpoints } from './stack.js';
 
 const server = useScriptedModelServer({ fallback: writerModel, freshCallIds: true });
-let endpoints: Endpoints;
-let proxy: DynamoProxy;
+const endpoints = useEndpoints();
+const proxy = useDynamoProxy();
 let dir: string;
 beforeAll(async () => {
-  endpoints = await startEndpoints();
-  proxy = await startDynamoProxy(inject('dynaliteEndpoint'));
   dir = mkdtempSync(join(tmpdir(), 'effects-'));
-});
-afterAll(async () => {
-  await stopEndpoints(endpoints);
-  await proxy.close();
-});
-beforeEach(() => {
-  proxy.setRule(undefined);
-  proxy.log.length = 0;
-  endpoints.connections.received.clear();
 });
 
 const POST_SAVE: [string, (r: DynamoRequest) => boolean][] = [

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { afterAll, beforeAll, beforeEach, inject } from 'vitest';
 import { createApprovalsHandler } from '../../../lib/aws/approvals.js';
 import { type AwsClients, managementClients } from '../../../lib/aws/clients.js';
 import type { MessageDeployment } from '../../../lib/aws/connections.js';
@@ -13,6 +14,7 @@ import { createMessageHandler } from '../../../lib/aws/ws-message.js';
 import type { LocalEndpoint } from '../../../lib/local/dynalite.js';
 import { createQueue, drain, localSqsClient, startLocalSqs } from '../../../lib/local/sqs.js';
 import type { ScriptedModelServer } from '../../../lib/testing/index.js';
+import { type DynamoProxy, startDynamoProxy } from '../../helpers/faults/dynamo-proxy.js';
 import { type DeploymentOptions, deployment, sampleEvent } from './setup.js';
 
 /** Stands in for API Gateway's @connections endpoint: records posts, answers 410 for gone ones. */
@@ -109,6 +111,51 @@ export async function stopEndpoints(endpoints: Endpoints): Promise<void> {
   endpoints.sqsClient.destroy();
   await endpoints.sqs.stop();
   await endpoints.connections.close();
+}
+
+/**
+ * The test file's endpoints, started before its tests and stopped after them. Every test starts
+ * with a clean @connections stand-in: nothing received, none gone, failing or refused.
+ */
+export function useEndpoints(): Endpoints {
+  const endpoints = {} as Endpoints;
+  beforeAll(async () => {
+    filled(endpoints, await startEndpoints());
+  });
+  afterAll(async () => {
+    await stopEndpoints(endpoints);
+  });
+  beforeEach(() => {
+    const { connections } = endpoints;
+    for (const records of [connections.received, connections.gone, connections.failing]) {
+      records.clear();
+    }
+    connections.refused.clear();
+    connections.onPost = undefined;
+  });
+  return endpoints;
+}
+
+/** The test file's DynamoDB proxy in front of dynalite; every test starts without faults. */
+export function useDynamoProxy(): DynamoProxy {
+  const proxy = {} as DynamoProxy;
+  beforeAll(async () => {
+    filled(proxy, await startDynamoProxy(inject('dynaliteEndpoint')));
+  });
+  afterAll(async () => {
+    await proxy.close();
+  });
+  beforeEach(() => {
+    proxy.setRule(undefined);
+    proxy.hold(undefined);
+    proxy.log.length = 0;
+  });
+  return proxy;
+}
+
+/** Fills the object handed out before `beforeAll` ran; getters (the proxy's `held`) stay live. */
+function filled<T extends object>(target: T, source: T): void {
+  Object.defineProperties(target, Object.getOwnPropertyDescriptors(source));
 }
 
 /** Fresh queues and table, and every handler wired to them. */

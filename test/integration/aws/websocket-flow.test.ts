@@ -1,29 +1,13 @@
 import { ReceiveMessageCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { useScriptedModelServer } from '../../helpers/model-server.js';
 import { payments } from './setup.js';
-import {
-  connect,
-  type Endpoints,
-  newStack,
-  send,
-  settle,
-  startEndpoints,
-  stopEndpoints,
-} from './stack.js';
+import { connect, newStack, send, settle, useEndpoints } from './stack.js';
 
 const server = useScriptedModelServer();
-let endpoints: Endpoints;
-beforeAll(async () => {
-  endpoints = await startEndpoints();
-});
-afterAll(async () => {
-  await stopEndpoints(endpoints);
-});
+const endpoints = useEndpoints();
 beforeEach(() => {
   payments.length = 0;
-  endpoints.connections.received.clear();
-  endpoints.connections.gone.clear();
 });
 
 const payCall = { id: 'call_pay_1', name: 'send_payment', arguments: { to: 'bob', amount: 10 } };

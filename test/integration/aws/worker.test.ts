@@ -1,22 +1,12 @@
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { drain, pollOnce } from '../../../lib/local/sqs.js';
 import { useScriptedModelServer } from '../../helpers/model-server.js';
 import { sampleEvent } from './setup.js';
-import { connect, type Endpoints, newStack, startEndpoints, stopEndpoints } from './stack.js';
+import { connect, newStack, useEndpoints } from './stack.js';
 
 const server = useScriptedModelServer();
-let endpoints: Endpoints;
-beforeAll(async () => {
-  endpoints = await startEndpoints();
-});
-afterAll(async () => {
-  await stopEndpoints(endpoints);
-});
-beforeEach(() => {
-  endpoints.connections.received.clear();
-  endpoints.connections.gone.clear();
-});
+const endpoints = useEndpoints();
 
 /** The sample run-queue event, for the `payer` agent. */
 function runEvent(): any {

@@ -1,32 +1,21 @@
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createDisconnectHandler } from '../../../lib/aws/websocket.js';
 import { createMessageHandler } from '../../../lib/aws/ws-message.js';
 import { useScriptedModelServer } from '../../helpers/model-server.js';
 import {
   connect,
-  type Endpoints,
   messageViewOf,
   newStack,
   type Stack,
   send,
   settle,
-  startEndpoints,
-  stopEndpoints,
+  useEndpoints,
   wsEvent,
 } from './stack.js';
 
 const server = useScriptedModelServer();
-let endpoints: Endpoints;
-beforeAll(async () => {
-  endpoints = await startEndpoints();
-});
-afterAll(async () => {
-  await stopEndpoints(endpoints);
-});
-beforeEach(() => {
-  endpoints.connections.received.clear();
-});
+const endpoints = useEndpoints();
 
 async function queuedJobs(stack: Stack): Promise<number> {
   const received = await stack.sqs.send(

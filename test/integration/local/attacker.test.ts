@@ -1,31 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sendApproval } from '../../../lib/local/approve.js';
-import { type LocalStack, startLocalStack } from '../../../lib/local/stack.js';
-import { http, pause, WsUser } from './clients.js';
+import { http, pause, useLocalStack, useWsUsers, WsUser } from './clients.js';
 
 // Mallory against alice over the local stack's real WebSocket, HTTP, invoke and approvals
 // queue. The offline model echoes the user's words, so a canary in alice's input would show in
 // anything of hers that reached mallory.
-let stack: LocalStack;
-const users: WsUser[] = [];
-
-beforeAll(async () => {
-  process.env.POWERTOOLS_LOG_LEVEL = 'ERROR';
-  for (const key of ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'TABLE_NAME', 'DYNAMODB_ENDPOINT']) {
-    delete process.env[key];
-  }
-  stack = await startLocalStack();
-}, 60_000);
-afterAll(async () => {
-  for (const user of users) user.close();
-  await stack?.stop();
-});
-
-async function user(principal: string): Promise<WsUser> {
-  const client = await WsUser.connect(stack, principal);
-  users.push(client);
-  return client;
-}
+const stack = useLocalStack();
+const user = useWsUsers(stack);
 
 const CANARY = 'ALICE-CANARY-7f3a';
 const runOf = (requestId: string, sessionId: string, input = `hello ${CANARY}`) => ({

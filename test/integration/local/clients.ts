@@ -1,5 +1,6 @@
+import { afterAll, beforeAll } from 'vitest';
 import type WebSocket from 'ws';
-import type { LocalStack } from '../../../lib/local/stack.js';
+import { type LocalStack, startLocalStack } from '../../../lib/local/stack.js';
 import { connect } from './ws-client.js';
 
 /** A WebSocket client of one principal that keeps every message it ever receives. */
@@ -104,4 +105,38 @@ export async function http(
 /** Resolves after `ms`: lets queued work (worker, fan-out) deliver whatever it would. */
 export function pause(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * The test file's local stack (offline model, in-process stores: no key, table or endpoint from
+ * the environment), started before its tests and stopped after them.
+ */
+export function useLocalStack(): LocalStack {
+  const stack = {} as LocalStack;
+  let started: LocalStack | undefined;
+  beforeAll(async () => {
+    process.env.POWERTOOLS_LOG_LEVEL = 'ERROR';
+    for (const key of ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'TABLE_NAME', 'DYNAMODB_ENDPOINT']) {
+      delete process.env[key];
+    }
+    started = await startLocalStack();
+    Object.defineProperties(stack, Object.getOwnPropertyDescriptors(started));
+  }, 60_000);
+  afterAll(async () => {
+    await started?.stop();
+  });
+  return stack;
+}
+
+/** Opens a principal's WebSocket on `stack`; every one is closed when the test file ends. */
+export function useWsUsers(stack: LocalStack): (principal: string) => Promise<WsUser> {
+  const users: WsUser[] = [];
+  afterAll(() => {
+    for (const user of users) user.close();
+  });
+  return async (principal) => {
+    const client = await WsUser.connect(stack, principal);
+    users.push(client);
+    return client;
+  };
 }

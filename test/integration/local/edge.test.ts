@@ -1,29 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LocalStack, startLocalStack } from '../../../lib/local/stack.js';
-import { http, WsUser } from './clients.js';
+import { describe, expect, it } from 'vitest';
+import { http, useLocalStack, useWsUsers } from './clients.js';
 
 // The edge over the local stack's real HTTP and WebSocket: ids checked before any store, request
 // ids and Idempotency-Keys that cannot be reused for another payload, one run record shape.
-let stack: LocalStack;
-const users: WsUser[] = [];
-
-beforeAll(async () => {
-  process.env.POWERTOOLS_LOG_LEVEL = 'ERROR';
-  for (const key of ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'TABLE_NAME', 'DYNAMODB_ENDPOINT']) {
-    delete process.env[key];
-  }
-  stack = await startLocalStack();
-}, 60_000);
-afterAll(async () => {
-  for (const user of users) user.close();
-  await stack?.stop();
-});
-
-async function user(principal: string): Promise<WsUser> {
-  const client = await WsUser.connect(stack, principal);
-  users.push(client);
-  return client;
-}
+const stack = useLocalStack();
+const user = useWsUsers(stack);
 
 const LONG = 'x'.repeat(3_000);
 const run = (input: string, extra: Record<string, unknown> = {}) => ({

@@ -1,20 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sendApproval } from '../../../lib/local/approve.js';
-import { type LocalStack, startLocalStack } from '../../../lib/local/stack.js';
+import { useLocalStack } from './clients.js';
 import { connect as connectTo, untilTerminal } from './ws-client.js';
 
-let stack: LocalStack;
-
-beforeAll(async () => {
-  process.env.POWERTOOLS_LOG_LEVEL = 'ERROR';
-  for (const key of ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'TABLE_NAME', 'DYNAMODB_ENDPOINT']) {
-    delete process.env[key];
-  }
-  stack = await startLocalStack();
-}, 60_000);
-afterAll(async () => {
-  await stack?.stop();
-});
+const stack = useLocalStack();
 
 const connect = (token?: string) => connectTo(stack.wsUrl, token);
 
