@@ -289,6 +289,18 @@ export function isAbort(err: unknown): boolean {
   return err instanceof Error && (err.name === 'AbortError' || err instanceof RunAborted);
 }
 
+/** Our own error inside a foreign one (`cause`, or `error` as some SDKs name it), a few levels deep. */
+function wrappedKernelError(err: unknown): AgentKernelError | undefined {
+  let current = err;
+  for (let depth = 0; depth < 5 && current !== null && typeof current === 'object'; depth++) {
+    const inner: unknown =
+      (current as { cause?: unknown }).cause ?? (current as { error?: unknown }).error;
+    if (inner instanceof AgentKernelError) return inner;
+    current = inner;
+  }
+  return undefined;
+}
+
 /** A runner's foreign error becomes a RunnerError with a code; ours pass through. */
 export function normaliseRunError(
   err: unknown,
@@ -296,6 +308,10 @@ export function normaliseRunError(
   signal: AbortSignal,
 ): AgentKernelError {
   if (err instanceof AgentKernelError) return err;
+  // A framework that wraps what a tool threw (the OpenAI SDK's ToolCallError keeps it in `error`)
+  // must not hide our own failure: a throttled journal write stays a retryable store-throttled.
+  const ours = wrappedKernelError(err);
+  if (ours) return ours;
   if (signal.aborted || isAbort(err)) {
     const reason = signal.reason instanceof AgentKernelError ? signal.reason : undefined;
     return (
