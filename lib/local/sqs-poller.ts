@@ -348,6 +348,11 @@ export function startPoller(
 }
 
 function toRecord({ message, receives }: Pending, queueUrl: string): SQSRecord {
+  return sqsRecordOf(message, queueUrl, receives);
+}
+
+/** A received message as Lambda's SQS event source hands it to a handler. */
+export function sqsRecordOf(message: Message, queueUrl: string, receives: number): SQSRecord {
   const attributes = message.Attributes ?? {};
   const [, account = '', name = ''] = new URL(queueUrl).pathname.split('/');
   return {

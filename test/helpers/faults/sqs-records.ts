@@ -1,28 +1,8 @@
 import { type Message, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { SQSRecord } from 'aws-lambda';
+import { sqsRecordOf } from '../../../lib/local/sqs-poller.js';
 
 /** A received message as Lambda's event source hands it to a handler. */
-export function recordOf(message: Message, queueUrl: string, receives: number): SQSRecord {
-  const attributes = message.Attributes ?? {};
-  const [, account = '', name = ''] = new URL(queueUrl).pathname.split('/');
-  return {
-    messageId: message.MessageId as string,
-    receiptHandle: message.ReceiptHandle as string,
-    body: message.Body ?? '',
-    attributes: {
-      ApproximateReceiveCount: String(receives),
-      SentTimestamp: attributes.SentTimestamp ?? String(Date.now()),
-      SenderId: 'local',
-      ApproximateFirstReceiveTimestamp: '0',
-      ...(attributes.MessageGroupId ? { MessageGroupId: attributes.MessageGroupId } : {}),
-    },
-    messageAttributes: {},
-    md5OfBody: message.MD5OfBody ?? '',
-    eventSource: 'aws:sqs',
-    eventSourceARN: `arn:aws:sqs:us-east-1:${account}:${name}`,
-    awsRegion: 'us-east-1',
-  };
-}
+export const recordOf = sqsRecordOf;
 
 /**
  * Short-polls until a message is visible (local-aws-sqs answers long polls late), or undefined
