@@ -34,3 +34,10 @@ export function incompressibleText(bytes: number): string {
     .toString('base64')
     .slice(0, bytes);
 }
+
+/** A fresh store on a test clock, and a session id of its own: the start of every contract test. */
+export async function setupContract<T>(factory: StoreFactory<T>) {
+  const clock = new TestClock();
+  const store = await factory({ now: clock.now, ttlSeconds: CONTRACT_TTL_SECONDS });
+  return { clock, store, sessionId: uniqueId('s') };
+}
