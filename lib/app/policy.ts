@@ -17,7 +17,8 @@ export interface AccessPolicyOptions {
  * The one authorization policy. Every request has a principal; a session's owner is fixed by the
  * first accepted request (a create-only save, so of two racing principals exactly one wins);
  * only the owner may run, resume, subscribe, read or decide. Anyone else, and anyone asking for a
- * session that does not exist, gets the same `not-found`.
+ * session that does not exist, gets the same `not-found`. Its delivery side, which fan-out
+ * applies to every events message, is `mayReceiveEvents` (receive-policy.ts).
  */
 export class AccessPolicy {
   readonly #sessions: Pick<SessionStore, 'load' | 'save'>;

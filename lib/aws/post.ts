@@ -1,6 +1,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { GoneException, PostToConnectionCommand } from '@aws-sdk/client-apigatewaymanagementapi';
 import type { Connection, ConnectionStore, Subscription } from '../app/ports/connections.js';
+import { mayReceiveEvents } from '../app/receive-policy.js';
 import { traceChild } from '../core/tracer.js';
 import { type AgUiEventsMessage, toAgUiMessage } from '../transport/ag-ui.js';
 import type { EventsMessage, ServerMessage } from '../transport/protocol.js';
@@ -87,7 +88,7 @@ async function targetsOf(
 ): Promise<Target[]> {
   const targets: Target[] = [];
   for (const subscription of await connections.subscribers(sessionId)) {
-    if (owner === undefined || subscription.principal === owner) {
+    if (mayReceiveEvents(owner, subscription.principal)) {
       targets.push(subscription);
       continue;
     }
@@ -97,7 +98,7 @@ async function targetsOf(
   }
   if (requester !== undefined && !targets.some((t) => t.connectionId === requester)) {
     const connection = await connections.get(requester);
-    if (connection && (owner === undefined || connection.principal === owner)) {
+    if (connection && mayReceiveEvents(owner, connection.principal)) {
       targets.push({ ...connection, format: 'native' });
     }
   }
