@@ -74,8 +74,13 @@ export async function runJob(ctx: JobContext): Promise<JobResult> {
     { turnsBefore: session?.data.turns ?? 0 },
     { logger: ctx.logger, until: ctx.until },
   );
-  if (ctx.redelivered && storedEarlier(job, previous, session?.data)) {
-    return recover(ctx, log, storedReply(session?.data, runId, ''));
+  if (ctx.redelivered) {
+    const earlier = storedEarlier(job, previous, session?.data);
+    if (earlier === 'completed') return recover(ctx, log, storedReply(session?.data, runId, ''));
+    if (earlier === 'paused') {
+      const run = await runtime.pausedRuns?.get(sessionId, runId);
+      if (run) return recoverPause(ctx, log, run.interruptions);
+    }
   }
   return stream(ctx, log);
 }
@@ -87,19 +92,27 @@ function finished(record: RunRecord, job: RunJob): boolean {
 }
 
 /**
- * An earlier attempt got as far as storing the turn and died before recording it: a run's
- * session has more turns than when it started; a resume's session no longer marks it paused.
+ * How far an earlier attempt got before it died unrecorded. The session says it without the run
+ * record (an attempt may die after the save and before its first events message moved the
+ * record to running): a run's reply saved as `lastReply`, or its pause marked on the session. A
+ * resume's session no longer marks it paused. Older records: more turns than when it started.
  */
 function storedEarlier(
   job: RunJob,
   previous: RunRecord | undefined,
-  session: { turns: number; paused?: { runId: string }[] | undefined } | undefined,
-): boolean {
-  if (previous?.status !== 'running' || !session) return false;
-  if (job.kind === 'run') {
-    return previous.turnsBefore !== undefined && session.turns > previous.turnsBefore;
+  session: SessionData | undefined,
+): 'completed' | 'paused' | undefined {
+  if (!session || (previous && previous.status !== 'running' && previous.status !== 'queued')) {
+    return undefined;
   }
-  return !session.paused?.some((p) => p.runId === job.runId);
+  if (job.kind === 'run') {
+    if (session.lastReply?.runId === job.runId) return 'completed';
+    if (session.paused?.some((p) => p.runId === job.runId)) return 'paused';
+    const { turnsBefore } = previous ?? {};
+    return turnsBefore !== undefined && session.turns > turnsBefore ? 'completed' : undefined;
+  }
+  if (previous?.status !== 'running') return undefined;
+  return session.paused?.some((p) => p.runId === job.runId) ? undefined : 'completed';
 }
 
 async function stream(ctx: JobContext, log: RunLog): Promise<JobResult> {
@@ -361,6 +374,22 @@ async function recover(
   await closeQuietly(ctx, batcher);
   await log.end('completed', batcher.nextSeq, { reply: asJson(reply) });
   return { done: true, status: 'run-finished' };
+}
+
+/** The turn paused and was stored, but its run-paused was lost: send it, record and announce. */
+async function recoverPause(
+  ctx: JobContext,
+  log: RunLog,
+  interruptions: Extract<Outcome, { type: 'run-paused' }>['interruptions'],
+): Promise<JobResult> {
+  const { sessionId, runId } = ctx.job;
+  countMetric(ctx.logger, 'TurnsRecovered', { runId, requestId: ctx.job.requestId });
+  const outcome: Outcome = { type: 'run-paused', runId, sessionId, interruptions };
+  const state = { stored: true, terminalSent: false };
+  const batcher = newBatcher(ctx, log, state, log.firstSeq);
+  const nextSeq = await deliverOutcome(ctx, log, batcher, outcome, state);
+  await recordOutcome(ctx, log, outcome, nextSeq);
+  return { done: true, status: 'run-paused' };
 }
 
 async function closeQuietly(ctx: JobContext, batcher: EventBatcher): Promise<void> {
