@@ -1,0 +1,202 @@
+import { type SpawnSyncReturns, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// The package as a user gets it: `npm pack`, installed into a project outside the repo, used
+// under plain `node` (no tsx, no source files) and type-checked by `tsc` through its exports.
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const tsc = join(root, 'node_modules/typescript/bin/tsc');
+
+let work: string;
+let app: string;
+let packed: string[];
+
+/** npm and node as the project's scripts get them: the pinned Node first on PATH. */
+function sh(command: string, args: string[], cwd: string): SpawnSyncReturns<string> {
+  const PATH = `${dirname(process.execPath)}:${process.env.PATH ?? ''}`;
+  const result = spawnSync(command, args, {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, PATH, NO_COLOR: '1' },
+    timeout: 300_000,
+  });
+  if (result.status !== 0) {
+    throw new Error(`${command} ${args.join(' ')} failed\n${result.stdout}\n${result.stderr}`);
+  }
+  return result;
+}
+
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), 'ak-pack-'));
+  app = join(work, 'app');
+  mkdirSync(app);
+  // `npm pack` runs `prepack`, which builds dist/ from source.
+  const pack = sh('npm', ['pack', '--json', '--pack-destination', work], root);
+  const [info] = JSON.parse(pack.stdout) as [{ filename: string; files: { path: string }[] }];
+  packed = info.files.map((f) => f.path);
+  writeFileSync(
+    join(app, 'package.json'),
+    '{ "name": "consumer", "private": true, "type": "module" }',
+  );
+  const peers = ['@openai/agents', '@types/node'].map((n) => `${n}@${manifest.devDependencies[n]}`);
+  const install = ['install', join(work, info.filename), ...peers, '--prefer-offline'];
+  sh('npm', [...install, '--no-audit', '--no-fund'], app);
+}, 600_000);
+
+afterAll(() => {
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe('npm pack', () => {
+  it('ships built JS, declarations and source maps, and no tests, functions or examples', () => {
+    // Assess
+    expect(packed).toEqual(
+      expect.arrayContaining(['dist/index.js', 'dist/index.d.ts', 'dist/index.js.map']),
+    );
+    for (const target of Object.values(manifest.exports) as (string | Record<string, string>)[]) {
+      if (typeof target === 'string') continue;
+      expect(packed).toContain(target.import?.slice(2));
+      expect(packed).toContain(target.types?.slice(2));
+    }
+    expect(packed.filter((p) => /^(test|functions|examples|infra|bench)\//.test(p))).toEqual([]);
+    expect(packed.filter((p) => p.endsWith('.test.ts'))).toEqual([]);
+  });
+
+  it('runs an agent with a session store and a tool under plain node', () => {
+    // Prepare
+    writeFileSync(join(app, 'agent.mjs'), AGENT_SCRIPT);
+
+    // Act
+    const run = sh(process.execPath, ['agent.mjs'], app);
+
+    // Assess
+    const out = JSON.parse(run.stdout.trim().split('\n').at(-1) ?? '{}');
+    expect(out.resolved).toBe(`file://${app}/node_modules/agent-kernel-lambda/dist/index.js`);
+    expect(out.first).toEqual({ status: 'completed', text: 'Appended.' });
+    expect(out.second).toEqual({ status: 'completed', text: 'Two turns.' });
+    expect(out.turns).toBe(2);
+    // The second model request carried the first turn, read back from the session store.
+    expect(out.historySeen).toBe(true);
+    expect(readFileSync(join(app, 'side-effects.txt'), 'utf8')).toBe('from the model\n');
+  });
+
+  it('resolves the types through the exports map (tsc --noEmit)', () => {
+    // Prepare
+    writeFileSync(join(app, 'consumer.ts'), CONSUMER_TS);
+    writeFileSync(join(app, 'tsconfig.json'), JSON.stringify(CONSUMER_TSCONFIG));
+
+    // Act
+    const check = spawnSync(process.execPath, [tsc, '-p', app], { encoding: 'utf8' });
+
+    // Assess
+    expect(check.stdout + check.stderr).toBe('');
+    expect(check.status).toBe(0);
+  });
+});
+
+const AGENT_SCRIPT = `
+import { appendFileSync } from 'node:fs';
+import { Agent as SdkAgent, OpenAIProvider } from '@openai/agents';
+import * as z from 'zod';
+import { InMemorySessionStore, Runtime } from 'agent-kernel-lambda';
+import { OPENAI_INTEGRATION, OpenAIModule } from 'agent-kernel-lambda/frameworks/openai';
+import { startScriptedModelServer } from 'agent-kernel-lambda/testing';
+import { defineTool, Executor } from 'agent-kernel-lambda/tools';
+
+const server = await startScriptedModelServer({
+  script: [
+    { toolCalls: [{ name: 'append_line', arguments: { line: 'from the model' } }] },
+    { text: 'Appended.' },
+    { text: 'Two turns.' },
+  ],
+});
+try {
+  const append = defineTool({
+    name: 'append_line',
+    description: 'Append a line to a file',
+    input: z.object({ line: z.string() }),
+    handler: ({ line }) => {
+      appendFileSync('side-effects.txt', line + '\\n');
+      return 'ok';
+    },
+  });
+  const agent = new SdkAgent({
+    name: 'helper',
+    instructions: 'Be brief.',
+    model: 'scripted-model',
+    tools: [OPENAI_INTEGRATION.exportTool(append, { executor: new Executor() })],
+  });
+  const modelProvider = new OpenAIProvider({ apiKey: 'none', baseURL: server.url, useResponses: true });
+  const sessions = new InMemorySessionStore();
+  const runtime = new Runtime({
+    sessions,
+    modules: [new OpenAIModule([agent], { runConfig: { modelProvider } })],
+  });
+  const first = await runtime.run('helper', 'session-1', 'Append a line');
+  let text = '';
+  for await (const event of runtime.stream('helper', 'session-1', 'And now?')) {
+    if (event.type === 'text-delta') text += event.delta;
+  }
+  const stored = await sessions.load('session-1');
+  console.log(JSON.stringify({
+    resolved: import.meta.resolve('agent-kernel-lambda'),
+    first: { status: first.status, text: first.text },
+    second: { status: 'completed', text },
+    turns: stored?.data.turns,
+    historySeen: JSON.stringify(server.requests.at(-1)?.body).includes('Appended.'),
+  }));
+} finally {
+  await server.close();
+}
+`;
+
+// A type error here (or any resolving to \`any\`, which would leave the expect-error unused) fails tsc.
+const CONSUMER_TS = `
+import { InMemorySessionStore, Runtime, type StreamEvent } from 'agent-kernel-lambda';
+import { OpenAIModule } from 'agent-kernel-lambda/frameworks/openai';
+import { InMemoryPausedRunStore } from 'agent-kernel-lambda/stores';
+import { startScriptedModelServer } from 'agent-kernel-lambda/testing';
+import { defineTool } from 'agent-kernel-lambda/tools';
+import { ERROR_CODES } from 'agent-kernel-lambda/transport';
+import * as z from 'zod';
+
+const runtime = new Runtime({
+  sessions: new InMemorySessionStore(),
+  pausedRuns: new InMemoryPausedRunStore(),
+  modules: [new OpenAIModule([])],
+});
+export async function reply(): Promise<string> {
+  const result = await runtime.run('helper', 'session-1', 'Hello');
+  return result.status === 'completed' ? result.text : result.runId;
+}
+export function isText(event: StreamEvent): boolean {
+  return event.type === 'text-delta';
+}
+export const codes: string[] = Object.keys(ERROR_CODES);
+export const server: typeof startScriptedModelServer = startScriptedModelServer;
+export const tool = defineTool({
+  name: 'noop',
+  description: 'nothing',
+  input: z.object({}),
+  handler: () => 'ok',
+});
+// @ts-expect-error an agent name is a string
+runtime.run(42, 'session-1', 'Hello');
+`;
+
+const CONSUMER_TSCONFIG = {
+  compilerOptions: {
+    target: 'ES2022',
+    module: 'NodeNext',
+    moduleResolution: 'NodeNext',
+    strict: true,
+    noEmit: true,
+    skipLibCheck: true,
+    types: ['node'],
+  },
+  files: ['consumer.ts'],
+};
