@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -13,6 +14,26 @@ describe('package.json', () => {
     // Assess
     expect(major(process.versions.node)).toBeGreaterThanOrEqual(22);
     expect(process.versions.node).toBe(manifest.devDependencies.node);
+  });
+
+  it('prints no AWS SDK Node-version warning (the SDK warns below Node 22 only)', () => {
+    // Prepare: a client's first send is where the SDK checks the Node version.
+    const script = [
+      "import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';",
+      "const credentials = { accessKeyId: 'a', secretAccessKey: 'b' };",
+      "const client = new DynamoDBClient({ region: 'us-east-1', endpoint: 'http://127.0.0.1:9', credentials, maxAttempts: 1 });",
+      'await client.send(new ListTablesCommand({})).catch(() => {});',
+    ].join('\n');
+
+    // Act
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: fileURLToPath(new URL('../../', import.meta.url)),
+      encoding: 'utf8',
+    });
+
+    // Assess
+    expect(run.status).toBe(0);
+    expect(run.stderr).not.toContain('NodeVersionSupportWarning');
   });
 
   it('declares Node 22 as the floor, the pinned Node meeting it', () => {

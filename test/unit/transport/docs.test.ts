@@ -2,8 +2,19 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type * as z from 'zod';
+import { RunRecordSchema } from '../../../lib/app/ports/run-records.js';
+import { AgentReplySchema, PausedReplySchema } from '../../../lib/core/requests.js';
 import * as transport from '../../../lib/transport/index.js';
 import { ERROR_CODES } from '../../../lib/transport/index.js';
+import { servedRoutes } from './http-routes.js';
+
+/** The schemas an example may name: the wire's, and the replies and run records HTTP answers. */
+const schemas: Record<string, z.ZodType> = {
+  ...(transport as unknown as Record<string, z.ZodType>),
+  AgentReplySchema,
+  PausedReplySchema,
+  RunRecordSchema,
+};
 
 const doc = readFileSync(
   fileURLToPath(new URL('../../../docs/protocol.md', import.meta.url)),
@@ -25,9 +36,7 @@ describe('docs/protocol.md', () => {
   it.each(examples.map((e) => [e.name, e] as const))('has a valid %s example', (_name, example) => {
     // Prepare
     const value = JSON.parse(example.json);
-    const schema = example.schema
-      ? (transport as unknown as Record<string, z.ZodType>)[example.schema]
-      : undefined;
+    const schema = example.schema ? schemas[example.schema] : undefined;
 
     // Act
     const parsed = schema?.safeParse(value);
@@ -44,5 +53,21 @@ describe('docs/protocol.md', () => {
 
     // Assess
     expect(documented).toEqual(ERROR_CODES);
+  });
+
+  it('documents every HTTP route the handler serves and the API creates, and no other', async () => {
+    // Prepare
+    const table = doc.slice(doc.indexOf('## HTTP API'), doc.indexOf('### Headers'));
+    const documented = [...table.matchAll(/^\| `([A-Z]+)` \| `(\/[^`]*)` \|/gm)].map(
+      (m) => `${m[1]} ${m[2]}`,
+    );
+
+    // Act
+    const { served, created } = await servedRoutes(documented);
+
+    // Assess
+    expect(documented.length).toBeGreaterThanOrEqual(6);
+    expect(served).toEqual([...documented].sort());
+    expect(created).toEqual([...documented].sort());
   });
 });

@@ -1,0 +1,99 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { HTTP_ROUTES } from '../../../infra/constructs/http-api.js';
+import { loadConfig } from '../../../lib/aws/config.js';
+import { createHttpHandler, type HttpEvent } from '../../../lib/aws/http.js';
+import type { Deployment } from '../../../lib/aws/runtime.js';
+import { Runtime } from '../../../lib/core/runtime.js';
+import {
+  InMemoryConnectionStore,
+  InMemoryIdempotencyStore,
+  InMemoryPausedRunStore,
+  InMemoryRunRecordStore,
+  InMemorySessionStore,
+} from '../../../lib/stores/index.js';
+
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+const MAX_SEGMENTS = 5;
+
+/** The path words the handler compares against (`=== 'runs'`), and an id. */
+function alphabet(documented: readonly string[]): string[] {
+  const source = readFileSync(
+    fileURLToPath(new URL('../../../lib/aws/http.ts', import.meta.url)),
+    'utf8',
+  );
+  const words = [...source.matchAll(/=== '([a-z][a-z-]*)'/g)].map((m) => m[1] ?? '');
+  const literal = documented.flatMap((r) => r.split(/[ /]/)).filter((w) => /^[a-z-]+$/.test(w));
+  return [...new Set([...words, ...literal, 'id-1'])];
+}
+
+function paths(words: readonly string[]): string[][] {
+  let level: string[][] = [[]];
+  const all: string[][] = [];
+  for (let n = 0; n < MAX_SEGMENTS; n++) {
+    level = level.flatMap((path) => words.map((w) => [...path, w]));
+    all.push(...level);
+  }
+  return all;
+}
+
+function eventOf(method: string, path: string): HttpEvent {
+  return {
+    version: '2.0',
+    routeKey: '$default',
+    rawPath: path,
+    rawQueryString: '',
+    headers: { 'content-type': 'application/json' },
+    body: '',
+    isBase64Encoded: false,
+    requestContext: {
+      http: { method, path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'docs' },
+      authorizer: { jwt: { claims: { sub: 'user-1' } } },
+    },
+  } as unknown as HttpEvent;
+}
+
+/** A documented template (`{id}` matches one segment) the path fits, else the path itself. */
+function templateOf(method: string, segments: readonly string[], documented: readonly string[]) {
+  const match = documented.find((route) => {
+    const [m, path = ''] = route.split(' ');
+    const parts = path.split('/').filter(Boolean);
+    return (
+      m === method &&
+      parts.length === segments.length &&
+      parts.every((p, i) => p.startsWith('{') || p === segments[i])
+    );
+  });
+  return match ?? `${method} /${segments.join('/')}`;
+}
+
+/**
+ * Which routes the real HTTP handler serves (over in-memory stores): every method on every path
+ * of up to five segments built from its route words; a route it does not serve answers
+ * "Route … was not found." And the routes the CDK construct creates on API Gateway.
+ */
+export async function servedRoutes(documented: readonly string[]) {
+  const runtime = new Runtime({
+    sessions: new InMemorySessionStore(),
+    pausedRuns: new InMemoryPausedRunStore(),
+  });
+  const deployed = {
+    config: loadConfig({ AUTH_MODE: 'hs256', JWT_SECRET: 'docs-test-secret' }),
+    runtime,
+    runs: new InMemoryRunRecordStore(),
+    connections: new InMemoryConnectionStore(),
+    idempotency: new InMemoryIdempotencyStore(),
+  } as unknown as Deployment;
+  const handler = createHttpHandler(async () => deployed);
+  const served = new Set<string>();
+  for (const segments of paths(alphabet(documented))) {
+    for (const method of METHODS) {
+      const response = await handler(eventOf(method, `/${segments.join('/')}`));
+      const body = JSON.parse(String(response.body)) as { message?: string };
+      if (response.statusCode === 404 && body.message?.startsWith('Route ')) continue;
+      served.add(templateOf(method, segments, documented));
+    }
+  }
+  const created = HTTP_ROUTES.map((route) => `${route.method} ${route.path}`);
+  return { served: [...served].sort(), created: created.sort() };
+}
