@@ -82,7 +82,7 @@ describe('npm pack', () => {
     // The second model request carried the first turn, read back from the session store.
     expect(out.historySeen).toBe(true);
     expect(readFileSync(join(app, 'side-effects.txt'), 'utf8')).toBe('from the model\n');
-  });
+  }, 60_000);
 
   it('resolves the types through the exports map (tsc --noEmit)', () => {
     // Prepare
@@ -95,7 +95,7 @@ describe('npm pack', () => {
     // Assess
     expect(check.stdout + check.stderr).toBe('');
     expect(check.status).toBe(0);
-  });
+  }, 120_000);
 });
 
 const AGENT_SCRIPT = `
