@@ -69,5 +69,5 @@ describe('docs/protocol.md', () => {
     expect(documented.length).toBeGreaterThanOrEqual(6);
     expect(served).toEqual([...documented].sort());
     expect(created).toEqual([...documented].sort());
-  });
+  }, 60_000);
 });
