@@ -79,6 +79,7 @@ describe('npm pack', () => {
     expect(out.first).toEqual({ status: 'completed', text: 'Appended.' });
     expect(out.second).toEqual({ status: 'completed', text: 'Two turns.' });
     expect(out.turns).toBe(2);
+    expect(out.subpaths).toEqual([true, true, true, true, true, true]);
     // The second model request carried the first turn, read back from the session store.
     expect(out.historySeen).toBe(true);
     expect(readFileSync(join(app, 'side-effects.txt'), 'utf8')).toBe('from the model\n');
@@ -142,7 +143,11 @@ try {
     if (event.type === 'text-delta') text += event.delta;
   }
   const stored = await sessions.load('session-1');
+  // Every subpath whose peers are installed loads under plain node.
+  const subpaths = ['core', 'stores', 'tools', 'transport', 'tracing', 'frameworks/base'];
+  const loaded = await Promise.all(subpaths.map((p) => import('agent-kernel-lambda/' + p)));
   console.log(JSON.stringify({
+    subpaths: loaded.map((m) => Object.keys(m).length > 0),
     resolved: import.meta.resolve('agent-kernel-lambda'),
     first: { status: first.status, text: first.text },
     second: { status: 'completed', text },
