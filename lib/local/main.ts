@@ -33,8 +33,8 @@ TOKEN=${stack.token}
 
 Try:  npx wscat -c "${stack.wsUrl}?token=$TOKEN"
       > {"action":"run","requestId":"r1","agent":"${process.env.AGENT_NAMES?.split(',')[0] ?? 'demo'}","sessionId":"s1","input":"weather in Paris?"}
-A paused run can be decided from the approvals queue too:
-      npm run approve -- ${stack.queues.approvals} <sessionId> <runId> <callId> [approved|denied]
+A paused run can be decided from the approvals queue too (it waits for the outcome):
+      npm run approve -- --api ${stack.httpUrl} --token $TOKEN ${stack.queues.approvals} <sessionId> <runId> <callId> [approved|denied]
 Ctrl+C stops everything.`);
 
   let stopping = false;
