@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { npmStart, openSocket, type StartedStack, untilRunEnds } from './helpers/cli.js';
+import {
+  npmRun,
+  npmStart,
+  openSocket,
+  type StartedStack,
+  untilRunEnds,
+  userEnv,
+} from './helpers/cli.js';
 
 // `npm start -- --agents <module>`: the local stack serves your agents instead of the demo.
 const FIXTURE = 'test/e2e/fixtures/parrot-agents.ts';
@@ -75,4 +82,41 @@ describe('npm start -- --agents <module> (your own agents)', () => {
     // Assess
     expect(last).toMatchObject({ type: 'error', code: 'agent-not-found' });
   }, 60_000);
+});
+
+describe('npm run invoke with the same setting', () => {
+  it('runs the invoke function with the module’s agent (flag)', async () => {
+    // Act
+    const ran = await npmRun([
+      'invoke',
+      '--',
+      '--agents',
+      FIXTURE,
+      'events/invoke/run.json',
+      '--set',
+      'agent=parrot',
+      '--set',
+      'input=reverse abc',
+    ]);
+
+    // Assess
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(JSON.parse(ran.stdout)).toMatchObject({
+      status: 'completed',
+      agent: 'parrot',
+      text: 'Reversed: cba',
+    });
+  }, 90_000);
+
+  it('runs it with AGENT_KERNEL_AGENTS too, and refuses the demo agent there', async () => {
+    // Act: the sample names `demo`, which the module does not define.
+    const ran = await npmRun(
+      ['invoke', '--', 'events/invoke/run.json'],
+      userEnv({ AGENT_KERNEL_AGENTS: FIXTURE }),
+    );
+
+    // Assess
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(JSON.parse(ran.stdout)).toMatchObject({ type: 'error', code: 'agent-not-found' });
+  }, 90_000);
 });
