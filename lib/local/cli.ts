@@ -48,10 +48,16 @@ export function explain(err: unknown): { message: string; hint?: string } {
             : undefined,
     };
   }
-  return {
-    message: firstLine,
-    hint: typeof hint === 'string' ? hint : 'AGENT_KERNEL_DEBUG=1 prints the stack trace.',
-  };
+  return { message: firstLine, hint: typeof hint === 'string' ? hint : hintFor(err) };
+}
+
+/** What to do about the common system errors; else how to see more. */
+function hintFor(err: unknown): string {
+  if ((err as { code?: unknown } | undefined)?.code === 'EADDRINUSE') {
+    return 'another process holds that port: stop it, or set PORT (PORT=0 picks a free one).';
+  }
+  if (isUnreachable(err)) return 'nothing answers there: is the emulator (or `npm start`) running?';
+  return 'AGENT_KERNEL_DEBUG=1 prints the stack trace.';
 }
 
 /** Prints the failure as `error: …` and `hint: …` on stderr. */

@@ -51,6 +51,15 @@ describe('explain (one line and a hint)', () => {
     });
   });
 
+  it('hints at the way out of a port in use and of a refused connection', () => {
+    const inUse = Object.assign(new Error('listen EADDRINUSE: address already in use'), {
+      code: 'EADDRINUSE',
+    });
+    const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    expect(explain(inUse).hint).toMatch(/set PORT/);
+    expect(explain(refused).hint).toMatch(/is the emulator/);
+  });
+
   it('sees a refused connection through causes and aggregates', () => {
     const refused = Object.assign(new Error('connect'), { code: 'ECONNREFUSED' });
     expect(isUnreachable(new Error('outer', { cause: new AggregateError([refused]) }))).toBe(true);
