@@ -21,6 +21,9 @@ export async function listAgentNames(
   projectRoot: string,
   warn: (message: string) => void = (message) => process.stderr.write(`${message}\n`),
 ): Promise<string[] | undefined> {
+  // Building the agents can take many seconds: say what is going on.
+  if (process.env.CDK_OUTDIR)
+    warn(`agent-kernel: listing the agents of ${agentsEntry ?? '#agents'}…`);
   try {
     const args = ['--import', 'tsx', resolve(projectRoot, LISTER)];
     if (agentsEntry) args.push(resolve(projectRoot, agentsEntry));

@@ -1,6 +1,7 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { listAgentNames } from './agent-names.js';
+import { chosenAgentsEntry } from './bundling.js';
 import { CONTEXT_KEYS, configFromContext } from './config.js';
 import { PROJECT_ROOT } from './constructs/kernel-function.js';
 import { AgentKernelStack } from './stack.js';
@@ -8,6 +9,8 @@ import { AgentKernelStack } from './stack.js';
 // `cdk synth|deploy|destroy` runs this file (cdk.json "app"); context comes from cdk.json or -c.
 const app = new App();
 const context = Object.fromEntries(CONTEXT_KEYS.map((key) => [key, app.node.tryGetContext(key)]));
+// Your agents: the agentsEntry context, else AGENT_KERNEL_AGENTS (as for the local commands).
+context.agentsEntry = chosenAgentsEntry(context.agentsEntry, PROJECT_ROOT);
 // ws-message checks agent names without loading the agents: tell it which ones exist.
 context.agentNames ??= await listAgentNames(context.agentsEntry, PROJECT_ROOT);
 new AgentKernelStack(app, app.node.tryGetContext('stackName') ?? 'AgentKernel', {

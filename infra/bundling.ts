@@ -3,6 +3,8 @@
  * (constructs/kernel-function.ts) and `npm run bench:bundles` both build from them, so the bench
  * measures what gets deployed. No CDK import here: the bench loads this file alone.
  */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 
 // ESM bundles still meet CommonJS dependencies that call require().
 export const CREATE_REQUIRE_BANNER =
@@ -32,4 +34,54 @@ export const BUNDLE = {
 /** What esbuild must not bundle: the AWS SDK, unless it is to be bundled (the pinned version). */
 export function externalModules(bundleAwsSdk: boolean): string[] {
   return bundleAwsSdk ? [] : [...AWS_SDK_EXTERNALS];
+}
+
+/**
+ * The agents module the bundles alias `#agents` to: the `agentsEntry` context, else the local
+ * commands' setting AGENT_KERNEL_AGENTS (lib/local/agents-entry.ts), else none (package.json's
+ * `#agents`, the demo). A path that names no file stops the synth here, in one sentence.
+ */
+export const AGENTS_ENV = 'AGENT_KERNEL_AGENTS';
+
+export function chosenAgentsEntry(
+  context: string | undefined,
+  projectRoot: string,
+  env: NodeJS.ProcessEnv = process.env,
+  fail: (message: string) => never = exitWith,
+): string | undefined {
+  const chosen = context || env[AGENTS_ENV] || undefined;
+  if (chosen && !existsSync(resolve(projectRoot, chosen))) {
+    const from = context ? 'the agentsEntry context' : AGENTS_ENV;
+    fail(
+      `error: agents module not found: ${resolve(projectRoot, chosen)} (from ${from})\n` +
+        'hint: name a .ts or .js file exporting createAgents() or agents (docs/agents.md).',
+    );
+  }
+  return chosen;
+}
+
+/** A user's mistake ends the CDK app in their words, not in a stack trace. */
+function exitWith(message: string): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(1);
+}
+
+/**
+ * Bundling takes seconds per function: one line each, so a long `npm run synth` shows it is
+ * moving. Only under the CDK CLI (it sets CDK_OUTDIR), not in the tests' in-process synths.
+ */
+export function announceBundling(
+  functionId: string,
+  agentsEntry: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+  write = defaultWrite,
+): void {
+  if (!env.CDK_OUTDIR) return;
+  write(
+    `agent-kernel: bundling ${functionId} (#agents: ${agentsEntry ?? 'package.json "imports"'})…`,
+  );
+}
+
+function defaultWrite(line: string): void {
+  process.stderr.write(`${line}\n`);
 }

@@ -11,7 +11,7 @@ import {
 } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { BUNDLE, externalModules } from '../bundling.js';
+import { announceBundling, BUNDLE, externalModules } from '../bundling.js';
 
 /** The repository root: package.json (with its "imports") and package-lock.json live here. */
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -54,6 +54,7 @@ export class KernelFunction extends Construct {
       description: `Execution role of ${id}`,
     });
     this.logGroup.grant(role, 'logs:CreateLogStream', 'logs:PutLogEvents');
+    announceBundling(id, props.agentsEntry);
     this.function = new NodejsFunction(this, 'Function', {
       entry: props.entry,
       handler: 'handler',

@@ -7,7 +7,8 @@ import { AgentsEntryError } from './errors.js';
 
 /**
  * What a user's agents entry module exports (`#agents` in package.json "imports", replaced by the
- * deployment's own file): agents and modules, or a function that builds them once per cold start.
+ * `--agents` / AGENT_KERNEL_AGENTS setting): agents and modules, or a function that builds them
+ * once per cold start. docs/agents.md is the contract.
  */
 export interface AgentsDefinition {
   agents?: readonly Agent<any>[];
@@ -54,7 +55,7 @@ export async function resolveAgents(
   ) {
     throw new AgentsEntryError(
       'The agents entry must export `agents` or `modules` (arrays), a default with them, or ' +
-        '`createAgents()` returning them.',
+        '`createAgents()` returning them (docs/agents.md).',
     );
   }
   return definition;

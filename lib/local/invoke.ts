@@ -1,76 +1,124 @@
 /**
- * `npm run invoke -- <function> <event-file> [--set <path>=<value> ...]`: runs one function's real
- * handler module on a sample event, as Lambda would. `--set` overrides a string field of the event
- * (a dotted path, array items by index), e.g. the ids a resume takes from the paused reply:
- * `--set runId=… --set decisions.0.id=…`. Without TABLE_NAME it starts dynalite with a fresh
- * table, which ends with the process; with TABLE_NAME and DYNAMODB_ENDPOINT it uses that endpoint
- * (creating the table if missing), so a paused run outlives the invocation and can be resumed.
- * Without OPENAI_API_KEY or OPENAI_BASE_URL it starts the scripted model server, answering with
- * the agents entry's `offlineResponder` when it exports one.
+ * `npm run invoke -- [--agents <path>] [<function>] <event-file> [--set <path>=<value> ...]`:
+ * runs one function's real handler module on an event, as Lambda would, and prints its result.
+ * Without <function> the event's shape picks it (an SQS record its queue, a WebSocket event its
+ * route, ...): every sample under events/ runs this way. `--set` overrides a string field of the
+ * event (a dotted path, array items by index), e.g. the ids a resume takes from the paused reply:
+ * `--set runId=… --set decisions.0.id=…`. What the function needs around it (table, queues, a
+ * connections endpoint, the offline model) is started for the invocation (invoke-env.ts); with
+ * TABLE_NAME and DYNAMODB_ENDPOINT it uses that table, so a paused run can be resumed later.
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { createDynamoClient, createTable } from '../stores/dynamodb/index.js';
-import { type ScriptEntry, startScriptedModelServer } from '../testing/scripted-model-server.js';
-import { startDynalite } from './dynalite.js';
+import { useAgentsEntry } from './agents-entry.js';
+import { CliError, fileMissing, runCommand } from './cli.js';
+import { prepareEnvironment, withDevTokens } from './invoke-env.js';
 import { lambdaContext } from './lambda-context.js';
 
-const FUNCTIONS = ['invoke', 'http'] as const;
+export const FUNCTIONS = [
+  'invoke',
+  'http',
+  'authorizer',
+  'ws-connect',
+  'ws-disconnect',
+  'ws-message',
+  'worker',
+  'fanout',
+  'approvals',
+] as const;
+type FunctionName = (typeof FUNCTIONS)[number];
 
-const USAGE = `usage: npm run invoke -- <${FUNCTIONS.join('|')}> <event-file> [--set <path>=<value> ...]`;
+const USAGE =
+  'usage: npm run invoke -- [--agents <path>] [<function>] <event-file> [--set <path>=<value> ...]\n' +
+  `  <function>: ${FUNCTIONS.join(' | ')} (default: chosen from the event's shape)`;
 
 async function main(argv: string[]): Promise<number> {
-  const [name, eventFile, ...rest] = argv;
+  const { rest } = useAgentsEntry(argv);
+  const named = (FUNCTIONS as readonly string[]).includes(rest[0] ?? '');
+  const [eventFile, ...options] = named ? rest.slice(1) : rest;
   const sets: string[] = [];
-  for (let i = 0; i < rest.length; i += 2) {
-    if (rest[i] !== '--set' || rest[i + 1] === undefined) return usage();
-    sets.push(rest[i + 1] as string);
+  for (let i = 0; i < options.length; i += 2) {
+    if (options[i] !== '--set' || options[i + 1] === undefined) return usage();
+    sets.push(options[i + 1] as string);
   }
-  if (!name || !eventFile || !(FUNCTIONS as readonly string[]).includes(name)) return usage();
-  const event = JSON.parse(await readFile(resolve(eventFile), 'utf8'));
+  if (!eventFile || eventFile.startsWith('-')) return usage();
+  let event = await readEvent(eventFile);
   for (const assignment of sets) {
     const problem = setField(event, assignment);
     if (problem) return usage(problem);
   }
-  const stops: (() => Promise<void>)[] = [];
+  const name = named ? (rest[0] as FunctionName) : functionFor(event, eventFile);
+  const stops = await prepareEnvironment();
   try {
-    if (process.env.TABLE_NAME && process.env.DYNAMODB_ENDPOINT) {
-      const client = createDynamoClient({ endpoint: process.env.DYNAMODB_ENDPOINT });
-      await createTable(client, process.env.TABLE_NAME)
-        .catch((err: Error) => {
-          if (err.name !== 'ResourceInUseException') throw err;
-        })
-        .finally(() => client.destroy());
-    } else if (!process.env.TABLE_NAME) {
-      const dynalite = await startDynalite();
-      stops.push(dynalite.stop);
-      const client = createDynamoClient({ endpoint: dynalite.url });
-      await createTable(client, 'agent-kernel-local');
-      client.destroy();
-      process.env.TABLE_NAME = 'agent-kernel-local';
-      process.env.DYNAMODB_ENDPOINT = dynalite.url;
-    }
-    if (!process.env.OPENAI_API_KEY && !process.env.OPENAI_BASE_URL) {
-      const entry = (await import('#agents')) as { offlineResponder?: ScriptEntry };
-      const model = await startScriptedModelServer({
-        fallback: entry.offlineResponder ?? { text: 'Hello from the offline scripted model.' },
-      });
-      stops.push(() => model.close());
-      process.env.OPENAI_BASE_URL = model.url;
-      process.env.OPENAI_API_KEY = 'offline';
-    }
+    event = await withDevTokens(event, process.env);
     // Imported only now: the function reads its configuration at load, as at a cold start.
     const url = pathToFileURL(resolve(import.meta.dirname, '../../functions', `${name}.ts`)).href;
     const { handler } = (await import(url)) as {
       handler: (event: unknown, context: unknown) => Promise<unknown>;
     };
-    const result = await handler(event, lambdaContext(name));
-    console.log(JSON.stringify(result, null, 2));
+    const result = await handler(event, lambdaContext(name)).catch((err: unknown) => {
+      const message = err instanceof Error ? err.message : String(err);
+      throw new CliError(
+        'function-failed',
+        `the ${name} function failed: ${message}`,
+        'Lambda would report this invocation as an error (and SQS would redeliver its batch).',
+      );
+    });
+    process.stderr.write(`${name} answered:\n`);
+    console.log(JSON.stringify(result ?? null, null, 2));
     return 0;
   } finally {
     for (const stop of stops.reverse()) await stop();
   }
+}
+
+async function readEvent(file: string): Promise<unknown> {
+  const path = resolve(file);
+  const text = await readFile(path, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'ENOENT' && err.code !== 'EISDIR') throw err;
+    throw fileMissing(
+      'event file',
+      path,
+      'pass a JSON event, e.g. one of the samples: npm run invoke -- events/invoke/run.json',
+    );
+  });
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new CliError(
+      'event-invalid',
+      `${path} is not JSON: ${(err as Error).message}`,
+      'the samples under events/ show each function’s event.',
+    );
+  }
+}
+
+/** The function an event is for, from its shape (as its event source would deliver it). */
+export function functionFor(event: unknown, file = 'the event'): FunctionName {
+  const e = (event ?? {}) as Record<string, any>;
+  const record = Array.isArray(e.Records) ? e.Records[0] : undefined;
+  if (record?.eventSource === 'aws:sqs') {
+    const queue =
+      String(record.eventSourceARN ?? '')
+        .split(':')
+        .at(-1) ?? '';
+    if (/approval/i.test(queue)) return 'approvals';
+    if (/event/i.test(queue)) return 'fanout';
+    return 'worker';
+  }
+  if (e.type === 'REQUEST' && (e.methodArn || e.routeArn)) return 'authorizer';
+  const eventType = e.requestContext?.eventType;
+  if (eventType === 'CONNECT') return 'ws-connect';
+  if (eventType === 'DISCONNECT') return 'ws-disconnect';
+  if (eventType === 'MESSAGE') return 'ws-message';
+  if (e.requestContext?.http || e.rawPath) return 'http';
+  if (typeof e.action === 'string') return 'invoke';
+  throw new CliError(
+    'event-unrecognized',
+    `cannot tell which function ${file} is for`,
+    `name it first: npm run invoke -- <${FUNCTIONS.join('|')}> ${file}`,
+  );
 }
 
 function usage(problem?: string): number {
@@ -99,4 +147,7 @@ function setField(event: unknown, assignment: string): string | undefined {
 
 const FORBIDDEN = new Set(['__proto__', 'prototype', 'constructor']);
 
-process.exitCode = await main(process.argv.slice(2));
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
+  await runCommand(() => main(process.argv.slice(2)));
+}

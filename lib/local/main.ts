@@ -1,14 +1,29 @@
 /**
- * `npm start`: the local stack with the demo agent (or the agents entry `#agents` points at),
- * on 127.0.0.1, until Ctrl+C. Offline unless OPENAI_API_KEY is set.
+ * `npm start [-- --agents <path>]`: the local stack on 127.0.0.1 until Ctrl+C, serving the demo
+ * agent or the agents module given (--agents or AGENT_KERNEL_AGENTS: docs/agents.md). Offline
+ * unless OPENAI_API_KEY is set. A failure prints one line and a hint (lib/local/cli.ts).
  */
-import { startLocalStack } from './stack.js';
+
+import { useAgentsEntry } from './agents-entry.js';
+import { runCommand } from './cli.js';
 
 process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
-const port = process.env.PORT ? Number(process.env.PORT) : 3000;
-const stack = await startLocalStack({ port });
-const offline = process.env.OPENAI_API_KEY === 'offline';
-console.log(`Agent Kernel local stack${offline ? ' (offline: scripted model server)' : ''}
+
+const USAGE = 'usage: npm start [-- --agents <path to your agents module>]';
+
+await runCommand(async () => {
+  const { rest, entry } = useAgentsEntry(process.argv.slice(2));
+  if (rest.length > 0) {
+    console.error(`unknown argument: ${rest[0]}\n${USAGE}`);
+    return 2;
+  }
+  const port = process.env.PORT ? Number(process.env.PORT) : 3000;
+  // Imported once `#agents` points where it should: the stack loads the functions.
+  const { startLocalStack } = await import('./stack.js');
+  const stack = await startLocalStack({ port });
+  const offline = process.env.OPENAI_API_KEY === 'offline';
+  console.log(`Agent Kernel local stack${offline ? ' (offline: scripted model server)' : ''}
+  agents         ${entry ?? 'the demo (examples/demo/agents.ts)'}: ${process.env.AGENT_NAMES}
   HTTP API       ${stack.httpUrl}        e.g. curl -H "authorization: Bearer $TOKEN" ${stack.httpUrl}/agents
   WebSocket API  ${stack.wsUrl}?token=$TOKEN
   SQS endpoint   ${stack.sqsEndpoint}
@@ -17,16 +32,18 @@ console.log(`Agent Kernel local stack${offline ? ' (offline: scripted model serv
 TOKEN=${stack.token}
 
 Try:  npx wscat -c "${stack.wsUrl}?token=$TOKEN"
-      > {"action":"run","requestId":"r1","agent":"demo","sessionId":"s1","input":"weather in Paris?"}
-A paused run can be decided from the approvals queue too:
-      npm run approve -- ${stack.queues.approvals} <sessionId> <runId> <callId> [approved|denied]
+      > {"action":"run","requestId":"r1","agent":"${process.env.AGENT_NAMES?.split(',')[0] ?? 'demo'}","sessionId":"s1","input":"weather in Paris?"}
+A paused run can be decided from the approvals queue too (it waits for the outcome):
+      npm run approve -- --api ${stack.httpUrl} --token $TOKEN ${stack.queues.approvals} <sessionId> <runId> <callId> [approved|denied]
 Ctrl+C stops everything.`);
 
-let stopping = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    if (stopping) return;
-    stopping = true;
-    void stack.stop().then(() => process.exit(0));
-  });
-}
+  let stopping = false;
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      if (stopping) return;
+      stopping = true;
+      void stack.stop().then(() => process.exit(0));
+    });
+  }
+  return 0;
+});

@@ -1,0 +1,80 @@
+/**
+ * What the local commands (`npm start`, `invoke`, `approve`, `integration-map`) share: a failure
+ * prints one line and a hint, never a stack trace (AGENT_KERNEL_DEBUG=1 shows it), and the exit
+ * code says it failed.
+ */
+import { AgentKernelError } from '../core/errors.js';
+
+/** A failure the user can act on: what went wrong, and what to do about it. */
+export class CliError extends AgentKernelError {
+  readonly hint: string;
+
+  constructor(code: string, message: string, hint: string) {
+    super(code, message);
+    this.hint = hint;
+  }
+}
+
+/** A file the command was told to read is not there. */
+export function fileMissing(what: string, path: string, hint: string): CliError {
+  return new CliError('file-missing', `${what} not found: ${path}`, hint);
+}
+
+/** Whether the error (or its cause) is a refused or unanswered connection. */
+export function isUnreachable(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && depth < 5; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'EHOSTUNREACH') return true;
+    if (e instanceof AggregateError && e.errors.some(isUnreachable)) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/** The one line and the hint for any thrown value. */
+export function explain(err: unknown): { message: string; hint?: string } {
+  if (err instanceof CliError) return { message: err.message, hint: err.hint };
+  const hint = (err as { hint?: unknown } | undefined)?.hint;
+  const message = err instanceof Error ? err.message || err.name : String(err);
+  const firstLine = message.split('\n')[0] as string;
+  if (err instanceof AgentKernelError) {
+    return {
+      message: `${firstLine} (${err.code})`,
+      hint:
+        typeof hint === 'string'
+          ? hint
+          : err.code === 'agents-entry-error'
+            ? 'docs/agents.md describes what an agents module exports.'
+            : undefined,
+    };
+  }
+  return { message: firstLine, hint: typeof hint === 'string' ? hint : hintFor(err) };
+}
+
+/** What to do about the common system errors; else how to see more. */
+function hintFor(err: unknown): string {
+  if ((err as { code?: unknown } | undefined)?.code === 'EADDRINUSE') {
+    return 'another process holds that port: stop it, or set PORT (PORT=0 picks a free one).';
+  }
+  if (isUnreachable(err)) return 'nothing answers there: is the emulator (or `npm start`) running?';
+  return 'AGENT_KERNEL_DEBUG=1 prints the stack trace.';
+}
+
+/** Prints the failure as `error: …` and `hint: …` on stderr. */
+export function report(err: unknown): void {
+  const { message, hint } = explain(err);
+  process.stderr.write(`error: ${message}\n${hint ? `hint: ${hint}\n` : ''}`);
+  if (process.env.AGENT_KERNEL_DEBUG && err instanceof Error && err.stack) {
+    process.stderr.write(`${err.stack}\n`);
+  }
+}
+
+/** Runs a command's body: its exit code, or the failure reported in one line and exit code 1. */
+export async function runCommand(body: () => Promise<number>): Promise<void> {
+  try {
+    process.exitCode = (await body()) ?? 0;
+  } catch (err) {
+    report(err);
+    process.exitCode = 1;
+  }
+}
