@@ -42,7 +42,7 @@ export class LangGraphIntegration extends IntegrationBase<SpecTool> {
   readonly extra = '@langchain/langgraph';
   protected override readonly callIdFields = ['toolCall.id'];
 
-  exportTool(spec: ToolSpec<any, any>, options: ExportOptions): SpecTool {
+  exportTool(spec: ToolSpec<any, any>, options: ExportOptions = {}): SpecTool {
     const nativeGate = spec.confirm && !this.approvalPort;
     return new SpecTool({
       name: spec.name,
