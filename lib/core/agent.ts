@@ -55,7 +55,13 @@ export class Agent<TNative = unknown> {
       );
     }
     // Rejected at declaration, so a misconfigured agent never reaches a run.
-    assertNoReservedKeys(config.runner.name, config.runner.reservedRunOptions, config.runOptions);
+    const { runner } = config;
+    assertNoReservedKeys(
+      runner.name,
+      runner.reservedRunOptions,
+      config.runOptions,
+      runner.validateRunOptions?.bind(runner),
+    );
     this.name = config.name;
     this.description = config.description ?? '';
     this.version = config.version ?? '1.0.0';

@@ -45,6 +45,7 @@ export {
   type RunOptions,
   type RunOptionsContext,
   type RunOptionsFactory,
+  type RunOptionsValidator,
 } from './run-options.js';
 export type {
   Decision,

@@ -65,6 +65,11 @@ export interface Runner<TNative = unknown> {
   readonly supportsStreaming: boolean;
   readonly supportsPause: boolean;
   readonly reservedRunOptions: ReservedRunOptions;
+  /**
+   * Refuses reserved keys below the top level (LangGraph's `configurable.thread_id`) with
+   * `ReservedRunOption`; checked at declaration and for every factory or per-call mapping.
+   */
+  validateRunOptions?(options: RunOptions): void;
   stream(input: RunnerInput<TNative>): RunnerStream;
   resumeStream?(input: RunnerResumeInput<TNative>): RunnerStream;
 }

@@ -77,8 +77,7 @@ export async function loadTurn(
   // A deep copy: whatever the framework does to it reaches the session only after success.
   const context = structuredClone(data.context) as Record<string, unknown>;
   const runOptions = await resolveRunOptions(
-    agent.runner.name,
-    agent.runner.reservedRunOptions,
+    agent.runner,
     agent.runOptions,
     agent.runOptionsFactory,
     setup.runOptions,
