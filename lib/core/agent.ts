@@ -86,7 +86,18 @@ export class Agent<TNative = unknown> {
       },
       defaultInputModes: ['text/plain', 'image/*', 'application/octet-stream'],
       defaultOutputModes: ['text/plain', 'application/json'],
-      skills: this.#skills,
+      skills: this.#skills.length > 0 ? this.#skills : this.#toolSkills(),
     };
+  }
+
+  /** Undeclared skills: one per tool of the native agent, as its runner reads them. */
+  #toolSkills(): AgentCard['skills'] {
+    const tools = this.runner.describeTools?.(this.native) ?? [];
+    return tools.map((t) => ({
+      id: t.name,
+      name: t.name,
+      description: t.description,
+      tags: ['tool'],
+    }));
   }
 }

@@ -6,7 +6,13 @@ import { ReservedRunOption } from '../../core/errors.js';
 import type { StreamEvent } from '../../core/events.js';
 import type { Interruption } from '../../core/requests.js';
 import type { ReservedRunOptions, RunOptions } from '../../core/run-options.js';
-import type { Runner, RunnerInput, RunnerResumeInput, RunnerStream } from '../../core/runner.js';
+import type {
+  Runner,
+  RunnerInput,
+  RunnerResumeInput,
+  RunnerStream,
+  ToolSummary,
+} from '../../core/runner.js';
 import { tryToolContext } from '../../core/tool-context.js';
 import { activeSpan } from '../../core/tracer.js';
 import { CheckpointJournal } from './checkpoint-journal.js';
@@ -56,6 +62,21 @@ export class LangGraphRunner implements Runner<LangGraphAgentDefinition> {
   readonly supportsStreaming = true;
   readonly supportsPause = true;
   readonly reservedRunOptions = LANGGRAPH_RESERVED_RUN_OPTIONS;
+
+  /** The tools of the graph's tool nodes (a prebuilt `ToolNode`, or `createAgent`'s). */
+  describeTools(native: LangGraphAgentDefinition): ToolSummary[] {
+    const graph = ('graph' in native.graph ? native.graph.graph : native.graph) as {
+      nodes?: Record<string, { bound?: { tools?: unknown } }>;
+    };
+    return Object.values(graph.nodes ?? {}).flatMap((node) => {
+      const tools = node.bound?.tools;
+      if (!Array.isArray(tools)) return [];
+      return tools.map((t: { name?: string; description?: string }) => ({
+        name: t.name ?? '',
+        description: t.description ?? '',
+      }));
+    });
+  }
 
   validateRunOptions(options: RunOptions): void {
     const configurable = (options as { configurable?: unknown }).configurable;
