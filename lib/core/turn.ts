@@ -91,6 +91,7 @@ export async function loadTurn(
     requests: setup.requests,
     runOptions,
     context,
+    frameworkSession: () => structuredClone(data.state[agent.runner.name]),
   };
   return { stored, data, info };
 }
@@ -160,6 +161,7 @@ export function toolCtx(setup: TurnSetup, info: TurnInfo): ToolContext {
     principal: setup.principal,
     signal: setup.signal,
     context: info.context,
+    requests: info.requests,
   };
 }
 
