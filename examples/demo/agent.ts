@@ -119,6 +119,9 @@ export function createDemoModule(options: DemoOptions = {}) {
   const bookTable = openaiTools.exportTool(bookTableSpec, { executor });
   const agent = new SdkAgent({
     name: 'demo',
+    // What the A2A card and `GET /agents` say of it.
+    handoffDescription:
+      'A friendly demo assistant: weather and time (made-up data) and table bookings a person approves.',
     instructions:
       'You are a friendly assistant in the demo of a serverless agent runtime. Answer briefly. ' +
       'Use get_weather for weather questions (its data is made up: say so) and get_time for ' +

@@ -25,6 +25,7 @@ export const HTTP_ROUTES: readonly { method: HttpMethod; path: string; open?: tr
   { method: HttpMethod.GET, path: '/sessions/{id}/runs/{runId}' },
   { method: HttpMethod.POST, path: '/sessions/{id}/runs/{runId}/decisions' },
   { method: HttpMethod.GET, path: '/sessions/{id}' },
+  { method: HttpMethod.DELETE, path: '/sessions/{id}' },
   { method: HttpMethod.GET, path: '/agents' },
   { method: HttpMethod.GET, path: '/health', open: true },
 ];
@@ -57,7 +58,12 @@ export class KernelHttpApi extends Construct {
         ? {
             corsPreflight: {
               allowOrigins: [...props.corsOrigins],
-              allowMethods: [CorsHttpMethod.GET, CorsHttpMethod.POST, CorsHttpMethod.OPTIONS],
+              allowMethods: [
+                CorsHttpMethod.GET,
+                CorsHttpMethod.POST,
+                CorsHttpMethod.DELETE,
+                CorsHttpMethod.OPTIONS,
+              ],
               allowHeaders: ['authorization', 'content-type', 'idempotency-key'],
               maxAge: Duration.hours(1),
             },

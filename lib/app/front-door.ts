@@ -153,6 +153,17 @@ export class FrontDoor {
     return { sessionId: id, agent, turns, createdAt, updatedAt, paused: paused ?? [] };
   }
 
+  /** Forgets the caller's session (its conversation and paused runs): the owner only. */
+  async clearSession(principal: unknown, sessionId: string) {
+    const who = this.policy.principal(principal);
+    checkId('sessionId', sessionId);
+    await this.policy.owned(who, sessionId);
+    if (!this.#deps.turns) {
+      throw new AgentKernelError('internal-error', 'This front runs no turns: it cannot clear.');
+    }
+    return this.#deps.turns.clearSession(sessionId, { principal: who });
+  }
+
   async readRun(principal: unknown, sessionId: string, runId: string) {
     const who = this.policy.principal(principal);
     checkId('runId', runId);

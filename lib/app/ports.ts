@@ -32,6 +32,10 @@ export interface TurnRunner {
     decisions: readonly Decision[],
     options: { principal: string; signal?: AbortSignal },
   ): Promise<Reply>;
+  clearSession(
+    sessionId: string,
+    options: { principal: string },
+  ): Promise<{ sessionId: string; cleared: boolean }>;
 }
 
 /** What the front door needs; a function passes the parts it has (ws-message runs no turn). */

@@ -77,6 +77,9 @@ async function route(door: FrontDoor, deployed: Deployment, event: HttpEvent): P
     if (method === 'GET' && parts.length === 2) {
       return json(200, await door.readSession(principal, sessionId));
     }
+    if (method === 'DELETE' && parts.length === 2) {
+      return json(200, await door.clearSession(principal, sessionId));
+    }
     if (runs === 'runs' && runId && method === 'GET' && parts.length === 4) {
       return json(200, await door.readRun(principal, sessionId, runId));
     }

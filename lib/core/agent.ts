@@ -55,7 +55,13 @@ export class Agent<TNative = unknown> {
       );
     }
     // Rejected at declaration, so a misconfigured agent never reaches a run.
-    assertNoReservedKeys(config.runner.name, config.runner.reservedRunOptions, config.runOptions);
+    const { runner } = config;
+    assertNoReservedKeys(
+      runner.name,
+      runner.reservedRunOptions,
+      config.runOptions,
+      runner.validateRunOptions?.bind(runner),
+    );
     this.name = config.name;
     this.description = config.description ?? '';
     this.version = config.version ?? '1.0.0';
@@ -80,7 +86,18 @@ export class Agent<TNative = unknown> {
       },
       defaultInputModes: ['text/plain', 'image/*', 'application/octet-stream'],
       defaultOutputModes: ['text/plain', 'application/json'],
-      skills: this.#skills,
+      skills: this.#skills.length > 0 ? this.#skills : this.#toolSkills(),
     };
+  }
+
+  /** Undeclared skills: one per tool of the native agent, as its runner reads them. */
+  #toolSkills(): AgentCard['skills'] {
+    const tools = this.runner.describeTools?.(this.native) ?? [];
+    return tools.map((t) => ({
+      id: t.name,
+      name: t.name,
+      description: t.description,
+      tags: ['tool'],
+    }));
   }
 }

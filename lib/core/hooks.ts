@@ -1,6 +1,7 @@
 import type { StreamEvent } from './events.js';
 import type { AgentReply, Request } from './requests.js';
 import type { RunOptions } from './run-options.js';
+import type { JsonValue } from './session.js';
 
 /** What hooks see of the turn. */
 export interface TurnInfo {
@@ -10,8 +11,17 @@ export interface TurnInfo {
   readonly principal?: string;
   readonly requests: readonly Request[];
   readonly runOptions: RunOptions;
-  /** The run's copy of the framework context. */
+  /**
+   * The run's copy of the framework context. A pre-hook seeds it by setting keys here: the runner
+   * hands them to the framework (each framework's page says how), and they are stored with the
+   * turn only if it succeeds.
+   */
   readonly context: Record<string, unknown>;
+  /**
+   * A copy of this agent's framework session (its runner's slot of the session: history,
+   * checkpoints), undefined on a session's first turn. Read-only: the runner writes it.
+   */
+  frameworkSession(): JsonValue | undefined;
 }
 
 /**

@@ -45,6 +45,7 @@ export {
   type RunOptions,
   type RunOptionsContext,
   type RunOptionsFactory,
+  type RunOptionsValidator,
 } from './run-options.js';
 export type {
   Decision,
@@ -55,6 +56,7 @@ export type {
   RunnerResult,
   RunnerResumeInput,
   RunnerStream,
+  ToolSummary,
 } from './runner.js';
 export type { ResumeCallOptions } from './runtime.js';
 export { type RunCallOptions, Runtime, type RuntimeOptions } from './runtime.js';

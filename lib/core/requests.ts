@@ -69,6 +69,8 @@ export const PausedReplySchema = z.strictObject({
   sessionId: z.string(),
   agent: z.string(),
   interruptions: z.array(InterruptionSchema).min(1),
+  /** What the agent said before it paused (absent when nothing). */
+  text: z.string().optional(),
 });
 export type PausedReply = z.infer<typeof PausedReplySchema>;
 

@@ -70,6 +70,8 @@ export async function pauseTurn(
   deps: PauseDeps,
   turn: PreparedTurn,
   result: RunnerPaused,
+  /** The text the agent streamed before it paused: kept in the reply, not the session. */
+  text = '',
 ): Promise<PausedReply> {
   const { agent, runId, sessionId, principal } = turn.setup;
   const now = deps.now();
@@ -98,6 +100,7 @@ export async function pauseTurn(
     sessionId,
     agent: agent.name,
     interruptions: [...result.interruptions],
+    ...(text ? { text } : {}),
   };
 }
 

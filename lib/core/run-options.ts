@@ -18,10 +18,14 @@ export type RunOptionsFactory = (ctx: RunOptionsContext) => RunOptions | Promise
 /** Keys a runner sets itself, each with the one-line reason shown to whoever tries to set it. */
 export type ReservedRunOptions = Readonly<Record<string, string>>;
 
+/** A runner's own check of nested keys (`Runner.validateRunOptions`); throws `ReservedRunOption`. */
+export type RunOptionsValidator = (options: RunOptions) => void;
+
 export function assertNoReservedKeys(
   runner: string,
   reserved: ReservedRunOptions,
   options: RunOptions | undefined,
+  validate?: RunOptionsValidator,
 ): void {
   if (!options) return;
   for (const key of Object.keys(options)) {
@@ -29,6 +33,7 @@ export function assertNoReservedKeys(
       throw new ReservedRunOption(runner, key, reserved[key] as string);
     }
   }
+  validate?.(options);
 }
 
 /**
@@ -36,16 +41,20 @@ export function assertNoReservedKeys(
  * later layers win key by key.
  */
 export async function resolveRunOptions(
-  runner: string,
-  reserved: ReservedRunOptions,
+  runner: {
+    readonly name: string;
+    readonly reservedRunOptions: ReservedRunOptions;
+    validateRunOptions?: RunOptionsValidator;
+  },
   declared: RunOptions | undefined,
   factory: RunOptionsFactory | undefined,
   perCall: RunOptions | undefined,
   ctx: RunOptionsContext,
 ): Promise<RunOptions> {
   const fromFactory = factory ? await factory(ctx) : undefined;
-  assertNoReservedKeys(runner, reserved, fromFactory);
-  assertNoReservedKeys(runner, reserved, perCall);
+  const validate = runner.validateRunOptions?.bind(runner);
+  assertNoReservedKeys(runner.name, runner.reservedRunOptions, fromFactory, validate);
+  assertNoReservedKeys(runner.name, runner.reservedRunOptions, perCall, validate);
   if (!fromFactory && !perCall) return declared ?? {};
   return { ...declared, ...fromFactory, ...perCall };
 }

@@ -43,6 +43,12 @@ export type RunnerResult = RunnerCompleted | RunnerPaused;
 /** A streamed turn: yields events, returns the result. */
 export type RunnerStream = AsyncGenerator<StreamEvent, RunnerResult, undefined>;
 
+/** What a card says of one tool. */
+export interface ToolSummary {
+  readonly name: string;
+  readonly description: string;
+}
+
 export interface Decision {
   readonly id: string;
   readonly status: 'approved' | 'denied';
@@ -65,6 +71,13 @@ export interface Runner<TNative = unknown> {
   readonly supportsStreaming: boolean;
   readonly supportsPause: boolean;
   readonly reservedRunOptions: ReservedRunOptions;
+  /**
+   * Refuses reserved keys below the top level (LangGraph's `configurable.thread_id`) with
+   * `ReservedRunOption`; checked at declaration and for every factory or per-call mapping.
+   */
+  validateRunOptions?(options: RunOptions): void;
+  /** The native agent's tools, for its A2A card's skills (when it declares none). */
+  describeTools?(native: TNative): readonly ToolSummary[];
   stream(input: RunnerInput<TNative>): RunnerStream;
   resumeStream?(input: RunnerResumeInput<TNative>): RunnerStream;
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Agent } from './agent.js';
+import { type ClearSessionOptions, clearSession } from './clear-session.js';
 import {
   AgentKernelError,
   AgentNotFound,
@@ -154,6 +155,19 @@ export class Runtime {
 
   get pausedRuns(): PausedRunStore | undefined {
     return this.#engine.pause?.pausedRuns;
+  }
+
+  /** Forgets a session's conversation and paused runs (owner only; see `clear-session.ts`). */
+  async clearSession(
+    sessionId: string,
+    options: ClearSessionOptions = {},
+  ): Promise<{ sessionId: string; cleared: boolean }> {
+    try {
+      checkSessionId(sessionId);
+      return await clearSession(this.#engine, sessionId, options);
+    } catch (err) {
+      throw this.#outgoing(err);
+    }
   }
 
   /** One turn, answered with the reply. Errors are thrown as AgentKernelError subclasses. */

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { AgentKernelError } from './errors.js';
 import type { RunJournal } from './journal.js';
+import type { Request } from './requests.js';
 
 /** What a tool can learn about the run that called it, wherever the framework calls it from. */
 export interface ToolContext {
@@ -11,6 +12,8 @@ export interface ToolContext {
   readonly signal: AbortSignal;
   /** The run's framework context (a copy: changes reach the session only if the run succeeds). */
   readonly context: Record<string, unknown>;
+  /** What the caller asked in this turn (after pre-hooks), e.g. an image a tool should read. */
+  readonly requests?: readonly Request[];
   /** The framework's id of the current tool call, once an integration has bound it. */
   readonly callId?: string;
   /** Set when the framework's own approval gate already decided this call (lib/tools skips its port). */

@@ -6,6 +6,7 @@ import type { AgentReply, PausedReply, Reply } from './requests.js';
 import { type PauseDeps, pauseTurn } from './resume.js';
 import { openRunJournal } from './run-journal.js';
 import type { RunnerResult, RunnerStream } from './runner.js';
+import { checkRunnerEvent, isTokenEvent, textAsEvents } from './runner-events.js';
 import type { SessionLock } from './session-lock.js';
 import { runWithToolContext } from './tool-context.js';
 import { type Span, type Tracer, withActiveSpan } from './tracer.js';
@@ -88,7 +89,7 @@ export async function* driveTurn(
     turn = await traced(prepare);
     if (turn.halt) {
       span.setAttributes({ outcome: 'halted' });
-      yield* haltEvents(runId, turn.halt.text);
+      yield* textAsEvents(runId, turn.halt.text, 'halt');
       ended = true;
       outcome.reply = haltReply(turn);
       yield { type: 'run-finished', runId, reply: outcome.reply };
@@ -106,6 +107,8 @@ export async function* driveTurn(
     );
     runnerStream = stream;
     let result: RunnerResult;
+    const streaming = agent.runner.supportsStreaming;
+    let text = '';
     for (;;) {
       // Each step runs inside the tool context so tools the framework calls can see it.
       const step = await traced(() =>
@@ -119,18 +122,26 @@ export async function* driveTurn(
         firstEvent = false;
         span.setAttributes({ timeToFirstEventMs: performance.now() - startedAt });
       }
+      const checked = checkRunnerEvent(step.value, agent.runner.name, runId);
+      if (checked.type === 'text-delta') text += checked.delta;
+      // A runner without token streaming: its reply is sent whole, once it is known.
+      if (!streaming && isTokenEvent(checked)) continue;
       const events =
-        hooks.length === 0
-          ? [step.value]
-          : await applyStreamHooks(hooks, step.value, prepared.info);
+        hooks.length === 0 ? [checked] : await applyStreamHooks(hooks, checked, prepared.info);
       for (const event of events) {
         boundaries.observe(event);
         yield event;
       }
     }
     runnerStream = undefined;
-    const reply = await traced(() => finish(engine, prepared, result, span));
+    const reply = await traced(() => finish(engine, prepared, result, span, text));
     span.setAttributes({ outcome: reply.status });
+    if (!streaming && reply.status === 'completed') {
+      for (const event of textAsEvents(runId, reply.text, 'reply')) {
+        boundaries.observe(event);
+        yield event;
+      }
+    }
     // A runner that forgot to close something still gives clients a well-formed stream.
     yield* boundaries.closeAll();
     ended = true;
@@ -229,6 +240,7 @@ async function finish(
   turn: PreparedTurn,
   result: RunnerResult,
   span: Span,
+  text: string,
 ): Promise<AgentReply | PausedReply> {
   if (result.status === 'paused') {
     if (!engine.pause) {
@@ -237,7 +249,7 @@ async function finish(
         { code: 'pause-unsupported' },
       );
     }
-    return pauseTurn(engine.pause, turn, result);
+    return pauseTurn(engine.pause, turn, result, text);
   }
   const reply = await completeTurn(engine.deps, turn, result);
   const { pause } = engine;
@@ -284,12 +296,4 @@ function haltReply(turn: PreparedTurn): AgentReply {
     text: halt.text,
     ...(halt.output === undefined ? {} : { output: halt.output }),
   };
-}
-
-function* haltEvents(runId: string, text: string): Generator<StreamEvent> {
-  if (!text) return;
-  const messageId = `halt-${runId}`;
-  yield { type: 'message-start', runId, messageId };
-  yield { type: 'text-delta', runId, messageId, delta: text };
-  yield { type: 'message-end', runId, messageId };
 }

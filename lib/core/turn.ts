@@ -77,8 +77,7 @@ export async function loadTurn(
   // A deep copy: whatever the framework does to it reaches the session only after success.
   const context = structuredClone(data.context) as Record<string, unknown>;
   const runOptions = await resolveRunOptions(
-    agent.runner.name,
-    agent.runner.reservedRunOptions,
+    agent.runner,
     agent.runOptions,
     agent.runOptionsFactory,
     setup.runOptions,
@@ -92,6 +91,7 @@ export async function loadTurn(
     requests: setup.requests,
     runOptions,
     context,
+    frameworkSession: () => structuredClone(data.state[agent.runner.name]),
   };
   return { stored, data, info };
 }
@@ -161,6 +161,7 @@ export function toolCtx(setup: TurnSetup, info: TurnInfo): ToolContext {
     principal: setup.principal,
     signal: setup.signal,
     context: info.context,
+    requests: info.requests,
   };
 }
 

@@ -384,3 +384,15 @@ function cacheKey<A>(spec: ToolSpec<A, unknown>, args: A, ctx: ToolContext): str
   const scope = spec.cache?.shared ? '*' : ctx.sessionId;
   return `${spec.name}\u0000${scope}\u0000${argsKey}`;
 }
+
+let defaultExecutor: Executor | undefined;
+
+/**
+ * The runner an exported tool calls through: the given one, else one shared default `Executor`
+ * (validation, timeouts, retries, no ledger), so a tool exported without options still works.
+ */
+export function runnerFor(executor?: ToolRunner): ToolRunner {
+  if (executor) return executor;
+  defaultExecutor ??= new Executor();
+  return defaultExecutor;
+}

@@ -16,6 +16,7 @@ export {
   type ExecutorOptions,
   type RunLimits,
   type RunSpecOptions,
+  runnerFor,
   type ToolCallInfo,
   type ToolHook,
   type ToolOutcome,

@@ -92,6 +92,10 @@ export const ERROR_CODES = {
     meaning: 'The run made more tool calls than allowed.',
   },
   'runner-error': { source: 'runtime', meaning: "The agent's framework failed." },
+  'invalid-runner-event': {
+    source: 'runtime',
+    meaning: "The agent's runner yielded something that is not a stream event of the run.",
+  },
   'hook-error': { source: 'runtime', meaning: 'A hook failed; the turn was not stored.' },
   'hook-type-change': {
     source: 'runtime',

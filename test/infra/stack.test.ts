@@ -200,6 +200,7 @@ describe('HTTP API', () => {
       .map((r) => r.Properties)
       .filter((p) => p.RouteKey.includes('/'));
     expect(routes.map((p) => `${p.RouteKey} ${p.AuthorizationType}`).sort()).toEqual([
+      'DELETE /sessions/{id} CUSTOM',
       'GET /agents CUSTOM',
       'GET /health NONE',
       'GET /sessions/{id} CUSTOM',

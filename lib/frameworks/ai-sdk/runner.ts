@@ -1,7 +1,13 @@
 import { type LanguageModel, type ModelMessage, stepCountIs, streamText, type ToolSet } from 'ai';
 import type { Interruption, Usage } from '../../core/requests.js';
 import type { ReservedRunOptions } from '../../core/run-options.js';
-import type { Runner, RunnerInput, RunnerResumeInput, RunnerStream } from '../../core/runner.js';
+import type {
+  Runner,
+  RunnerInput,
+  RunnerResumeInput,
+  RunnerStream,
+  ToolSummary,
+} from '../../core/runner.js';
 import { gateInterruption } from '../../tools/guard.js';
 import { mapAiSdkError } from './errors.js';
 import { AiSdkEventMapper } from './events.js';
@@ -43,6 +49,13 @@ export class AiSdkRunner implements Runner<AiSdkAgentDefinition> {
   readonly supportsStreaming = true;
   readonly supportsPause = true;
   readonly reservedRunOptions = AI_SDK_RESERVED_RUN_OPTIONS;
+
+  describeTools(native: AiSdkAgentDefinition): ToolSummary[] {
+    return Object.entries(native.tools ?? {}).map(([name, t]) => ({
+      name,
+      description: t.description ?? '',
+    }));
+  }
 
   stream(input: RunnerInput<AiSdkAgentDefinition>): RunnerStream {
     const history = loadHistory(input.sessionId, input.state);

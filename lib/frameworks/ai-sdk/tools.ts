@@ -20,7 +20,7 @@ export class AiSdkIntegration extends IntegrationBase<AiSdkTool> {
   readonly extra = 'ai';
   protected override readonly callIdFields = ['toolCallId'];
 
-  exportTool(spec: ToolSpec<any, any>, options: ExportOptions): AiSdkTool {
+  exportTool(spec: ToolSpec<any, any>, options: ExportOptions = {}): AiSdkTool {
     const nativeGate = spec.confirm && !this.approvalPort;
     const native = tool<unknown, unknown>({
       description: spec.description,

@@ -41,10 +41,11 @@ export function configureDiscovery(options: { root?: string; logger?: DiscoveryL
   searches.clear();
 }
 
+/** Every integration found, by name (cached; `refresh` searches again). */
 export async function availableIntegrations(
   options: DiscoveryOptions = {},
-): Promise<Integration[]> {
-  return [...(await search(options)).available.values()];
+): Promise<ReadonlyMap<string, Integration>> {
+  return (await search(options)).available;
 }
 
 /** The integration named `name`: `IntegrationError` if unknown, `MissingDependency` if its SDK is absent. */

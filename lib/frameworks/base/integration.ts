@@ -1,14 +1,21 @@
 import { randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { MissingDependency } from '../../core/errors.js';
 import { type ToolContext, tryToolContext } from '../../core/tool-context.js';
 import type { ApprovalPort } from '../../tools/approval.js';
 import { type ModelVisibleError, modelVisibleError, mustPropagate } from '../../tools/errors.js';
-import type { ToolRunner } from '../../tools/executor.js';
+import { runnerFor, type ToolRunner } from '../../tools/executor.js';
 import type { ToolRegistry } from '../../tools/registry.js';
 import { standaloneContext, type ToolSpec } from '../../tools/spec.js';
+import { isInstalled } from './candidates.js';
 
 export interface ExportOptions {
-  /** Every call of an exported tool goes through this runner (usually an `Executor`). */
-  readonly executor: ToolRunner;
+  /**
+   * Every call of an exported tool goes through this runner (usually an `Executor`); without
+   * one, a shared default `Executor` (`runnerFor`).
+   */
+  readonly executor?: ToolRunner;
 }
 
 /** A tool context with the framework's call id bound. */
@@ -25,13 +32,16 @@ export interface Integration<TExported = unknown> {
   /** The package to install when `requires` is not met, named in `MissingDependency`. */
   readonly extra: string;
   /** One ToolSpec as the framework's native tool; its calls go through `options.executor`. */
-  exportTool(spec: ToolSpec<any, any>, options: ExportOptions): TExported;
+  exportTool(spec: ToolSpec<any, any>, options?: ExportOptions): TExported;
   /** Every tool of the registry whose `targets` include this integration. */
-  exportTools?(registry: ToolRegistry, options: ExportOptions): TExported[];
+  exportTools?(registry: ToolRegistry, options?: ExportOptions): TExported[];
   /** The current tool context with the native call id (from the framework's call object). */
   bindContext(native: unknown): BoundToolContext;
-  /** An approval port for the framework's gate or, where it has none, for the executor. */
-  bindApproval(port: ApprovalPort | undefined): void;
+  /**
+   * Binds an approval port: the framework's native gate built on it, or `undefined` when the
+   * executor's port decides (every built-in integration: the bound port replaces its gate).
+   */
+  bindApproval(port: ApprovalPort | undefined): unknown;
   /** Optional: compile a framework-neutral flow into the framework's own graph or workflow. */
   compileFlow?(flow: unknown, options: ExportOptions): unknown;
 }
@@ -80,9 +90,9 @@ export abstract class IntegrationBase<TExported = unknown> implements Integratio
   protected readonly callIdFields: readonly string[] = [];
   protected approvalPort: ApprovalPort | undefined;
 
-  abstract exportTool(spec: ToolSpec<any, any>, options: ExportOptions): TExported;
+  abstract exportTool(spec: ToolSpec<any, any>, options?: ExportOptions): TExported;
 
-  exportTools(registry: ToolRegistry, options: ExportOptions): TExported[] {
+  exportTools(registry: ToolRegistry, options: ExportOptions = {}): TExported[] {
     return registry.forTarget(this.name).map((spec) => this.exportTool(spec, options));
   }
 
@@ -92,8 +102,19 @@ export abstract class IntegrationBase<TExported = unknown> implements Integratio
     return { ...base, callId };
   }
 
-  bindApproval(port: ApprovalPort | undefined): void {
+  bindApproval(port: ApprovalPort | undefined): undefined {
     this.approvalPort = port;
+    return undefined;
+  }
+
+  /** Throws `MissingDependency` (naming `extra`) unless every module of `requires` resolves. */
+  require(from: string = process.cwd()): void {
+    const resolve = createRequire(join(from, 'package.json')).resolve;
+    for (const specifier of this.requires) {
+      if (!isInstalled(specifier, [from]) && !resolvable(resolve, specifier)) {
+        throw new MissingDependency(this.extra, `The "${this.name}" integration`);
+      }
+    }
   }
 
   /** One call through the runner; errors are thrown (for frameworks with an error channel). */
@@ -105,7 +126,7 @@ export abstract class IntegrationBase<TExported = unknown> implements Integratio
     overrides: Partial<ToolContext> = {},
   ): Promise<unknown> {
     const ctx = { ...this.bindContext(native), ...overrides };
-    return options.executor.runSpec(spec, args, ctx, {
+    return runnerFor(options.executor).runSpec(spec, args, ctx, {
       callId: ctx.callId,
       ...(this.approvalPort ? { approval: this.approvalPort } : {}),
     });
@@ -128,6 +149,15 @@ export abstract class IntegrationBase<TExported = unknown> implements Integratio
       if (mustPropagate(err)) throw err;
       return modelVisibleError(err);
     }
+  }
+}
+
+function resolvable(resolve: NodeJS.RequireResolve, specifier: string): boolean {
+  try {
+    resolve(specifier);
+    return true;
+  } catch {
+    return false;
   }
 }
 

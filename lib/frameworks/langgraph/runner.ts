@@ -5,8 +5,14 @@ import { Command, type Pregel } from '@langchain/langgraph';
 import { ReservedRunOption } from '../../core/errors.js';
 import type { StreamEvent } from '../../core/events.js';
 import type { Interruption } from '../../core/requests.js';
-import type { ReservedRunOptions } from '../../core/run-options.js';
-import type { Runner, RunnerInput, RunnerResumeInput, RunnerStream } from '../../core/runner.js';
+import type { ReservedRunOptions, RunOptions } from '../../core/run-options.js';
+import type {
+  Runner,
+  RunnerInput,
+  RunnerResumeInput,
+  RunnerStream,
+  ToolSummary,
+} from '../../core/runner.js';
 import { tryToolContext } from '../../core/tool-context.js';
 import { activeSpan } from '../../core/tracer.js';
 import { CheckpointJournal } from './checkpoint-journal.js';
@@ -57,6 +63,32 @@ export class LangGraphRunner implements Runner<LangGraphAgentDefinition> {
   readonly supportsPause = true;
   readonly reservedRunOptions = LANGGRAPH_RESERVED_RUN_OPTIONS;
 
+  /** The tools of the graph's tool nodes (a prebuilt `ToolNode`, or `createAgent`'s). */
+  describeTools(native: LangGraphAgentDefinition): ToolSummary[] {
+    const graph = ('graph' in native.graph ? native.graph.graph : native.graph) as {
+      nodes?: Record<string, { bound?: { tools?: unknown } }>;
+    };
+    return Object.values(graph.nodes ?? {}).flatMap((node) => {
+      const tools = node.bound?.tools;
+      if (!Array.isArray(tools)) return [];
+      return tools.map((t: { name?: string; description?: string }) => ({
+        name: t.name ?? '',
+        description: t.description ?? '',
+      }));
+    });
+  }
+
+  validateRunOptions(options: RunOptions): void {
+    const configurable = (options as { configurable?: unknown }).configurable;
+    if (configurable && typeof configurable === 'object' && 'thread_id' in configurable) {
+      throw new ReservedRunOption(
+        this.name,
+        'configurable.thread_id',
+        LANGGRAPH_RESERVED_RUN_OPTIONS.thread_id as string,
+      );
+    }
+  }
+
   stream(input: RunnerInput<LangGraphAgentDefinition>): RunnerStream {
     const seed = loadSlot(input.sessionId, input.state);
     return this.#stream(input, { messages: [toHumanMessage(input.requests)] }, seed);
@@ -84,13 +116,6 @@ export class LangGraphRunner implements Runner<LangGraphAgentDefinition> {
       configurable?: Record<string, unknown>;
       callbacks?: Callbacks;
     };
-    if (configurable && 'thread_id' in configurable) {
-      throw new ReservedRunOption(
-        this.name,
-        'configurable.thread_id',
-        LANGGRAPH_RESERVED_RUN_OPTIONS.thread_id as string,
-      );
-    }
     const durable = journaled(input);
     const recorded = durable?.latest();
     const saver = new SessionCheckpointSaver(

@@ -57,7 +57,17 @@ export function toHumanMessage(requests: readonly Request[]): HumanMessage {
     if (request.type === 'text') return { type: 'text' as const, text: request.text };
     const url = 'url' in request ? request.url : `data:${request.mimeType};base64,${request.data}`;
     if (request.type === 'image') return { type: 'image_url' as const, image_url: { url } };
-    return { type: 'text' as const, text: `[file ${request.name ?? ''}: ${url}]` };
+    // LangChain's standard file block: each chat model maps it to its provider's file part.
+    const metadata = request.name ? { metadata: { filename: request.name } } : {};
+    return 'url' in request
+      ? { type: 'file' as const, source_type: 'url' as const, url: request.url, ...metadata }
+      : {
+          type: 'file' as const,
+          source_type: 'base64' as const,
+          data: request.data,
+          mime_type: request.mimeType,
+          ...metadata,
+        };
   });
   return new HumanMessage({ content });
 }

@@ -1,6 +1,8 @@
+import { ToolMessage } from '@langchain/core/messages';
 import { DynamicStructuredTool } from '@langchain/core/tools';
 import { interrupt } from '@langchain/langgraph';
 import type { ToolApproval } from '../../core/tool-context.js';
+import { isModelVisibleError } from '../../tools/errors.js';
 import type { ToolSpec } from '../../tools/spec.js';
 import { type ExportOptions, IntegrationBase } from '../base/integration.js';
 
@@ -33,8 +35,9 @@ export class SpecTool extends DynamicStructuredTool<any> {
  * ToolSpec → LangChain tool for LangGraph. Every call goes through the executor with the
  * model's tool call id (`config.toolCall.id`) as `ctx.callId`. A `confirm` tool asks through
  * LangGraph's `interrupt()` (the run pauses; `Command({ resume })` answers with a decision)
- * unless an approval port was bound before export. Failures are returned as the model-visible
- * error (JSON in the ToolMessage), never the raw exception text.
+ * unless an approval port was bound before export. Failures go through LangChain's tool-error
+ * channel: a ToolMessage with status "error" whose content is the model-visible error (JSON),
+ * never the raw exception text.
  */
 export class LangGraphIntegration extends IntegrationBase<SpecTool> {
   readonly name = 'langgraph';
@@ -42,7 +45,7 @@ export class LangGraphIntegration extends IntegrationBase<SpecTool> {
   readonly extra = '@langchain/langgraph';
   protected override readonly callIdFields = ['toolCall.id'];
 
-  exportTool(spec: ToolSpec<any, any>, options: ExportOptions): SpecTool {
+  exportTool(spec: ToolSpec<any, any>, options: ExportOptions = {}): SpecTool {
     const nativeGate = spec.confirm && !this.approvalPort;
     return new SpecTool({
       name: spec.name,
@@ -63,7 +66,18 @@ export class LangGraphIntegration extends IntegrationBase<SpecTool> {
         const result = await this.runBound(spec, args, config, options, {
           ...(approval ? { approval } : {}),
         });
-        return typeof result === 'string' ? result : JSON.stringify(result ?? null);
+        const text = typeof result === 'string' ? result : JSON.stringify(result ?? null);
+        const callId = (config as { toolCall?: { id?: string } } | undefined)?.toolCall?.id;
+        // LangChain's tool-error channel: a ToolMessage with status "error" (when called by id).
+        if (callId && isModelVisibleError(result)) {
+          return new ToolMessage({
+            content: text,
+            tool_call_id: callId,
+            name: spec.name,
+            status: 'error',
+          });
+        }
+        return text;
       },
     });
   }

@@ -18,6 +18,7 @@ import type {
   RunnerResult,
   RunnerResumeInput,
   RunnerStream,
+  ToolSummary,
 } from '../../core/runner.js';
 import { gateDecision, gateInterruption } from '../../tools/guard.js';
 import { mapOpenAIError } from './errors.js';
@@ -53,6 +54,13 @@ export class OpenAIRunner implements Runner<NativeOpenAIAgent> {
   readonly supportsStreaming = true;
   readonly supportsPause = true;
   readonly reservedRunOptions = OPENAI_RESERVED_RUN_OPTIONS;
+
+  describeTools(native: NativeOpenAIAgent): ToolSummary[] {
+    return native.tools.map((t) => ({
+      name: t.name,
+      description: (t as { description?: string }).description ?? '',
+    }));
+  }
   readonly #sdk: SdkRunner;
 
   constructor(options: OpenAIRunnerOptions = {}) {

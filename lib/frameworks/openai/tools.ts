@@ -19,7 +19,7 @@ export class OpenAIIntegration extends IntegrationBase<OpenAITool> {
   readonly extra = '@openai/agents';
   protected override readonly callIdFields = ['toolCall.callId'];
 
-  exportTool(spec: ToolSpec<any, any>, options: ExportOptions): OpenAITool {
+  exportTool(spec: ToolSpec<any, any>, options: ExportOptions = {}): OpenAITool {
     const nativeGate = spec.confirm && !this.approvalPort;
     const call = (args: unknown, details: unknown): Promise<unknown> => {
       const ctx = this.bindContext(details);

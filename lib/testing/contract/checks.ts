@@ -48,6 +48,7 @@ function kitTools(target: string) {
       });
     },
   });
+  const stopped: string[] = [];
   const wait = defineTool({
     name: 'kit_wait',
     description: 'Waits until cancelled.',
@@ -55,8 +56,26 @@ function kitTools(target: string) {
     handler: (args, ctx) => {
       record('kit_wait', args, ctx);
       return new Promise<never>((_resolve, reject) => {
-        ctx.signal.addEventListener('abort', () => reject(abortError(ctx.signal)), { once: true });
+        ctx.signal.addEventListener(
+          'abort',
+          () => {
+            stopped.push('kit_wait');
+            reject(abortError(ctx.signal));
+          },
+          { once: true },
+        );
       });
+    },
+  });
+  // What a bridge that cannot cancel its tool awaits: a call that never settles by itself.
+  const stubborn = defineTool({
+    name: 'kit_stubborn',
+    description: 'Never finishes and ignores cancellation.',
+    input: z.object({}),
+    timeoutMs: 30,
+    handler: (args, ctx) => {
+      record('kit_stubborn', args, ctx);
+      return new Promise<never>(() => {});
     },
   });
   const pay = defineTool({
@@ -83,7 +102,7 @@ function kitTools(target: string) {
     targets: [`not-${target}`],
     handler: () => ({ ok: true }),
   });
-  return { seen, echo, slow, wait, pay, mine, foreign };
+  return { seen, stopped, echo, slow, wait, stubborn, pay, mine, foreign };
 }
 
 function kitContext(signal: AbortSignal): ToolContext {
@@ -208,10 +227,11 @@ export function contractTests(harness: ContractHarness, options: ContractOptions
       );
     });
 
-    it.skipIf(harness.syncOnly)('C4 reports a timeout as tool-timeout', async () => {
+    it('C4 reports a timeout as tool-timeout', async () => {
       // Prepare
       const tools = kitTools(harness.name);
-      const exported = await exportWith(tools.slow, runnerFactory({}));
+      const spec = harness.cancelsTool === false ? tools.stubborn : tools.slow;
+      const exported = await exportWith(spec, runnerFactory({}));
 
       // Act
       const outcome = await attempt(exported, {}, 'kit-c4-timeout');
@@ -246,7 +266,13 @@ export function contractTests(harness: ContractHarness, options: ContractOptions
     it.each(decisions)('C6 confirm: %s', async (_label, decision, paid) => {
       // Prepare
       const tools = kitTools(harness.name);
-      const port = { decide: () => decision };
+      let asks = 0;
+      const port = {
+        decide: () => {
+          asks += 1;
+          return decision;
+        },
+      };
       const viaFlow = harness.approval === 'native' && !harness.nativeGateOnPort;
       const runnerOptions: RunnerFactoryOptions =
         harness.approval === 'executor' ? { approval: port } : {};
@@ -272,6 +298,7 @@ export function contractTests(harness: ContractHarness, options: ContractOptions
       }
 
       // Assess
+      expect(asks).toBe(viaFlow ? 0 : (harness.portAsks ?? 1));
       if (paid === undefined) {
         expect(tools.seen).toEqual([]);
         if (!viaFlow) expect(outcome.ok).toBe(false);
@@ -284,10 +311,11 @@ export function contractTests(harness: ContractHarness, options: ContractOptions
       }
     });
 
-    it.skipIf(harness.syncOnly)('C7 propagates cancellation', async () => {
+    it('C7 propagates cancellation', async () => {
       // Prepare
       const tools = kitTools(harness.name);
-      const exported = await exportWith(tools.wait, runnerFactory({}));
+      const cancels = harness.cancelsTool !== false;
+      const exported = await exportWith(cancels ? tools.wait : tools.stubborn, runnerFactory({}));
       const controller = new AbortController();
 
       // Act
@@ -295,8 +323,9 @@ export function contractTests(harness: ContractHarness, options: ContractOptions
       await waitFor(() => tools.seen.length > 0);
       controller.abort();
 
-      // Assess
+      // Assess: the awaiter is released; a bridge that can cancel also stopped the tool.
       await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
+      expect(tools.stopped).toEqual(cancels ? ['kit_wait'] : []);
     });
 
     it('C8 is found by discovery under its name', async () => {

@@ -43,10 +43,15 @@ export interface ContractHarness<TExported = any, TResult = any> {
   expectedSchema?(spec: ToolSpec<any, any>): unknown;
   /** The framework has no call ids of its own: C5 only checks that `ctx.callId` is set. */
   readonly noNativeCallIds?: boolean;
-  /** The framework calls tools synchronously: no timeout or cancellation checks. */
-  readonly syncOnly?: boolean;
+  /**
+   * `false` for a bridge that cannot stop a running tool (it awaits a call it cannot cancel):
+   * C4's timeout and C7 then check that the awaiter is released, not that the tool stopped.
+   */
+  readonly cancelsTool?: boolean;
   /** With `approval: 'native'`: the gate is built on the port given to `bindApproval`. */
   readonly nativeGateOnPort?: boolean;
+  /** How often a decided `confirm` call asks the approval port (C6; default 1). */
+  readonly portAsks?: number;
   /** Exports a whole registry (default: `integration.exportTools` or one `export` per target). */
   exportAll?(registry: ToolRegistry, options: ExportOptions): TExported[] | Promise<TExported[]>;
   /** Where C8 looks for the integration (e.g. `{ root }` of a fixture app). */

@@ -18,6 +18,16 @@ beforeEach(() => {
 const sent = (request: RecordedRequest | undefined) => JSON.stringify(request?.body);
 
 describe('demo agent against the offline model', () => {
+  it('describes itself: a card with a description and a skill per tool', () => {
+    // Act
+    const card = createDemo({ baseURL: server.url, apiKey: 'x' }).runtime.agent('demo').card();
+
+    // Assess
+    expect(card.description).toMatch(/demo assistant/);
+    expect(card.skills.map((s) => s.id)).toEqual(['get_weather', 'get_time', 'book_table']);
+    expect(card.skills.every((s) => s.description.length > 0)).toBe(true);
+  });
+
   it('gives the second turn of a session the first turn’s history', async () => {
     // Prepare
     const { runtime } = createDemo({ baseURL: server.url, apiKey: 'x' });

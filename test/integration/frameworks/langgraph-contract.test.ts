@@ -40,7 +40,9 @@ const harness: ContractHarness<SpecTool, unknown> = {
   call: (tool, args, { callId }) =>
     tool.invoke({ type: 'tool_call', id: callId, name: tool.name, args: args as any }),
   value: contentOf,
-  isError: (result) => typeof kindOf(result) === 'string',
+  // LangChain's tool-error channel: status "error", the model-visible error as content.
+  isError: (result) =>
+    (result as ToolMessage | undefined)?.status === 'error' && typeof kindOf(result) === 'string',
   errorKind: (error) => {
     const kind = kindOf(error);
     return typeof kind === 'string' ? kind : (error as { code?: string } | null)?.code;

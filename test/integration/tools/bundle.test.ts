@@ -21,7 +21,7 @@ import * as z from 'zod';
 import { availableIntegrations, getIntegration } from ${JSON.stringify(join(project, 'lib/frameworks/base/index.ts'))};
 import { defineTool, Executor, InMemoryToolLedger } from ${JSON.stringify(join(project, 'lib/tools/index.ts'))};
 
-const names = (await availableIntegrations({ root: '/nowhere' })).map((i) => i.name);
+const names = [...(await availableIntegrations({ root: '/nowhere' })).keys()];
 const ledger = new InMemoryToolLedger();
 const add = defineTool({
   name: 'add',

@@ -43,3 +43,15 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 // Against the kit's stand-in runner, and against the real Executor.
 contractTests(harness);
 contractTests(harness, { runnerFactory: executorRunnerFactory });
+
+// A framework with no call ids of its own: the plugin names each call itself (C5's other case).
+// Its bridge awaits calls it never cancels itself: the checks only ask that the awaiter is freed.
+contractTests(
+  {
+    ...harness,
+    noNativeCallIds: true,
+    cancelsTool: false,
+    call: (tool, args) => tool.run(args, undefined as never),
+  },
+  { runnerFactory: executorRunnerFactory },
+);

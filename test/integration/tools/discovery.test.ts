@@ -43,7 +43,7 @@ async function discover(root: string) {
     refresh: true,
     logger: { warn: (message) => warnings.push(message) },
   });
-  return { names: found.map((i) => i.name), warnings };
+  return { names: [...found.keys()], warnings };
 }
 
 describe('integration discovery', () => {
@@ -201,8 +201,9 @@ describe('integration discovery', () => {
     const fresh = await availableIntegrations({ root, refresh: true });
 
     // Assess
-    expect(cached).toEqual([]);
-    expect(fresh.map((i) => i.name)).toEqual(['demo']);
+    expect([...cached.keys()]).toEqual([]);
+    expect([...fresh.keys()]).toEqual(['demo']);
+    expect(fresh.get('demo')?.name).toBe('demo');
   });
 
   it('finds the built-in openai integration where @openai/agents is installed', async () => {

@@ -32,6 +32,8 @@ export type Step =
   /** Waits for the promise; rejects with the signal's reason if the run is aborted first. */
   | { readonly wait: Promise<unknown> }
   | { readonly fail: unknown }
+  /** Yields the value as it is (no runId filled in): a misbehaving runner. */
+  | { readonly raw: unknown }
   | { readonly call: (input: RunnerInput) => unknown };
 
 export interface TurnScript {
@@ -58,11 +60,13 @@ export interface FakeRunnerOptions {
   reservedRunOptions?: ReservedRunOptions;
   /** Shared call log: the runner appends `<name>:start` and `<name>:end`. */
   log?: string[];
+  /** Declares no token streaming (default true). */
+  supportsStreaming?: boolean;
 }
 
 export class FakeRunner implements Runner<unknown> {
   readonly name: string;
-  readonly supportsStreaming = true;
+  readonly supportsStreaming: boolean;
   readonly supportsPause = false;
   readonly reservedRunOptions: ReservedRunOptions;
   /** Every RunnerInput received, in call order. */
@@ -76,6 +80,7 @@ export class FakeRunner implements Runner<unknown> {
   constructor(options: FakeRunnerOptions = {}) {
     this.name = options.name ?? 'fake';
     this.reservedRunOptions = options.reservedRunOptions ?? {};
+    this.supportsStreaming = options.supportsStreaming ?? true;
     this.#log = options.log;
   }
 
@@ -98,6 +103,7 @@ export class FakeRunner implements Runner<unknown> {
         if ('event' in step) yield { ...step.event, runId: input.runId } as StreamEvent;
         else if ('wait' in step) await untilAborted(step.wait, input.signal);
         else if ('fail' in step) throw step.fail;
+        else if ('raw' in step) yield step.raw as StreamEvent;
         else await step.call(input);
       }
       const texts = input.requests.flatMap((r) => (r.type === 'text' ? [r.text] : []));

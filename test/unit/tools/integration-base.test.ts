@@ -10,6 +10,7 @@ import {
   approveAll,
   defineTool,
   Executor,
+  runnerFor,
   ToolRegistry,
   type ToolSpec,
 } from '../../../lib/tools/index.js';
@@ -19,11 +20,11 @@ class NoChannel extends IntegrationBase<
   (args: unknown, meta: { call: { id: string } }) => Promise<unknown>
 > {
   readonly name = 'nochannel';
-  readonly requires = [];
+  readonly requires: readonly string[] = [];
   readonly extra = 'nochannel-sdk';
   protected override readonly callIdFields = ['call.id'];
 
-  exportTool(spec: ToolSpec<any, any>, options: ExportOptions) {
+  exportTool(spec: ToolSpec<any, any>, options: ExportOptions = {}) {
     return (args: unknown, meta: { call: { id: string } }) =>
       this.runBound(spec, args, meta, options);
   }
@@ -108,5 +109,48 @@ describe('IntegrationBase', () => {
         requires: [1],
       }),
     ).toMatch(/requires/);
+  });
+
+  it('runs an exported tool through the default executor when none is given', async () => {
+    // Prepare
+    const add = defineTool({
+      name: 'add',
+      description: 'Adds',
+      input: z.object({ a: z.number() }),
+      handler: ({ a }) => a + 1,
+    });
+    const tool = new NoChannel().exportTool(add);
+
+    // Act
+    const ok = await tool({ a: 1 }, { call: { id: 'd-1' } });
+    const bad = await tool({ a: 'x' }, { call: { id: 'd-2' } });
+
+    // Assess: the executor's validation ran (a raw handler would have answered "x1").
+    expect(ok).toBe(2);
+    expect(bad).toMatchObject({ error: { kind: 'invalid-arguments' } });
+    expect(runnerFor()).toBe(runnerFor());
+  });
+
+  it('binds an approval port with no native gate of its own: the executor asks the port', () => {
+    // Act / Assess
+    expect(new NoChannel().bindApproval(approveAll)).toBeUndefined();
+  });
+
+  it('require() passes when its modules resolve and names the package when they do not', () => {
+    // Prepare
+    class Needs extends NoChannel {
+      constructor(override readonly requires: readonly string[]) {
+        super();
+      }
+    }
+
+    // Act / Assess
+    expect(() => new Needs(['zod']).require()).not.toThrow();
+    expect(() => new Needs(['zod', 'no-such-sdk-xyz']).require()).toThrow(
+      expect.objectContaining({
+        code: 'missing-dependency',
+        message: expect.stringContaining('npm install nochannel-sdk'),
+      }),
+    );
   });
 });

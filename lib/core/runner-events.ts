@@ -1,0 +1,65 @@
+import { RunnerError } from './errors.js';
+import { type StreamEvent, StreamEventSchema, TERMINAL_EVENT_TYPES } from './events.js';
+
+/** The runtime's own events: a runner that yields one would end or restart the stream. */
+const RUNTIME_ONLY = new Set<string>([...TERMINAL_EVENT_TYPES, 'run-started']);
+
+/** Token-level events a non-streaming runner's turn does not forward (`supportsStreaming`). */
+const TOKEN_EVENTS = new Set<string>([
+  'message-start',
+  'text-delta',
+  'message-end',
+  'reasoning-start',
+  'reasoning-delta',
+  'reasoning-end',
+]);
+
+/**
+ * What a runner yielded, checked before any client sees it: a typed event of this run, never a
+ * bare string, an unknown shape, or one of the runtime's own events.
+ */
+export function checkRunnerEvent(value: unknown, runner: string, runId: string): StreamEvent {
+  const parsed = StreamEventSchema.safeParse(value);
+  if (!parsed.success) {
+    throw invalid(runner, `${describe(value)} (${parsed.error.issues[0]?.message ?? 'invalid'})`);
+  }
+  const event = parsed.data;
+  if (RUNTIME_ONLY.has(event.type)) {
+    throw invalid(runner, `a "${event.type}" event, which only the runtime emits`);
+  }
+  if (event.runId !== runId) {
+    throw invalid(runner, `an event of run "${event.runId}" during run "${runId}"`);
+  }
+  return event;
+}
+
+export function isTokenEvent(event: StreamEvent): boolean {
+  return TOKEN_EVENTS.has(event.type);
+}
+
+/** Text the runtime speaks itself (a hook's halt, a non-streaming runner's reply) as one message. */
+export function* textAsEvents(
+  runId: string,
+  text: string,
+  origin: 'halt' | 'reply',
+): Generator<StreamEvent> {
+  if (!text) return;
+  const messageId = `${origin}-${runId}`;
+  yield { type: 'message-start', runId, messageId };
+  yield { type: 'text-delta', runId, messageId, delta: text };
+  yield { type: 'message-end', runId, messageId };
+}
+
+function invalid(runner: string, what: string): RunnerError {
+  return new RunnerError(`Runner "${runner}" yielded ${what}; runners yield typed stream events.`, {
+    code: 'invalid-runner-event',
+  });
+}
+
+function describe(value: unknown): string {
+  if (typeof value === 'string') return 'a bare string';
+  if (value === null || typeof value !== 'object')
+    return `a ${value === null ? 'null' : typeof value}`;
+  const type = (value as { type?: unknown }).type;
+  return typeof type === 'string' ? `an invalid "${type}" event` : 'an object without a type';
+}

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { http, useLocalStack } from './clients.js';
+
+// DELETE /sessions/{id} over the local stack's real HTTP API, tried by its owner and by others.
+const stack = useLocalStack();
+
+async function aliceSession(sessionId: string) {
+  const run = await http(stack, 'alice', 'POST', '/runs', {
+    agent: 'demo',
+    sessionId,
+    input: 'book a table for 2 at 8pm',
+  });
+  expect(run.body).toMatchObject({ status: 'paused' });
+  return run.body.runId as string;
+}
+
+describe('DELETE /sessions/{id}', () => {
+  it('lets the owner forget a session and its paused run; a new turn starts afresh', async () => {
+    // Prepare
+    const runId = await aliceSession('clear-1');
+
+    // Act
+    const cleared = await http(stack, 'alice', 'DELETE', '/sessions/clear-1');
+    const read = await http(stack, 'alice', 'GET', '/sessions/clear-1');
+    const decide = await http(stack, 'alice', 'POST', `/sessions/clear-1/runs/${runId}/decisions`, {
+      decisions: [{ id: 'any', status: 'approved' }],
+    });
+    const again = await http(stack, 'alice', 'POST', '/runs', {
+      agent: 'demo',
+      sessionId: 'clear-1',
+      input: 'hello',
+    });
+
+    // Assess
+    expect(cleared).toEqual({ status: 200, body: { sessionId: 'clear-1', cleared: true } });
+    expect(read.status).toBe(404);
+    expect(decide.status).toBe(404);
+    expect(again.body).toMatchObject({ status: 'completed' });
+    const after = await http(stack, 'alice', 'GET', '/sessions/clear-1');
+    expect(after.body).toMatchObject({ turns: 1, paused: [] });
+  });
+
+  it('refuses another principal, a missing token and a guessed id, and changes nothing', async () => {
+    // Prepare
+    await aliceSession('clear-2');
+
+    // Act
+    const mallory = await http(stack, 'mallory', 'DELETE', '/sessions/clear-2');
+    const anonymous = await fetch(`${stack.httpUrl}/sessions/clear-2`, { method: 'DELETE' });
+    const guessed = await http(stack, 'mallory', 'DELETE', '/sessions/no-such-session');
+    const malformed = await http(stack, 'alice', 'DELETE', `/sessions/${'x'.repeat(300)}`);
+
+    // Assess
+    // Another's session reads as absent: its existence is not confirmed.
+    expect(mallory.status).toBe(404);
+    expect(anonymous.status).toBe(401);
+    expect(guessed.status).toBe(404);
+    expect(malformed.status).toBe(400);
+    const kept = await http(stack, 'alice', 'GET', '/sessions/clear-2');
+    expect(kept.body).toMatchObject({ paused: [expect.objectContaining({})] });
+  });
+});
