@@ -153,6 +153,22 @@ export class FrontDoor {
     return { sessionId: id, agent, turns, createdAt, updatedAt, paused: paused ?? [] };
   }
 
+  /**
+   * Queues forgetting the caller's session behind the turns already queued for it (WebSocket):
+   * `accepted` once it is queued; the worker clears it in the session's order.
+   */
+  async submitClear(request: { principal: unknown; requestId: string; sessionId: string }) {
+    const who = this.policy.principal(request.principal);
+    checkId('requestId', request.requestId);
+    checkId('sessionId', request.sessionId);
+    await this.policy.owned(who, request.sessionId);
+    const { requestId, sessionId } = request;
+    const runId = runIdFor(who, sessionId, requestId);
+    const job = { kind: 'clear' as const, requestId, principal: who, sessionId, runId };
+    await this.#send({ ...job, enqueuedAt: this.#now() });
+    return { requestId, sessionId, runId };
+  }
+
   /** Forgets the caller's session (its conversation and paused runs): the owner only. */
   async clearSession(principal: unknown, sessionId: string) {
     const who = this.policy.principal(principal);

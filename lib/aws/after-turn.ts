@@ -13,7 +13,8 @@ export type PipelineMetric =
   | 'JobRetries'
   | 'RunTimeouts'
   | 'ResumesRefused'
-  | 'TurnsRecovered';
+  | 'TurnsRecovered'
+  | 'ClearsRefused';
 
 export interface RetryOptions {
   /** Tries in all (default 5). */

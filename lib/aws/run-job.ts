@@ -4,7 +4,7 @@ import type { StreamEvent } from '../core/events.js';
 import type { JsonValue, SessionData } from '../core/session.js';
 import { EventBatcher } from '../transport/batcher.js';
 import type { Delivery } from '../transport/delivery.js';
-import type { RunJob } from '../transport/protocol.js';
+import type { TurnJob } from '../transport/protocol.js';
 import { afterTurn, countMetric } from './after-turn.js';
 import type { AwsClients } from './clients.js';
 import { deliveryFor } from './delivery.js';
@@ -33,7 +33,7 @@ const REFUSED = new Set(['run-already-resumed', 'paused-run-not-found']);
 export interface JobContext {
   readonly deployed: Deployment;
   readonly clients: AwsClients;
-  readonly job: RunJob;
+  readonly job: TurnJob;
   readonly logger?: Logger | undefined;
   /** Aborted a safe margin before the function's deadline (reason: RunTimeout). */
   readonly signal: AbortSignal;
@@ -86,7 +86,7 @@ export async function runJob(ctx: JobContext): Promise<JobResult> {
 }
 
 /** A run job's record past running, or a completed resume: an earlier delivery finished it. */
-function finished(record: RunRecord, job: RunJob): boolean {
+function finished(record: RunRecord, job: TurnJob): boolean {
   if (record.status === 'completed') return true;
   return job.kind === 'run' && (record.status === 'paused' || record.status === 'failed');
 }
@@ -98,7 +98,7 @@ function finished(record: RunRecord, job: RunJob): boolean {
  * resume's session no longer marks it paused. Older records: more turns than when it started.
  */
 function storedEarlier(
-  job: RunJob,
+  job: TurnJob,
   previous: RunRecord | undefined,
   session: SessionData | undefined,
 ): 'completed' | 'paused' | undefined {

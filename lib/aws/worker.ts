@@ -6,6 +6,7 @@ import { parseMessage } from '../transport/parse.js';
 import { type RunJob, RunJobSchema } from '../transport/protocol.js';
 import { afterTurn, countMetric, retrying } from './after-turn.js';
 import { processBatch } from './batch.js';
+import { clearJob } from './clear-job.js';
 import { type AwsClients, clientsFor } from './clients.js';
 import { RunTimeout } from './errors.js';
 import { retryAfter, retryDelaySeconds } from './queues.js';
@@ -86,7 +87,13 @@ async function handleJob(
   if (!parsed.ok) throw new Error(`bad job: ${parsed.error.code}: ${parsed.error.message}`);
   const job = parsed.message;
   const { requestId, sessionId, runId, kind } = job;
-  span.setAttributes({ requestId, sessionId, runId, job: kind, agent: job.agent });
+  span.setAttributes({
+    requestId,
+    sessionId,
+    runId,
+    job: kind,
+    ...(job.kind === 'clear' ? {} : { agent: job.agent }),
+  });
   // requestIds are chosen by clients: scoped by session so two clients' ids never collide.
   const key = `job:${job.sessionId}:${job.requestId}`;
   // A claim outlives this invocation, so no redelivery runs the job while it still runs here.
@@ -109,16 +116,19 @@ async function handleJob(
   );
   let result: Awaited<ReturnType<typeof runJob>>;
   try {
-    result = await runJob({
-      deployed,
-      clients,
-      job,
-      logger,
-      signal: timer.signal,
-      until: deadline - FINAL_MS,
-      lastAttempt: receives >= deployed.config.JOB_MAX_RECEIVES,
-      redelivered: receives > 1,
-    });
+    result =
+      job.kind === 'clear'
+        ? await clearJob(deployed, job, logger)
+        : await runJob({
+            deployed,
+            clients,
+            job,
+            logger,
+            signal: timer.signal,
+            until: deadline - FINAL_MS,
+            lastAttempt: receives >= deployed.config.JOB_MAX_RECEIVES,
+            redelivered: receives > 1,
+          });
   } catch (err) {
     // The turn was not stored: give the job back so a retry runs it.
     await giveBack(deployed, key, claim.token);

@@ -121,6 +121,10 @@ async function dispatch(
     case 'unsubscribe':
       await door.unsubscribe(principal, connectionId, message.sessionId);
       return undefined;
+    case 'clear': {
+      const { requestId, sessionId } = message;
+      return { type: 'accepted', ...(await door.submitClear({ principal, requestId, sessionId })) };
+    }
   }
 }
 

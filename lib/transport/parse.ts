@@ -183,7 +183,7 @@ function unionDetail(issue: z.core.$ZodIssueInvalidUnion): string | undefined {
   }
   const tag = tagValues(issue.errors);
   if (tag !== undefined) {
-    return `${at([tag.key])}: must be ${[...new Set(tag.values)].map((v) => JSON.stringify(v)).join(' or ')}`;
+    return `${at([tag.key])}: must be ${oneOf([...new Set(tag.values)])}`;
   }
   const types = rootTypes(issue.errors);
   if (types?.received === 'undefined') return `${at([])}: is required`;
@@ -272,7 +272,7 @@ function defaultMessage(issue: z.core.$ZodRawIssue): string | undefined {
       return `unknown field${issue.keys.length === 1 ? '' : 's'} ${keys}`;
     }
     case 'invalid_value':
-      return `must be ${issue.values.map((v) => JSON.stringify(v)).join(' or ')}`;
+      return `must be ${oneOf(issue.values)}`;
     case 'too_small':
       if (issue.origin === 'string') {
         return issue.minimum === 1
@@ -290,9 +290,7 @@ function defaultMessage(issue: z.core.$ZodRawIssue): string | undefined {
     case 'invalid_union': {
       // A discriminated union names the values its key may take.
       const options = (issue as { options?: unknown[] }).options;
-      return options
-        ? `must be ${options.map((v) => JSON.stringify(v)).join(' or ')}`
-        : 'does not match any allowed shape';
+      return options ? `must be ${oneOf(options)}` : 'does not match any allowed shape';
     }
     default:
       return undefined;
@@ -310,4 +308,11 @@ function quote(text: string): string {
 /** Keys come from the sender: keep what we reflect short. */
 function clip(text: string): string {
   return text.length > 64 ? `${text.slice(0, 64)}…` : text;
+}
+
+/** `"a"`, `"a" or "b"`, `one of "a", "b", "c"`. */
+function oneOf(values: readonly unknown[]): string {
+  const quoted = values.map((v) => JSON.stringify(v));
+  if (quoted.length <= 2) return quoted.join(' or ');
+  return `one of ${quoted.join(', ')}`;
 }

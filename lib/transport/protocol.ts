@@ -98,14 +98,22 @@ export const UnsubscribeMessageSchema = z.strictObject({
   sessionId: SessionIdSchema,
 });
 
+/** Forgets the session, in its queue order: runs sent after it start a new conversation. */
+export const ClearMessageSchema = z.strictObject({
+  action: z.literal('clear'),
+  requestId: RequestIdSchema,
+  sessionId: SessionIdSchema,
+});
+
 export const ClientMessageSchema = z.discriminatedUnion('action', [
   RunMessageSchema,
   ResumeMessageSchema,
   SubscribeMessageSchema,
   UnsubscribeMessageSchema,
+  ClearMessageSchema,
 ]);
 
-export const CLIENT_ACTIONS = ['run', 'resume', 'subscribe', 'unsubscribe'] as const;
+export const CLIENT_ACTIONS = ['run', 'resume', 'subscribe', 'unsubscribe', 'clear'] as const;
 
 export type RunMessage = z.infer<typeof RunMessageSchema>;
 export type ResumeMessage = z.infer<typeof ResumeMessageSchema>;
@@ -179,8 +187,11 @@ export const RunJobSchema = z.discriminatedUnion('kind', [
     agent: AgentNameSchema.optional(),
     decisions: WireDecisionsSchema,
   }),
+  // In the session's FIFO group, so it never lands in the middle of a turn.
+  z.strictObject({ kind: z.literal('clear'), ...jobBase }),
 ]);
 export type RunJob = z.infer<typeof RunJobSchema>;
+export type TurnJob = Exclude<RunJob, { kind: 'clear' }>;
 
 /** Events queue (FIFO, group = sessionId): a worker's batch on its way to the fan-out. */
 export const EventsQueueMessageSchema = z.strictObject({

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { http, useLocalStack } from './clients.js';
+import { http, useLocalStack, useWsUsers } from './clients.js';
 
 // DELETE /sessions/{id} over the local stack's real HTTP API, tried by its owner and by others.
 const stack = useLocalStack();
+const user = useWsUsers(stack);
 
 async function aliceSession(sessionId: string) {
   const run = await http(stack, 'alice', 'POST', '/runs', {
@@ -58,5 +59,63 @@ describe('DELETE /sessions/{id}', () => {
     expect(malformed.status).toBe(400);
     const kept = await http(stack, 'alice', 'GET', '/sessions/clear-2');
     expect(kept.body).toMatchObject({ paused: [expect.objectContaining({})] });
+  });
+});
+
+describe('WebSocket action clear', () => {
+  it('clears the owner’s session in its queue order: a run sent after it starts afresh', async () => {
+    // Prepare
+    const alice = await user('alice');
+    alice.send({
+      action: 'run',
+      requestId: 'c-r1',
+      agent: 'demo',
+      sessionId: 'ws-clear-1',
+      input: 'hi',
+    });
+    await alice.terminal((await alice.answer('c-r1')).runId);
+
+    // Act: clear and run again at once; the queue keeps their order.
+    alice.send({ action: 'clear', requestId: 'c-clear', sessionId: 'ws-clear-1' });
+    const accepted = await alice.answer('c-clear');
+    alice.send({
+      action: 'run',
+      requestId: 'c-r2',
+      agent: 'demo',
+      sessionId: 'ws-clear-1',
+      input: 'again',
+    });
+    await alice.terminal((await alice.answer('c-r2')).runId);
+
+    // Assess
+    expect(accepted).toMatchObject({ type: 'accepted', sessionId: 'ws-clear-1' });
+    const session = await http(stack, 'alice', 'GET', '/sessions/ws-clear-1');
+    expect(session.body).toMatchObject({ turns: 1 });
+  });
+
+  it('refuses another principal’s session and a malformed request, and clears nothing', async () => {
+    // Prepare
+    const alice = await user('alice');
+    const mallory = await user('mallory');
+    alice.send({
+      action: 'run',
+      requestId: 'c-r3',
+      agent: 'demo',
+      sessionId: 'ws-clear-2',
+      input: 'hi',
+    });
+    await alice.terminal((await alice.answer('c-r3')).runId);
+
+    // Act
+    mallory.send({ action: 'clear', requestId: 'm-clear', sessionId: 'ws-clear-2' });
+    const refused = await mallory.answer('m-clear');
+    mallory.send({ action: 'clear', requestId: 'm-bad', sessionId: 'bad id!' });
+    const malformed = await mallory.answer('m-bad');
+
+    // Assess
+    expect(refused).toMatchObject({ type: 'error', code: 'not-found' });
+    expect(malformed).toMatchObject({ type: 'error', code: 'invalid-message' });
+    const session = await http(stack, 'alice', 'GET', '/sessions/ws-clear-2');
+    expect(session.body).toMatchObject({ turns: 1 });
   });
 });

@@ -198,7 +198,7 @@ describe('parseInbound: size, JSON, action, prototype keys, echo', () => {
         type: 'error',
         requestId: 'q5',
         code: 'invalid-message',
-        message: 'kind: must be "run" or "resume"',
+        message: 'kind: must be one of "run", "resume", "clear"',
       },
     });
   });

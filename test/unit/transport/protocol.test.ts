@@ -209,7 +209,7 @@ describe('parseInbound refuses bad messages', () => {
     [
       'an unknown request type',
       { action: 'run', requestId: 'q1', agent: 'a', input: [{ type: 'video', url: 'x' }] },
-      'input.0.type: must be "text" or "image" or "file"',
+      'input.0.type: must be one of "text", "image", "file"',
     ],
     [
       'an image request without its url',
