@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { untilRunEnds } from './helpers/cli.js';
 
 // The README's commands as a user runs them: `npm start` in one process, then `npm run chat`,
 // `npm run approve` and plain HTTP / WebSocket clients against what it printed.
@@ -101,26 +102,6 @@ afterAll(async () => {
   }
 });
 
-function terminal(ws: WebSocket, budgetMs = 30_000): Promise<any[]> {
-  const seen: any[] = [];
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(JSON.stringify(seen))), budgetMs);
-    ws.on('message', (data) => {
-      const message = JSON.parse(String(data));
-      seen.push(message);
-      const events: { type: string }[] = message.events ?? [];
-      if (
-        message.type === 'error' ||
-        events.some((e) => ['run-finished', 'run-error', 'run-paused'].includes(e.type))
-      ) {
-        clearTimeout(timer);
-        ws.removeAllListeners('message');
-        resolve(seen);
-      }
-    });
-  });
-}
-
 describe('npm start (the README command), used as a user would', () => {
   it('prints its URLs and a development token, and the HTTP API answers with it', async () => {
     // Assess
@@ -153,7 +134,7 @@ describe('npm start (the README command), used as a user would', () => {
     // Prepare: a run that pauses for the booking's approval.
     const ws = new WebSocket(`${wsUrl}?token=${token}`);
     await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
-    const paused = terminal(ws);
+    const paused = untilRunEnds(ws);
     ws.send(
       JSON.stringify({
         action: 'run',
@@ -166,7 +147,7 @@ describe('npm start (the README command), used as a user would', () => {
     const pause = (await paused).flatMap((m) => m.events ?? []).at(-1);
     expect(pause).toMatchObject({ type: 'run-paused' });
     const callId = pause.interruptions[0].id as string;
-    const finished = terminal(ws);
+    const finished = untilRunEnds(ws);
 
     // Act: the one-line command the README and `npm start` print.
     const approve = await npmRun(
