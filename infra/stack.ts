@@ -69,10 +69,12 @@ export class AgentKernelStack extends Stack {
   readonly http?: KernelHttpApi;
   /** Where alarms notify (`alarmEmail` creates it, `alarmTopicArn` names yours); else none. */
   readonly alarmTopic?: ITopic;
+  readonly config: KernelConfig;
 
   constructor(scope: Construct, id: string, props: AgentKernelStackProps) {
     super(scope, id, props);
     const config = props.config;
+    this.config = config;
     const dir = props.functionsDir ?? resolve(PROJECT_ROOT, 'functions');
     const logRetention = config.logRetentionDays as RetentionDays;
     const logRemovalPolicy = RemovalPolicy.DESTROY;
@@ -367,6 +369,11 @@ export class AgentKernelStack extends Stack {
     const invoke = this.functions.get('invoke');
     if (invoke) out('InvokeFunctionName', invoke.function.functionName, 'Direct invoke target');
     out('DashboardName', monitoring.dashboard.dashboardName, 'CloudWatch dashboard');
+    // For the deploy's next steps (infra/next-steps.ts): how clients get a token.
+    out('AuthMode', this.config.auth.mode, 'hs256 (development secret) or jwks');
+    if (this.config.auth.mode === 'hs256') {
+      out('JwtSecretName', this.config.auth.secretName, 'Secrets Manager secret (name only)');
+    }
     if (this.alarmTopic) out('AlarmTopicArn', this.alarmTopic.topicArn, 'Alarm notifications');
   }
 }
