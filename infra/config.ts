@@ -1,5 +1,4 @@
 import * as z from 'zod';
-import { AgentKernelError } from '../lib/core/errors.js';
 
 /** Where the model provider's API key lives: only its name reaches the functions, never the value. */
 export type ModelSecret = { secretName: string } | { parameterName: string };
@@ -66,10 +65,16 @@ export type LambdaRuntime = 'nodejs24.x' | 'nodejs22.x';
 /** One line to change the runtime of every function (bench/bundles compares cold imports). */
 export const DEFAULT_LAMBDA_RUNTIME: LambdaRuntime = 'nodejs24.x';
 
-/** A context value AWS would refuse (or one the kernel cannot work with), found at synth. */
-export class InvalidContextError extends AgentKernelError {
+/**
+ * A context value AWS would refuse (or one the kernel cannot work with), found at synth. Shaped
+ * like lib's AgentKernelError (code + message), which infra may not import (architecture.md).
+ */
+export class InvalidContextError extends Error {
+  readonly code = 'invalid-context';
+
   constructor(message: string) {
-    super('invalid-context', message);
+    super(message);
+    this.name = 'InvalidContextError';
   }
 }
 
