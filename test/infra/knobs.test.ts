@@ -6,6 +6,7 @@ import {
   LOG_RETENTION_DAYS,
   stackNameFromContext,
 } from '../../infra/config.js';
+import { FUNCTIONS, tunedFunctions } from '../../infra/functions.js';
 
 // Every context knob against what AWS accepts: a bad value fails the synth with a typed error
 // naming the knob and the allowed values, instead of a rollback at deploy.
@@ -117,5 +118,37 @@ describe('context knobs accepted', () => {
       fanoutBatchSize: 10,
       maxReceiveCount: 5,
     });
+  });
+});
+
+describe('the function table within AWS limits', () => {
+  it("API-fronted functions end before API Gateway's integration timeout", () => {
+    // HTTP APIs end an integration at 30 s; WebSocket APIs at 29 s.
+    const limit = { http: 30, $connect: 29, $disconnect: 29, $default: 29, 'ws-authorizer': 29 };
+    for (const spec of FUNCTIONS.filter((s) => s.route)) {
+      expect(spec.timeout.toSeconds(), spec.name).toBeLessThan(limit[spec.route!]);
+    }
+  });
+
+  it("every tuning stays within Lambda's limits at both ends of each knob", () => {
+    for (const tuning of [
+      { agentMemoryMb: 128, workerTimeoutSeconds: 60, workerMaxConcurrency: 2, fanoutBatchSize: 1 },
+      {
+        agentMemoryMb: 10_240,
+        workerTimeoutSeconds: 900,
+        workerMaxConcurrency: 1000,
+        fanoutBatchSize: 10,
+      },
+    ]) {
+      for (const spec of tunedFunctions(tuning)) {
+        expect(spec.memorySize).toBeGreaterThanOrEqual(128);
+        expect(spec.memorySize).toBeLessThanOrEqual(10_240);
+        expect(spec.timeout.toSeconds()).toBeLessThanOrEqual(900);
+        if (spec.trigger) {
+          expect(spec.trigger.batchSize).toBeLessThanOrEqual(10);
+          expect(spec.trigger.maxConcurrency).toBeGreaterThanOrEqual(2);
+        }
+      }
+    }
   });
 });
