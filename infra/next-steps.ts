@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 
 /** One stack's outputs, as `cdk deploy --outputs-file` writes them. */
@@ -43,10 +43,12 @@ export function nextSteps(stack: string, o: StackOutputs): string {
 }
 
 /** `tsx infra/next-steps.ts [cdk-outputs.json]`: every stack of the file. */
-function main(path = 'cdk-outputs.json'): void {
+export function printNextSteps(path = 'cdk-outputs.json'): void {
+  // `cdk deploy --help` or a deploy of no stack writes no outputs: nothing to say.
+  if (!existsSync(path)) return;
   const all = JSON.parse(readFileSync(path, 'utf8')) as Record<string, StackOutputs>;
   for (const [stack, outputs] of Object.entries(all))
     process.stdout.write(nextSteps(stack, outputs));
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) main(process.argv[2]);
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) printNextSteps(process.argv[2]);

@@ -46,4 +46,16 @@ describe('npm run deploy: what to do next', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('npm run deploy passes its options to cdk deploy, with --outputs-file', () => {
+    const run = spawnSync('npx', ['tsx', 'infra/deploy.ts', '--help'], {
+      cwd: PROJECT_ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, AWS_EC2_METADATA_DISABLED: 'true' },
+    });
+    expect(run.status, run.stderr).toBe(0);
+    expect(`${run.stdout}${run.stderr}`).toMatch(/cdk deploy/);
+    expect(`${run.stdout}${run.stderr}`).toContain('--outputs-file');
+    expect(run.stdout).not.toContain('Agent kernel deployed');
+  }, 60_000);
 });
