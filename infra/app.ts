@@ -1,8 +1,8 @@
 import { App, Validations } from 'aws-cdk-lib';
-import { AwsSolutionsChecks } from 'cdk-nag';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { listAgentNames } from './agent-names.js';
 import { chosenAgentsEntry } from './bundling.js';
-import { CONTEXT_KEYS, configFromContext } from './config.js';
+import { CONTEXT_KEYS, configFromContext, stackNameFromContext } from './config.js';
 import { PROJECT_ROOT } from './constructs/kernel-function.js';
 import { AgentKernelStack } from './stack.js';
 
@@ -13,9 +13,10 @@ const context = Object.fromEntries(CONTEXT_KEYS.map((key) => [key, app.node.tryG
 context.agentsEntry = chosenAgentsEntry(context.agentsEntry, PROJECT_ROOT);
 // ws-message checks agent names without loading the agents: tell it which ones exist.
 context.agentNames ??= await listAgentNames(context.agentsEntry, PROJECT_ROOT);
-new AgentKernelStack(app, app.node.tryGetContext('stackName') ?? 'AgentKernel', {
+// No `env`: an environment-agnostic template (region and account are CloudFormation's pseudo
+// parameters, never literals), deployable to whichever account and region the credentials name.
+new AgentKernelStack(app, stackNameFromContext(app.node.tryGetContext('stackName')), {
   config: configFromContext(context),
-  env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
   description: 'Agent Kernel for AWS Lambda',
 });
-Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));

@@ -40,7 +40,49 @@ export interface KernelConfig {
   readonly bundleAwsSdk: boolean;
   /** Absent: the alarms exist (and show on the dashboard) but notify nobody. */
   readonly alarmNotifications?: AlarmNotifications;
+  /**
+   * The account-and-region-wide API Gateway CloudWatch Logs role that WebSocket access logging
+   * needs: `create` (the stack sets it), `existing` (already set), `none` (WebSocket logging off).
+   */
+  readonly apiGatewayAccountRole: ApiGatewayAccountRole;
+  /** DynamoDB deletion protection on the table (turn off for throwaway stacks). */
+  readonly tableDeletionProtection: boolean;
+  /** The Lambda runtime of every function. */
+  readonly lambdaRuntime: LambdaRuntime;
+  /** Memory (MB) of the functions that run agents (invoke, http, worker). */
+  readonly agentMemoryMb: number;
+  /** The worker's timeout (s); the run queue's visibility is six times it. */
+  readonly workerTimeoutSeconds: number;
+  readonly workerMaxConcurrency: number;
+  /** Messages per fan-out invocation (events queue batch size). */
+  readonly fanoutBatchSize: number;
+  /** Receives before a message is dead-lettered, on every queue (the worker's JOB_MAX_RECEIVES). */
+  readonly maxReceiveCount: number;
 }
+
+export type ApiGatewayAccountRole = 'create' | 'existing' | 'none';
+export type LambdaRuntime = 'nodejs24.x' | 'nodejs22.x';
+/** One line to change the runtime of every function (bench/bundles compares cold imports). */
+export const DEFAULT_LAMBDA_RUNTIME: LambdaRuntime = 'nodejs24.x';
+
+/**
+ * A context value AWS would refuse (or one the kernel cannot work with), found at synth. Shaped
+ * like lib's AgentKernelError (code + message), which infra may not import (architecture.md).
+ */
+export class InvalidContextError extends Error {
+  readonly code = 'invalid-context';
+
+  constructor(message: string) {
+    super(message);
+    this.name = 'InvalidContextError';
+  }
+}
+
+/** CloudWatch Logs' RetentionInDays values (anything else fails at deploy, cfn-lint E3030). */
+export const LOG_RETENTION_DAYS = [
+  1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288,
+  3653,
+] as const;
 
 const list = z
   .union([z.array(z.string()), z.string()])
@@ -51,26 +93,70 @@ const flag = z.union([
   z.boolean(),
   z.enum(['true', 'false']).transform((value) => value === 'true'),
 ]);
-const positive = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+/** An integer within [min, max]; the message names the range and why it is the range. */
+const between = (min: number, max: number, fallback: number, why: string) =>
+  z.coerce
+    .number()
+    .int('must be a whole number')
+    .min(min, `must be ${min}..${max} (${why})`)
+    .max(max, `must be ${min}..${max} (${why})`)
+    .default(fallback);
+const retention = z.coerce
+  .number()
+  .refine((days) => (LOG_RETENTION_DAYS as readonly number[]).includes(days), {
+    message: `must be one of CloudWatch Logs' retention values: ${LOG_RETENTION_DAYS.join(', ')}`,
+  })
+  .default(30);
+// Secrets Manager names: letters, digits and /_+=.@- (1..512).
+const secretName = z
+  .string()
+  .regex(
+    /^[A-Za-z0-9/_+=.@-]{1,512}$/,
+    'must be a Secrets Manager name (letters, digits, /_+=.@-)',
+  );
+const origin = z
+  .string()
+  .regex(
+    /^(\*|https?:\/\/[^/\s*]+(:\d+)?)$/,
+    'each must be * or an origin like https://app.example.com',
+  );
+const YEAR = 365 * 24 * 3600;
 
 /** Context keys (cdk.json or `cdk -c key=value`); every one is optional. */
 const ContextSchema = z.object({
   agentsEntry: z.string().min(1).optional(),
   agentNames: list.pipe(z.array(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/)).min(1)).optional(),
-  modelSecretName: z.string().min(1).optional(),
-  modelParameterName: z.string().min(1).optional(),
-  bedrockModelArns: list.default([]),
+  modelSecretName: secretName.optional(),
+  modelParameterName: z
+    .string()
+    .regex(/^\/?[A-Za-z0-9_.\-/]{1,2048}$/, 'must be an SSM parameter name (letters, digits, _.-/)')
+    .optional(),
+  bedrockModelArns: list
+    .pipe(
+      z.array(
+        z
+          .string()
+          .regex(/^arn:aws[a-z-]*:bedrock:[a-z0-9-]*:\d{0,12}:[a-z-]+\/\S+$/, 'Bedrock model ARNs'),
+      ),
+    )
+    .default([]),
   deliveryMode: z.enum(['sqs-fanout', 'direct']).default('sqs-fanout'),
   authMode: z.enum(['hs256', 'jwks']).default('hs256'),
-  jwtSecretName: z.string().min(1).default('agent-kernel/dev-jwt-secret'),
-  jwksUrl: z.url().optional(),
-  jwtIssuer: z.string().min(1).optional(),
+  jwtSecretName: secretName.default('agent-kernel/dev-jwt-secret'),
+  jwksUrl: z.url({ protocol: /^https$/, error: 'must be an https:// URL' }).optional(),
+  // API Gateway's JWT authorizer takes only https issuers.
+  jwtIssuer: z.url({ protocol: /^https$/, error: 'must be an https:// URL' }).optional(),
   jwtAudience: z.string().min(1).optional(),
-  logRetentionDays: positive(30),
-  sessionTtlSeconds: positive(7 * 24 * 3600),
-  pausedRunTtlSeconds: positive(24 * 3600),
-  eventBatchMaxDelayMs: z.coerce.number().int().min(1).max(1_000).optional(),
-  corsOrigins: list.default(['*']),
+  logRetentionDays: retention,
+  sessionTtlSeconds: between(60, 10 * YEAR, 7 * 24 * 3600, 'a minute to ten years'),
+  pausedRunTtlSeconds: between(60, 10 * YEAR, 24 * 3600, 'a minute to ten years'),
+  eventBatchMaxDelayMs: z.coerce
+    .number()
+    .int()
+    .min(1, 'must be 1..1000 ms')
+    .max(1_000, 'must be 1..1000 ms')
+    .optional(),
+  corsOrigins: list.pipe(z.array(origin)).default(['*']),
   retainTable: flag.default(true),
   // Bundled by default: a faster cold import and the SDK versions the tests ran (docs/benchmarks.md).
   bundleAwsSdk: flag.default(true),
@@ -82,6 +168,20 @@ const ContextSchema = z.object({
       'an SNS topic ARN',
     )
     .optional(),
+  apiGatewayAccountRole: z
+    .enum(['create', 'existing', 'none'], 'must be create, existing or none')
+    .default('create'),
+  tableDeletionProtection: flag.default(true),
+  lambdaRuntime: z
+    .enum(['nodejs24.x', 'nodejs22.x'], 'must be nodejs24.x or nodejs22.x')
+    .default(DEFAULT_LAMBDA_RUNTIME),
+  agentMemoryMb: between(128, 10_240, 1024, "Lambda's memory range, MB"),
+  // Lambda allows 900 s; below 60 s the run deadline margin (20 s) leaves a turn too little.
+  workerTimeoutSeconds: between(60, 900, 900, "Lambda's 900 s limit; 60 s for the deadline margin"),
+  workerMaxConcurrency: between(2, 1000, 50, "Lambda's SQS maximum concurrency range"),
+  fanoutBatchSize: between(1, 10, 10, "Lambda's batch size limit for a FIFO queue"),
+  // SQS allows 1..1000; below 5 a throttled consumer dead-letters messages (AWS's advice).
+  maxReceiveCount: between(5, 1000, 5, 'SQS allows up to 1000; under 5 throttling dead-letters'),
 });
 
 export const CONTEXT_KEYS = Object.keys(
@@ -101,21 +201,21 @@ export function configFromContext(context: Record<string, unknown>): KernelConfi
     const problems = parsed.error.issues.map(
       (issue) => `${String(issue.path[0])}: ${issue.message}`,
     );
-    throw new Error(`Invalid agent kernel context: ${problems.join('; ')}`);
+    throw new InvalidContextError(`Invalid agent kernel context: ${problems.join('; ')}`);
   }
   const c = parsed.data;
   if (c.modelSecretName && c.modelParameterName) {
-    throw new Error('Set modelSecretName or modelParameterName, not both.');
+    throw new InvalidContextError('Set modelSecretName or modelParameterName, not both.');
   }
   if (c.alarmEmail && c.alarmTopicArn) {
-    throw new Error(
+    throw new InvalidContextError(
       'Set alarmEmail or alarmTopicArn, not both (subscribe to your topic yourself).',
     );
   }
   let auth: AuthConfig;
   if (c.authMode === 'jwks') {
     if (!c.jwksUrl || !c.jwtIssuer || !c.jwtAudience) {
-      throw new Error('authMode=jwks needs jwksUrl, jwtIssuer and jwtAudience.');
+      throw new InvalidContextError('authMode=jwks needs jwksUrl, jwtIssuer and jwtAudience.');
     }
     auth = { mode: 'jwks', jwksUrl: c.jwksUrl, issuer: c.jwtIssuer, audience: c.jwtAudience };
   } else {
@@ -138,5 +238,24 @@ export function configFromContext(context: Record<string, unknown>): KernelConfi
     bundleAwsSdk: c.bundleAwsSdk,
     ...(c.alarmEmail ? { alarmNotifications: { emails: c.alarmEmail } } : {}),
     ...(c.alarmTopicArn ? { alarmNotifications: { topicArn: c.alarmTopicArn } } : {}),
+    apiGatewayAccountRole: c.apiGatewayAccountRole,
+    tableDeletionProtection: c.tableDeletionProtection,
+    lambdaRuntime: c.lambdaRuntime,
+    agentMemoryMb: c.agentMemoryMb,
+    workerTimeoutSeconds: c.workerTimeoutSeconds,
+    workerMaxConcurrency: c.workerMaxConcurrency,
+    fanoutBatchSize: c.fanoutBatchSize,
+    maxReceiveCount: c.maxReceiveCount,
   };
+}
+
+/** CloudFormation stack names: a letter, then letters, digits and hyphens (128 at most). */
+export function stackNameFromContext(value: unknown): string {
+  if (value === undefined || value === '') return 'AgentKernel';
+  if (typeof value !== 'string' || !/^[A-Za-z][A-Za-z0-9-]{0,127}$/.test(value)) {
+    throw new InvalidContextError(
+      'Invalid agent kernel context: stackName: must start with a letter and hold only letters, digits and hyphens (128 at most)',
+    );
+  }
+  return value;
 }

@@ -220,6 +220,36 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
 ];
 
 /** The consumer of a queue, for its visibility timeout even before the function exists. */
-export function consumerOf(queue: QueueName): FunctionSpec | undefined {
-  return FUNCTIONS.find((spec) => spec.trigger?.queue === queue);
+export function consumerOf(
+  queue: QueueName,
+  specs: readonly FunctionSpec[] = FUNCTIONS,
+): FunctionSpec | undefined {
+  return specs.find((spec) => spec.trigger?.queue === queue);
+}
+
+/** The settings the context may change (validated in config.ts against AWS's limits). */
+export interface FunctionTuning {
+  readonly agentMemoryMb: number;
+  readonly workerTimeoutSeconds: number;
+  readonly workerMaxConcurrency: number;
+  readonly fanoutBatchSize: number;
+}
+
+/** The function table with the context's memory, timeout, concurrency and batch size applied. */
+export function tunedFunctions(tuning: FunctionTuning): FunctionSpec[] {
+  return FUNCTIONS.map((spec) => {
+    const memorySize = spec.memorySize === AGENT_MEMORY ? tuning.agentMemoryMb : spec.memorySize;
+    if (spec.name === 'worker' && spec.trigger) {
+      return {
+        ...spec,
+        memorySize,
+        timeout: Duration.seconds(tuning.workerTimeoutSeconds),
+        trigger: { ...spec.trigger, maxConcurrency: tuning.workerMaxConcurrency },
+      };
+    }
+    if (spec.name === 'fanout' && spec.trigger) {
+      return { ...spec, trigger: { ...spec.trigger, batchSize: tuning.fanoutBatchSize } };
+    }
+    return { ...spec, memorySize };
+  });
 }

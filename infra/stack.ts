@@ -5,9 +5,9 @@ import {
   CfnOutput,
   Duration,
   RemovalPolicy,
-  SecretValue,
   Stack,
   type StackProps,
+  Validations,
 } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
@@ -20,6 +20,7 @@ import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import type { KernelConfig } from './config.js';
 import { KernelAlarmTopic } from './constructs/alarm-topic.js';
+import { ApiGatewayAccountRole } from './constructs/api-gateway-account.js';
 import { type HttpAuth, KernelHttpApi } from './constructs/http-api.js';
 import { KernelFunction, PROJECT_ROOT } from './constructs/kernel-function.js';
 import { KernelMonitoring } from './constructs/monitoring.js';
@@ -31,13 +32,13 @@ import {
   consumerOf,
   type DynamoAction,
   FAMILY_PARTITIONS,
-  FUNCTIONS,
   type FunctionName,
   type FunctionSpec,
   type ItemFamily,
   POST_TO_SUBSCRIBERS,
   type QueueName,
   type TableAccess,
+  tunedFunctions,
 } from './functions.js';
 
 export interface AgentKernelStackProps extends StackProps {
@@ -52,13 +53,6 @@ const WEBSOCKET_FUNCTIONS: readonly FunctionName[] = [
   'ws-message',
   'authorizer',
 ];
-const MAX_RECEIVE: Record<QueueName, number> = {
-  // The worker's JOB_MAX_RECEIVES default: its last receive reports instead of retrying.
-  run: 5,
-  events: 5,
-  approvals: 5,
-  approvalRequests: 5,
-};
 // Lambda's guidance for SQS event sources: visibility at least six times the function timeout.
 const VISIBILITY_FACTOR = 6;
 // approval-requests is read by systems outside the stack: give them time to handle a message.
@@ -75,33 +69,42 @@ export class AgentKernelStack extends Stack {
   readonly http?: KernelHttpApi;
   /** Where alarms notify (`alarmEmail` creates it, `alarmTopicArn` names yours); else none. */
   readonly alarmTopic?: ITopic;
+  readonly config: KernelConfig;
 
   constructor(scope: Construct, id: string, props: AgentKernelStackProps) {
     super(scope, id, props);
     const config = props.config;
+    this.config = config;
     const dir = props.functionsDir ?? resolve(PROJECT_ROOT, 'functions');
     const logRetention = config.logRetentionDays as RetentionDays;
     const logRemovalPolicy = RemovalPolicy.DESTROY;
 
-    this.table = new KernelTable(this, 'Store', { retain: config.retainTable });
+    const specs = tunedFunctions(config);
+    this.table = new KernelTable(this, 'Store', {
+      retain: config.retainTable,
+      deletionProtection: config.tableDeletionProtection,
+    });
     for (const name of ['run', 'events', 'approvals', 'approvalRequests'] as const) {
       if (name === 'events' && config.deliveryMode !== 'sqs-fanout') continue;
-      const consumer = consumerOf(name);
+      const consumer = consumerOf(name, specs);
       this.queues[name] = new KernelQueue(this, `${name[0]!.toUpperCase()}${name.slice(1)}Queue`, {
         fifo: name === 'run' || name === 'events',
         visibilityTimeout: consumer
           ? Duration.seconds(consumer.timeout.toSeconds() * VISIBILITY_FACTOR)
           : EXTERNAL_VISIBILITY,
-        maxReceiveCount: MAX_RECEIVE[name],
+        // The worker's JOB_MAX_RECEIVES too: its last receive reports instead of retrying.
+        maxReceiveCount: config.maxReceiveCount,
       });
     }
 
     const present = new Set(
-      FUNCTIONS.filter(
-        (spec) =>
-          existsSync(resolve(dir, `${spec.name}.ts`)) &&
-          (!spec.deliveryMode || spec.deliveryMode === config.deliveryMode),
-      ).map((spec) => spec.name),
+      specs
+        .filter(
+          (spec) =>
+            existsSync(resolve(dir, `${spec.name}.ts`)) &&
+            (!spec.deliveryMode || spec.deliveryMode === config.deliveryMode),
+        )
+        .map((spec) => spec.name),
     );
     // Without a $connect authorizer API Gateway would accept any connection: all four or none.
     const webSocketReady = WEBSOCKET_FUNCTIONS.every((name) => present.has(name));
@@ -111,6 +114,7 @@ export class AgentKernelStack extends Stack {
         throttle: THROTTLE,
         logRetention,
         logRemovalPolicy,
+        ...this.accountRole(config),
       });
     } else {
       for (const name of WEBSOCKET_FUNCTIONS) present.delete(name);
@@ -120,7 +124,7 @@ export class AgentKernelStack extends Stack {
       );
     }
 
-    for (const spec of FUNCTIONS) {
+    for (const spec of specs) {
       if (!present.has(spec.name)) continue;
       const fn = new KernelFunction(this, functionId(spec.name), {
         entry: resolve(dir, `${spec.name}.ts`),
@@ -132,6 +136,7 @@ export class AgentKernelStack extends Stack {
         logRemovalPolicy,
         ...(config.agentsEntry ? { agentsEntry: config.agentsEntry } : {}),
         bundleAwsSdk: config.bundleAwsSdk,
+        runtime: config.lambdaRuntime,
       });
       this.functions.set(spec.name, fn);
       this.grantAccess(spec, fn.function, config);
@@ -145,6 +150,11 @@ export class AgentKernelStack extends Stack {
             reportBatchItemFailures: true,
           }),
         );
+        Validations.of(fn.function).acknowledge({
+          id: 'Serverless-LambdaEventSourceMappingDestination',
+          reason:
+            'SQS event sources take no on-failure destination (streams and Kafka do): a record that keeps failing goes to the queue dead-letter queue (its redrive policy), alarmed by DlqNotEmpty.',
+        });
       }
     }
 
@@ -185,8 +195,35 @@ export class AgentKernelStack extends Stack {
     } else if (alarms) {
       this.alarmTopic = new KernelAlarmTopic(this, 'Alarms', { emails: alarms.emails }).topic;
     }
+    if (!this.alarmTopic) {
+      Annotations.of(this).addWarning(
+        'No alarm destination: the alarms notify nobody. Deploy with -c alarmEmail=you@example.com (or -c alarmTopicArn=arn:aws:sns:...).',
+      );
+    }
     const monitoring = new KernelMonitoring(this, 'Monitoring', {
-      functions: new Map([...this.functions].map(([name, fn]) => [name, fn.function])),
+      functions: new Map(
+        specs
+          .filter((spec) => this.functions.has(spec.name))
+          .map((spec) => [
+            spec.name,
+            {
+              fn: fnOf(spec.name)!,
+              timeout: spec.timeout,
+              consumesQueue: spec.trigger !== undefined,
+            },
+          ]),
+      ),
+      apis: {
+        ...(this.http ? { http: this.http.stage } : {}),
+        ...(this.webSocket
+          ? {
+              webSocket: {
+                apiId: this.webSocket.api.apiId,
+                stageName: this.webSocket.stage.stageName,
+              },
+            }
+          : {}),
+      },
       queues: Object.entries(this.queues).map(([name, q]) => ({
         name,
         queue: q.queue,
@@ -212,6 +249,7 @@ export class AgentKernelStack extends Stack {
     env('POWERTOOLS_SERVICE_NAME', `agent-kernel-${spec.name}`);
     env('LOG_LEVEL', 'INFO');
     env('DELIVERY_MODE', config.deliveryMode);
+    if (spec.trigger?.queue === 'run') env('JOB_MAX_RECEIVES', String(config.maxReceiveCount));
     if (access.has('names-agents') && config.agentNames) {
       env('AGENT_NAMES', config.agentNames.join(','));
     }
@@ -245,15 +283,31 @@ export class AgentKernelStack extends Stack {
     if (access.has('verify-tokens')) {
       env('AUTH_MODE', config.auth.mode);
       if (config.auth.mode === 'hs256') {
-        // Development only: CloudFormation resolves the secret at deploy time, so the value is in
-        // the function's configuration but never in the template or the cloud assembly.
-        env('JWT_SECRET', SecretValue.secretsManager(config.auth.secretName).unsafeUnwrap());
+        // Only the name: the authorizer reads the value at cold start (lib/aws/authorizer.ts),
+        // so it is never in the function's configuration, the template or the cloud assembly.
+        env('JWT_SECRET_NAME', config.auth.secretName);
+        Secret.fromSecretNameV2(this, 'JwtSecret', config.auth.secretName).grantRead(fn);
       } else {
         env('JWKS_URL', config.auth.jwksUrl);
         env('JWT_ISSUER', config.auth.issuer);
         env('JWT_AUDIENCE', config.auth.audience);
       }
     }
+  }
+
+  /**
+   * The account-level API Gateway logging role that WebSocket access logs need: created here,
+   * already set, or none (access logs off, with a warning saying how to turn them on).
+   */
+  private accountRole(config: KernelConfig): { accessLogs: boolean; dependsOn?: Construct } {
+    if (config.apiGatewayAccountRole === 'none') {
+      Annotations.of(this).addWarning(
+        'WebSocket access logging is off (apiGatewayAccountRole=none). To turn it on, deploy with -c apiGatewayAccountRole=create (the stack sets the account-level API Gateway CloudWatch Logs role) or set one yourself and use -c apiGatewayAccountRole=existing (docs/operations.md).',
+      );
+      return { accessLogs: false };
+    }
+    if (config.apiGatewayAccountRole === 'existing') return { accessLogs: true };
+    return { accessLogs: true, dependsOn: new ApiGatewayAccountRole(this, 'ApiGatewayAccount') };
   }
 
   /**
@@ -315,6 +369,11 @@ export class AgentKernelStack extends Stack {
     const invoke = this.functions.get('invoke');
     if (invoke) out('InvokeFunctionName', invoke.function.functionName, 'Direct invoke target');
     out('DashboardName', monitoring.dashboard.dashboardName, 'CloudWatch dashboard');
+    // For the deploy's next steps (infra/next-steps.ts): how clients get a token.
+    out('AuthMode', this.config.auth.mode, 'hs256 (development secret) or jwks');
+    if (this.config.auth.mode === 'hs256') {
+      out('JwtSecretName', this.config.auth.secretName, 'Secrets Manager secret (name only)');
+    }
     if (this.alarmTopic) out('AlarmTopicArn', this.alarmTopic.topicArn, 'Alarm notifications');
   }
 }

@@ -12,6 +12,7 @@ import {
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { announceBundling, BUNDLE, externalModules } from '../bundling.js';
+import { DEFAULT_LAMBDA_RUNTIME, type LambdaRuntime } from '../config.js';
 
 /** The repository root: package.json (with its "imports") and package-lock.json live here. */
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -31,10 +32,17 @@ export interface KernelFunctionProps {
    * tests ran, at the price of bigger bundles and slower cold starts (docs/benchmarks.md).
    */
   readonly bundleAwsSdk?: boolean;
+  /** Default: DEFAULT_LAMBDA_RUNTIME (config.ts). */
+  readonly runtime?: LambdaRuntime;
 }
 
+const RUNTIMES: Record<LambdaRuntime, Runtime> = {
+  'nodejs24.x': Runtime.NODEJS_24_X,
+  'nodejs22.x': Runtime.NODEJS_22_X,
+};
+
 /**
- * The house Lambda function: Node.js 22 on ARM64, bundled by the local esbuild (never Docker) to
+ * The house Lambda function: Node.js (24 by default) on ARM64, bundled by the local esbuild (never Docker) to
  * minified ESM with source maps, X-Ray active tracing and its own log group with a retention.
  * Its role starts empty: log writing is granted on its own log group only, the rest by `grant*`.
  */
@@ -59,7 +67,7 @@ export class KernelFunction extends Construct {
       entry: props.entry,
       handler: 'handler',
       description: props.description,
-      runtime: Runtime.NODEJS_22_X,
+      runtime: RUNTIMES[props.runtime ?? DEFAULT_LAMBDA_RUNTIME],
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize,
       timeout: props.timeout,
@@ -88,14 +96,29 @@ export class KernelFunction extends Construct {
           : {}),
       },
     });
+    if ((props.runtime ?? DEFAULT_LAMBDA_RUNTIME) !== DEFAULT_LAMBDA_RUNTIME) {
+      Validations.of(this).acknowledge(
+        {
+          id: 'AwsSolutions-L1',
+          reason:
+            'An older Node.js runtime chosen with -c lambdaRuntime (the default is the latest).',
+        },
+        {
+          id: 'Serverless-LambdaLatestVersion',
+          reason:
+            'An older Node.js runtime chosen with -c lambdaRuntime (the default is the latest).',
+        },
+      );
+    }
     Validations.of(this).acknowledge(
-      {
-        id: 'AwsSolutions-L1',
-        reason: 'Node.js 22 is the pinned runtime: the code and its tests target it (DESIGN.md).',
-      },
       {
         id: 'AwsSolutions-IAM5[Resource::*]',
         reason: 'X-Ray PutTraceSegments/PutTelemetryRecords support no resource-level scoping.',
+      },
+      {
+        id: 'Serverless-LambdaDLQ',
+        reason:
+          'No function is invoked asynchronously (API Gateway and direct invokes wait for the answer; SQS event sources poll): an async dead-letter target would never receive anything. Queue messages dead-letter through their queue redrive policy.',
       },
     );
   }

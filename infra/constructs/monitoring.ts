@@ -1,4 +1,5 @@
 import { Duration } from 'aws-cdk-lib';
+import type { HttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
 import {
   type Alarm,
   ComparisonOperator,
@@ -23,8 +24,22 @@ export interface MonitoredQueue {
   readonly maxAge: Duration;
 }
 
+export interface MonitoredFunction {
+  readonly fn: IFunction;
+  readonly timeout: Duration;
+  /** An SQS consumer: its failed records (FailedRecords, lib/aws/batch.ts) are alarmed. */
+  readonly consumesQueue: boolean;
+}
+
+/** The API Gateway stages: 5XX and latency alarms for each. */
+export interface MonitoredApis {
+  readonly http?: HttpStage;
+  readonly webSocket?: { readonly apiId: string; readonly stageName: string };
+}
+
 export interface KernelMonitoringProps {
-  readonly functions: ReadonlyMap<string, IFunction>;
+  readonly functions: ReadonlyMap<string, MonitoredFunction>;
+  readonly apis?: MonitoredApis;
   readonly queues: readonly MonitoredQueue[];
   /** Percent of invocations that fail, over five minutes. */
   readonly errorRatePercent: number;
@@ -45,6 +60,18 @@ const PIPELINE_ALARMS = [
 ] as const;
 
 const PERIOD = Duration.minutes(5);
+/** p99 duration above this share of the timeout: the next slow dependency times it out. */
+export const NEAR_TIMEOUT = 0.8;
+/** Failed SQS records in five minutes (retried jobs included) before the alarm goes off. */
+const FAILED_RECORDS = 5;
+/** Rejected tokens in five minutes: someone trying tokens, or a client's signing broke. */
+const REJECTIONS = 100;
+/** API Gateway 5XX answers in five minutes. */
+const SERVER_ERRORS = 5;
+/** HTTP p99 latency: synchronous runs stop at 25 s (SYNC_RUN_TIMEOUT_MS), API Gateway at 30. */
+const HTTP_LATENCY_MS = 25_000;
+/** WebSocket integration p99: ws-message only queues and answers; its timeout is 10 s. */
+const WEBSOCKET_LATENCY_MS = 5_000;
 
 /**
  * Alarms (DLQ not empty, error rate, throttles, oldest message age), each notifying `notify` when
@@ -60,9 +87,17 @@ export class KernelMonitoring extends Construct {
     this.dashboard.addWidgets(
       new TextWidget({ markdown: '# Agent kernel: functions and queues', width: 24, height: 1 }),
     );
-    for (const [name, fn] of props.functions) this.watchFunction(name, fn, props.errorRatePercent);
+    const namespace = props.metricsNamespace ?? 'AgentKernel';
+    for (const [name, watched] of props.functions) {
+      this.watchFunction(name, watched.fn, props.errorRatePercent);
+      this.watchDuration(name, watched);
+      if (watched.consumesQueue) this.watchFailedRecords(name, watched.fn, namespace);
+    }
     for (const queue of props.queues) this.watchQueue(queue);
-    this.watchPipeline(props.metricsNamespace ?? 'AgentKernel');
+    this.watchPipeline(namespace);
+    if (props.functions.has('authorizer')) this.watchRejections(namespace);
+    if (props.apis?.http) this.watchHttp(props.apis.http);
+    if (props.apis?.webSocket) this.watchWebSocket(props.apis.webSocket);
     if (props.notify) {
       const action = new SnsAction(props.notify);
       for (const alarm of this.alarms) {
@@ -104,6 +139,133 @@ export class KernelMonitoring extends Construct {
         left: [invocations, errors, throttles],
         right: [fn.metricDuration({ period: PERIOD, statistic: 'p99' })],
         width: 12,
+      }),
+    );
+  }
+
+  private alarm(
+    metric: Metric | MathExpression,
+    id: string,
+    description: string,
+    threshold: number,
+    comparison = ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    evaluationPeriods = 1,
+  ): void {
+    this.alarms.push(
+      metric.createAlarm(this, id, {
+        alarmDescription: description,
+        threshold,
+        evaluationPeriods,
+        comparisonOperator: comparison,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+    );
+  }
+
+  /** p99 above NEAR_TIMEOUT of the timeout, two periods running (one slow call is no trend). */
+  private watchDuration(name: string, { fn, timeout }: MonitoredFunction): void {
+    const limit = Math.round(timeout.toMilliseconds() * NEAR_TIMEOUT);
+    this.alarm(
+      fn.metricDuration({ period: PERIOD, statistic: 'p99' }),
+      `${name}NearTimeout`,
+      `${name} p99 duration above ${NEAR_TIMEOUT * 100}% of its ${timeout.toSeconds()} s timeout`,
+      limit,
+      ComparisonOperator.GREATER_THAN_THRESHOLD,
+      2,
+    );
+  }
+
+  /** Reported batch items are no Lambda error: lib/aws/batch.ts counts them (FailedRecords). */
+  private watchFailedRecords(name: string, fn: IFunction, namespace: string): void {
+    const failed = new Metric({
+      namespace,
+      metricName: 'FailedRecords',
+      dimensionsMap: { FunctionName: fn.functionName },
+      period: PERIOD,
+      statistic: 'Sum',
+    });
+    this.alarm(
+      failed,
+      `${name}FailedRecords`,
+      `${name} reported ${FAILED_RECORDS}+ failed SQS records (retried or dead-lettered)`,
+      FAILED_RECORDS,
+    );
+  }
+
+  private watchRejections(namespace: string): void {
+    const rejections = new Metric({
+      namespace,
+      metricName: 'AuthorizerRejections',
+      period: PERIOD,
+      statistic: 'Sum',
+    });
+    this.alarm(
+      rejections,
+      'AuthorizerRejections',
+      `The authorizer refused ${REJECTIONS}+ tokens in 5 minutes`,
+      REJECTIONS,
+    );
+    this.dashboard.addWidgets(
+      new GraphWidget({ title: 'Authorizer: refused tokens', left: [rejections], width: 12 }),
+    );
+  }
+
+  private watchHttp(stage: HttpStage): void {
+    const errors = stage.metricServerError({ period: PERIOD, statistic: 'Sum' });
+    const latency = stage.metricLatency({ period: PERIOD, statistic: 'p99' });
+    this.alarm(errors, 'Http5xx', `The HTTP API answered ${SERVER_ERRORS}+ 5XX`, SERVER_ERRORS);
+    this.alarm(
+      latency,
+      'HttpLatency',
+      `HTTP API p99 latency above ${HTTP_LATENCY_MS} ms (synchronous runs near their limit)`,
+      HTTP_LATENCY_MS,
+      ComparisonOperator.GREATER_THAN_THRESHOLD,
+      2,
+    );
+    this.dashboard.addWidgets(
+      new GraphWidget({ title: 'HTTP API: 5XX, p99 latency', left: [errors], right: [latency] }),
+    );
+  }
+
+  /** WebSocket APIs have no 5XX metric: ExecutionError and IntegrationError are their 5XX. */
+  private watchWebSocket(stage: { apiId: string; stageName: string }): void {
+    const metric = (metricName: string, statistic: string) =>
+      new Metric({
+        namespace: 'AWS/ApiGateway',
+        metricName,
+        dimensionsMap: { ApiId: stage.apiId, Stage: stage.stageName },
+        period: PERIOD,
+        statistic,
+      });
+    const errors = new MathExpression({
+      expression: 'execution + integration',
+      usingMetrics: {
+        execution: metric('ExecutionError', 'Sum'),
+        integration: metric('IntegrationError', 'Sum'),
+      },
+      label: 'WebSocket execution and integration errors',
+      period: PERIOD,
+    });
+    const latency = metric('IntegrationLatency', 'p99');
+    this.alarm(
+      errors,
+      'WebSocket5xx',
+      `The WebSocket API had ${SERVER_ERRORS}+ execution or integration errors`,
+      SERVER_ERRORS,
+    );
+    this.alarm(
+      latency,
+      'WebSocketLatency',
+      `WebSocket integration p99 latency above ${WEBSOCKET_LATENCY_MS} ms`,
+      WEBSOCKET_LATENCY_MS,
+      ComparisonOperator.GREATER_THAN_THRESHOLD,
+      2,
+    );
+    this.dashboard.addWidgets(
+      new GraphWidget({
+        title: 'WebSocket API: errors, p99 latency',
+        left: [errors],
+        right: [latency],
       }),
     );
   }

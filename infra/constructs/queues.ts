@@ -1,4 +1,4 @@
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Validations } from 'aws-cdk-lib';
 import {
   DeduplicationScope,
   FifoThroughputLimit,
@@ -41,6 +41,11 @@ export class KernelQueue extends Construct {
     this.deadLetterQueue = new Queue(this, 'Dlq', {
       ...common,
       retentionPeriod: DLQ_RETENTION,
+    });
+    Validations.of(this.deadLetterQueue).acknowledge({
+      id: 'Serverless-SQSRedrivePolicy',
+      reason:
+        'This is the dead-letter queue: a further one would only move the messages; it is alarmed (DlqNotEmpty) and redriven by hand after a fix.',
     });
     this.queue = new Queue(this, 'Queue', {
       ...common,

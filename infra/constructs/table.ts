@@ -5,6 +5,8 @@ import { TABLE } from '../../lib/stores/dynamodb/table.js';
 
 export interface KernelTableProps {
   readonly retain: boolean;
+  /** DynamoDB refuses DeleteTable while on (CloudFormation included): off for throwaway stacks. */
+  readonly deletionProtection: boolean;
 }
 
 /** The one table; its keys come from lib/stores/dynamodb/table.ts, the stores' own definition. */
@@ -23,6 +25,7 @@ export class KernelTable extends Construct {
       timeToLiveAttribute: TABLE.ttlAttribute,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       encryption: TableEncryption.AWS_MANAGED,
+      deletionProtection: props.deletionProtection,
       removalPolicy: props.retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
     });
   }

@@ -5,7 +5,7 @@ import { WebSocketLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integra
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { Construct } from 'constructs';
+import { Construct, type IDependable } from 'constructs';
 import { accessLogs } from './access-log.js';
 
 export interface KernelWebSocketApiProps {
@@ -13,6 +13,12 @@ export interface KernelWebSocketApiProps {
   readonly throttle: { rateLimit: number; burstLimit: number };
   readonly logRetention: RetentionDays;
   readonly logRemovalPolicy: RemovalPolicy;
+  /**
+   * Access logs need the account-level API Gateway CloudWatch Logs role: false leaves them off
+   * (`apiGatewayAccountRole=none`); a construct given here is deployed before the stage.
+   */
+  readonly accessLogs: boolean;
+  readonly dependsOn?: IDependable;
 }
 
 /**
@@ -29,20 +35,31 @@ export class KernelWebSocketApi extends Construct {
     this.api = new WebSocketApi(this, 'Api', {
       routeSelectionExpression: '$request.body.action',
     });
-    const logs = accessLogs(
-      this,
-      'AccessLogs',
-      { connectionId: '$context.connectionId', eventType: '$context.eventType' },
-      props.logRetention,
-      props.logRemovalPolicy,
-    );
+    const logs = props.accessLogs
+      ? accessLogs(
+          this,
+          'AccessLogs',
+          { connectionId: '$context.connectionId', eventType: '$context.eventType' },
+          props.logRetention,
+          props.logRemovalPolicy,
+        )
+      : undefined;
     this.stage = new WebSocketStage(this, 'Stage', {
       webSocketApi: this.api,
       stageName: props.stageName,
       autoDeploy: true,
       throttle: props.throttle,
-      accessLogSettings: logs.settings,
+      ...(logs ? { accessLogSettings: logs.settings } : {}),
     });
+    if (props.dependsOn) this.stage.node.addDependency(props.dependsOn);
+    if (!logs) {
+      const reason =
+        'apiGatewayAccountRole=none: access logging needs the account-level API Gateway logging role; synth warns how to turn it on.';
+      Validations.of(this.stage).acknowledge(
+        { id: 'AwsSolutions-APIG1', reason },
+        { id: 'Serverless-APIGWAccessLogging', reason },
+      );
+    }
   }
 
   /** $connect behind the REQUEST authorizer (browsers send the token as `?token=`). */

@@ -45,5 +45,31 @@ export async function processBatch(
       batchItemFailures.push({ itemIdentifier: record.messageId });
     }
   }
+  if (batchItemFailures.length > 0) countFailedRecords(batchItemFailures.length, spanName, logger);
   return { batchItemFailures };
+}
+
+/**
+ * One EMF line per batch with failures: `FailedRecords` (namespace AgentKernel, dimension
+ * FunctionName). A reported item is no Lambda error, so the error alarms never see it; the stack
+ * alarms on this metric instead.
+ */
+function countFailedRecords(count: number, spanName: string, logger?: Logger): void {
+  const functionName = process.env.AWS_LAMBDA_FUNCTION_NAME ?? spanName;
+  const line = {
+    _aws: {
+      Timestamp: Date.now(),
+      CloudWatchMetrics: [
+        {
+          Namespace: process.env.AGENT_KERNEL_METRICS_NAMESPACE ?? 'AgentKernel',
+          Dimensions: [['FunctionName']],
+          Metrics: [{ Name: 'FailedRecords', Unit: 'Count' }],
+        },
+      ],
+    },
+    FunctionName: functionName,
+    FailedRecords: count,
+  };
+  if (logger) logger.warn('FailedRecords', line);
+  else process.stdout.write(`${JSON.stringify({ message: 'FailedRecords', ...line })}\n`);
 }

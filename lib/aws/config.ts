@@ -56,6 +56,8 @@ export const ConfigSchema = z.object({
   SYNC_RUN_TIMEOUT_MS: z.coerce.number().int().positive().max(28_000).default(25_000),
   AUTH_MODE: z.enum(['hs256', 'jwks', 'none']).default('jwks'),
   JWT_SECRET: z.string().min(16).optional(),
+  /** On Lambda: the Secrets Manager secret holding the HS256 secret, read at cold start. */
+  JWT_SECRET_NAME: z.string().min(1).optional(),
   JWKS_URL: z.url().optional(),
   JWT_ISSUER: z.string().optional(),
   JWT_AUDIENCE: z.string().optional(),
@@ -121,9 +123,13 @@ export function loadConfig(
   }
   const keyEnv = modelKeyVariableProblem(parsed.data.MODEL_API_KEY_ENV);
   if (keyEnv) throw new ConfigError([{ variable: 'MODEL_API_KEY_ENV', message: keyEnv }]);
-  if (parsed.data.AUTH_MODE === 'hs256' && !parsed.data.JWT_SECRET) {
+  if (
+    parsed.data.AUTH_MODE === 'hs256' &&
+    !parsed.data.JWT_SECRET &&
+    !parsed.data.JWT_SECRET_NAME
+  ) {
     throw new ConfigError([
-      { variable: 'JWT_SECRET', message: 'is required when AUTH_MODE=hs256' },
+      { variable: 'JWT_SECRET', message: 'is required when AUTH_MODE=hs256 (or JWT_SECRET_NAME)' },
     ]);
   }
   return parsed.data;

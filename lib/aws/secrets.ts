@@ -51,6 +51,21 @@ export function describeSource(source: ModelSecretSource): string {
 
 /** The secret's text through the real SDK client (loaded only when a secret is configured). */
 async function readModelSecret(source: ModelSecretSource, config: Config): Promise<string> {
+  return readSecretText(source, config, (code, message) => new ModelSecretError(code, message));
+}
+
+export type SecretProblem = 'model-secret-unavailable' | 'model-secret-invalid';
+
+/**
+ * A secret's text from Secrets Manager or SSM (the real SDK client, loaded on first use). Errors
+ * come from `fail`, so each caller names its own secret; messages never quote the value.
+ */
+export async function readSecretText(
+  source: ModelSecretSource,
+  config: Pick<Config, 'AWS_REGION' | 'SECRETS_MANAGER_ENDPOINT' | 'SSM_ENDPOINT'>,
+  fail: (code: SecretProblem, message: string) => Error,
+  what = 'model key',
+): Promise<string> {
   const endpoint =
     source.kind === 'secrets-manager' ? config.SECRETS_MANAGER_ENDPOINT : config.SSM_ENDPOINT;
   const client = {
@@ -62,43 +77,49 @@ async function readModelSecret(source: ModelSecretSource, config: Config): Promi
   };
   let text: string | undefined;
   try {
-    if (source.kind === 'secrets-manager') {
-      const sm = await import('@aws-sdk/client-secrets-manager');
-      const secrets = new sm.SecretsManagerClient(client);
-      try {
-        const out = await secrets.send(new sm.GetSecretValueCommand({ SecretId: source.name }));
-        text = out.SecretString;
-      } finally {
-        secrets.destroy();
-      }
-    } else {
-      const ssm = await import('@aws-sdk/client-ssm');
-      const parameters = new ssm.SSMClient(client);
-      try {
-        const out = await parameters.send(
-          new ssm.GetParameterCommand({ Name: source.name, WithDecryption: true }),
-        );
-        text = out.Parameter?.Value;
-      } finally {
-        parameters.destroy();
-      }
-    }
+    text = await fetchSecret(source, client);
   } catch (err) {
     // Only the error's name and message (AWS's own words): no `cause`, whose raw response could
     // hold more than a log should see.
     const { name, message } = err instanceof Error ? err : { name: 'Error', message: String(err) };
-    throw new ModelSecretError(
+    throw fail(
       'model-secret-unavailable',
-      `Could not read the model key from the ${describeSource(source)}: ${name}: ${message}`,
+      `Could not read the ${what} from the ${describeSource(source)}: ${name}: ${message}`,
     );
   }
   if (text === undefined || text.trim() === '') {
-    throw new ModelSecretError(
+    throw fail(
       'model-secret-invalid',
-      `The ${describeSource(source)} holds no text (a binary or empty secret cannot be a model key).`,
+      `The ${describeSource(source)} holds no text (a binary or empty secret cannot be a ${what}).`,
     );
   }
   return text;
+}
+
+async function fetchSecret(
+  source: ModelSecretSource,
+  client: Record<string, unknown>,
+): Promise<string | undefined> {
+  if (source.kind === 'secrets-manager') {
+    const sm = await import('@aws-sdk/client-secrets-manager');
+    const secrets = new sm.SecretsManagerClient(client);
+    try {
+      const out = await secrets.send(new sm.GetSecretValueCommand({ SecretId: source.name }));
+      return out.SecretString;
+    } finally {
+      secrets.destroy();
+    }
+  }
+  const ssm = await import('@aws-sdk/client-ssm');
+  const parameters = new ssm.SSMClient(client);
+  try {
+    const out = await parameters.send(
+      new ssm.GetParameterCommand({ Name: source.name, WithDecryption: true }),
+    );
+    return out.Parameter?.Value;
+  } finally {
+    parameters.destroy();
+  }
 }
 
 const SecretMap = z.record(z.string(), z.string());

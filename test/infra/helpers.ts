@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { AwsSolutionsChecks } from 'cdk-nag';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { configFromContext } from '../../infra/config.js';
 import { PROJECT_ROOT } from '../../infra/constructs/kernel-function.js';
 import { FUNCTION_NAMES, type FunctionName } from '../../infra/functions.js';
@@ -34,7 +34,7 @@ export interface Synthesised {
   readonly validationReport: { pluginReports: unknown[] };
 }
 
-/** One app, one stack, cdk-nag AwsSolutions on; `bundle: false` skips esbuild entirely. */
+/** One app, one stack, cdk-nag AwsSolutions and Serverless on; `bundle: false` skips esbuild entirely. */
 export function synthesise(options: {
   context?: Record<string, unknown>;
   functionsDir: string;
@@ -49,7 +49,7 @@ export function synthesise(options: {
     config: configFromContext(options.context ?? {}),
     functionsDir: options.functionsDir,
   });
-  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));
   // Throws ValidationFailed when cdk-nag reports a finding nobody acknowledged.
   app.synth();
   return {

@@ -67,6 +67,11 @@ const modelSecret: Grant = {
   actions: ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'],
   resources: [`${ARN}:secretsmanager:${REGION_ACCOUNT}:secret:${SECRET}-??????`],
 };
+// The HS256 secret, by name: the authorizer reads it at cold start (never in its environment).
+const jwtSecret: Grant = {
+  actions: ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'],
+  resources: [`${ARN}:secretsmanager:${REGION_ACCOUNT}:secret:agent-kernel/dev-jwt-secret-??????`],
+};
 const bedrock: Grant = {
   actions: ['bedrock:InvokeModel', 'bedrock:InvokeModelWithResponseStream'],
   resources: [MODEL],
@@ -119,7 +124,7 @@ const EXPECTED: Record<string, Grant[]> = {
     send('Run'),
     manageConnections,
   ],
-  Authorizer: [],
+  Authorizer: [jwtSecret],
 };
 
 describe('each function gets only what its code uses (sqs-fanout delivery)', () => {
@@ -158,9 +163,9 @@ describe('each function gets only what its code uses (sqs-fanout delivery)', () 
     }
   });
 
-  it('the authorizer has no table, queue, secret or API access', () => {
+  it('the authorizer has no table, queue or API access; only its own secret', () => {
     const actions = grantsOf(fanout.template, 'AuthorizerFunction').flatMap((g) => g.actions);
-    expect(actions.filter((a) => !/^(logs|xray):/.test(a))).toEqual([]);
+    expect(actions.filter((a) => !/^(logs|xray|secretsmanager):/.test(a))).toEqual([]);
   });
 });
 

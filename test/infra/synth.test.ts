@@ -1,9 +1,18 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../infra/constructs/kernel-function.js';
 import { FUNCTION_NAMES } from '../../infra/functions.js';
+import { CfnSpec } from './cfn-spec.js';
 
 // The real thing, once: `npm run synth` (cdk synth --quiet) on this repository's functions/ and cdk.json,
 // with every TCP connection and DNS lookup of its Node.js processes recorded and refused.
@@ -35,6 +44,10 @@ beforeAll(() => {
 }, 180_000);
 
 afterAll(() => {
+  // .ci/run lints this very template with cfn-lint afterwards (one synth for both).
+  const keep = process.env.AGENT_KERNEL_TEMPLATE_OUT;
+  const template = join(outdir, 'AgentKernel.template.json');
+  if (keep && existsSync(template)) copyFileSync(template, keep);
   rmSync(outdir, { recursive: true, force: true });
   rmSync(guardLog, { force: true });
 });
@@ -89,4 +102,9 @@ it("lists the agents entry's agents for ws-message (AGENT_NAMES), offline", () =
   )!;
   // The demo entry (package.json "imports" #agents) defines one agent, `demo`.
   expect(wsMessage.Properties.Environment.Variables.AGENT_NAMES).toBe('demo');
+});
+
+it('passes the CloudFormation resource specification (cdk.json defaults, real bundles)', async () => {
+  const template = JSON.parse(readFileSync(join(outdir, 'AgentKernel.template.json'), 'utf8'));
+  expect((await CfnSpec.load()).validate(template)).toEqual([]);
 });

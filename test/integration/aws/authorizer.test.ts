@@ -86,7 +86,7 @@ describe('WebSocket authorizer (JWKS)', () => {
     // Act
     const result = authorize(event(await token()));
 
-    // Assess
-    await expect(result).rejects.toThrow('Unauthorized');
+    // Assess: a Deny policy (API Gateway's 403), not a thrown error (a Lambda error).
+    expect((await result).policyDocument.Statement[0]).toMatchObject({ Effect: 'Deny' });
   });
 });

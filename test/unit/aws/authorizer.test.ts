@@ -75,9 +75,52 @@ describe('WebSocket authorizer (HS256)', () => {
     const authorize = createAuthorizerHandler(config);
 
     // Act
-    const result = authorize(event(await token()));
+    const refused = event(await token());
+    const lines = await emitted(() => authorize(refused));
 
-    // Assess
-    await expect(result).rejects.toThrow('Unauthorized');
+    // Assess: a Deny policy (403), never a throw (a Lambda error the error alarm would count),
+    // and one AuthorizerRejections EMF line.
+    expect(lines.result).toMatchObject({
+      principalId: 'rejected',
+      policyDocument: { Statement: [{ Effect: 'Deny', Resource: event().methodArn }] },
+    });
+    expect(lines.result.context).toBeUndefined();
+    const emf = lines.out.filter((line) => line.AuthorizerRejections === 1);
+    expect(emf).toHaveLength(1);
+    expect(emf[0]._aws.CloudWatchMetrics[0]).toMatchObject({
+      Namespace: 'AgentKernel',
+      Metrics: [{ Name: 'AuthorizerRejections', Unit: 'Count' }],
+    });
+  });
+
+  it('counts nothing when it lets a token in', async () => {
+    const authorize = createAuthorizerHandler(config);
+    const token = await sign({ sub: 'alice' });
+    const lines = await emitted(() => authorize(event(token)));
+    expect(lines.result.policyDocument.Statement[0]).toMatchObject({ Effect: 'Allow' });
+    expect(lines.out.filter((line) => 'AuthorizerRejections' in line)).toEqual([]);
   });
 });
+
+/** What `fn` wrote to stdout, one JSON object a line (the EMF lines Lambda ships to CloudWatch). */
+async function emitted<T>(fn: () => Promise<T>): Promise<{ result: T; out: any[] }> {
+  const chunks: string[] = [];
+  const write = process.stdout.write.bind(process.stdout);
+  process.stdout.write = ((chunk: string) => {
+    chunks.push(String(chunk));
+    return true;
+  }) as typeof process.stdout.write;
+  try {
+    const result = await fn();
+    return {
+      result,
+      out: chunks
+        .join('')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l)),
+    };
+  } finally {
+    process.stdout.write = write;
+  }
+}

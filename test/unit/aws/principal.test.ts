@@ -77,10 +77,11 @@ describe('the principal in every event shape', () => {
     const authorize = createAuthorizerHandler(config);
     const token = await sign(sub);
 
-    // Act + Assess: on both APIs.
-    await expect(authorize(httpAuthorizerEvent(token))).rejects.toThrow('Unauthorized');
+    // Act + Assess: on both APIs, a Deny policy (API Gateway's 403).
+    const denied = { policyDocument: { Statement: [{ Effect: 'Deny' }] } };
+    expect(await authorize(httpAuthorizerEvent(token))).toMatchObject(denied);
     const ws = sampleEvent('websocket/authorizer.json');
     ws.queryStringParameters = { token };
-    await expect(authorize(ws)).rejects.toThrow('Unauthorized');
+    expect(await authorize(ws)).toMatchObject(denied);
   });
 });
