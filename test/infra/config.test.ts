@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { configFromContext } from '../../infra/config.js';
+import { HTTP_ROUTES } from '../../infra/constructs/http-api.js';
 import { render, resourcesOf, stubFunctionsDir, synthesise as synthesiseOnce } from './helpers.js';
 
 // No bundling here: these synths check wiring that depends on configuration and on which
@@ -176,7 +177,7 @@ describe('functions that do not exist yet', () => {
       context: JWKS,
     });
     // Assess
-    template.resourceCountIs('AWS::ApiGatewayV2::Route', 6);
+    template.resourceCountIs('AWS::ApiGatewayV2::Route', HTTP_ROUTES.length);
   });
 
   it('picks a function up as soon as its entry file lands', () => {
