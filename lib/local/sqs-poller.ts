@@ -88,6 +88,8 @@ export async function pollOnce(
   options: {
     batchSize?: number;
     waitSeconds?: number;
+    /** At most this many messages in the receive (default: the batch's room, up to 10). */
+    receiveMax?: number;
     state?: PollState;
     retryDelayMs?: RetryDelay;
   } = {},
@@ -95,7 +97,7 @@ export async function pollOnce(
   const state = options.state ?? newPollState();
   const batchSize = options.batchSize ?? 10;
   const waiting = handOut(state, batchSize).length;
-  const room = Math.min(10, batchSize - waiting);
+  const room = Math.min(10, batchSize - waiting, options.receiveMax ?? 10);
   if (room > 0 && state.pending.size < MAX_HELD) {
     const received = await sqs.send(
       new ReceiveMessageCommand({
@@ -302,11 +304,20 @@ export interface Poller {
   stop(): Promise<void>;
 }
 
+/** Subscribes to "a message was just sent to this queue"; answers the unsubscribe. */
+export type Wake = (listener: () => void) => () => void;
+
 /**
- * An event source mapping for the local stack: polls the queue over and over (long polls, so an
- * idle queue costs little) and hands each batch to the handler as `pollOnce` does, keeping FIFO
- * groups in order across polls. A poll that fails (the endpoint is restarting) is logged and
- * tried again after a pause. Stopping gives held messages back to the queue.
+ * An event source mapping for the local stack: polls the queue over and over and hands each
+ * batch to the handler as `pollOnce` does, keeping FIFO groups in order across polls. A poll that
+ * fails (the endpoint is restarting) is logged and tried again after a pause. Stopping gives held
+ * messages back to the queue.
+ *
+ * With `wake` (local-aws-sqs's `onSend` for this queue) it polls as soon as a message is sent,
+ * as Lambda's event source mapping does, and every `idlePollMs` (1 s) as a fallback. Without it,
+ * it long-polls. local-aws-sqs answers a receive only when it holds MaxNumberOfMessages messages
+ * or after the wait plus 40 ms, so the first receive after a wake asks for one message (answered
+ * within ~10 ms) and the ones after a non-empty poll for a batch.
  */
 export function startPoller(
   sqs: SQSClient,
@@ -317,21 +328,30 @@ export function startPoller(
     waitSeconds?: number;
     retryDelayMs?: RetryDelay;
     onError?: (err: unknown) => void;
+    wake?: Wake;
+    idlePollMs?: number;
   } = {},
 ): Poller {
   let running = true;
   const state = newPollState();
+  const signal = wakeSignal(options.wake);
   const loop = (async () => {
+    let busy = false;
     while (running) {
       try {
+        signal.reset();
         const result = await pollOnce(sqs, queueUrl, handler, {
           batchSize: options.batchSize,
-          waitSeconds: options.waitSeconds ?? 1,
+          waitSeconds: options.wake ? 0 : (options.waitSeconds ?? 1),
+          ...(options.wake && !busy ? { receiveMax: 1 } : {}),
           state,
           ...(options.retryDelayMs ? { retryDelayMs: options.retryDelayMs } : {}),
         });
+        busy = result.received > 0;
+        if (busy || !running) continue;
         // Only messages in their backoff: no busy loop (the long poll answers at once then).
-        if (result.received === 0 && state.pending.size > 0) await sleep(50);
+        if (state.pending.size > 0) await signal.wait(50);
+        else if (options.wake) await signal.wait(options.idlePollMs ?? 1000);
       } catch (err) {
         options.onError?.(err);
         await sleep(500);
@@ -341,8 +361,41 @@ export function startPoller(
   return {
     stop: async () => {
       running = false;
+      signal.close();
       await loop;
       await release(sqs, queueUrl, state).catch(() => undefined);
+    },
+  };
+}
+
+/** A latch: a send since the last `reset` ends the next `wait` at once. */
+function wakeSignal(wake: Wake | undefined) {
+  let woken = false;
+  let resolveWait: (() => void) | undefined;
+  const fire = () => {
+    woken = true;
+    resolveWait?.();
+  };
+  const unsubscribe = wake?.(fire);
+  return {
+    reset: () => {
+      woken = false;
+    },
+    wait: (ms: number) =>
+      woken
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => {
+            const timer = setTimeout(done, ms);
+            function done() {
+              clearTimeout(timer);
+              resolveWait = undefined;
+              resolve();
+            }
+            resolveWait = done;
+          }),
+    close: () => {
+      unsubscribe?.();
+      fire();
     },
   };
 }
