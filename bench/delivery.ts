@@ -32,21 +32,15 @@ import WebSocket from 'ws';
 import type { StreamEvent } from '../lib/core/events.js';
 import { startLocalStack } from '../lib/local/stack.js';
 import { startScriptedModelServer } from '../lib/testing/index.js';
-import { EventBatcher } from '../lib/transport/batcher.js';
+import { DEFAULT_MAX_DELAY_MS, EventBatcher } from '../lib/transport/batcher.js';
 import { startPacingProxy } from './pacing-proxy.js';
 
 const MODES = ['direct', 'sqs-fanout'] as const;
 type Mode = (typeof MODES)[number];
-/**
- * local-aws-sqs answers a long poll only when it holds MaxNumberOfMessages (10) messages or the
- * wait is over, where SQS answers as soon as it has any: with the local stack's 1 s polls a
- * fan-out message waits up to a second. The `0 s polls` variant rewrites every ReceiveMessage to
- * WaitTimeSeconds 0 (the emulator then answers within 40 ms), a closer stand-in for SQS.
- */
-const VARIANTS: { mode: Mode; zeroWait: boolean; label: string }[] = [
-  { mode: 'direct', zeroWait: false, label: 'direct' },
-  { mode: 'sqs-fanout', zeroWait: false, label: 'sqs-fanout (1 s polls)' },
-  { mode: 'sqs-fanout', zeroWait: true, label: 'sqs-fanout (0 s polls)' },
+/** The local pollers wake on send (lib/local/sqs-poller.ts), as Lambda's event source does. */
+const VARIANTS: { mode: Mode; label: string }[] = [
+  { mode: 'direct', label: 'direct' },
+  { mode: 'sqs-fanout', label: 'sqs-fanout' },
 ];
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -55,6 +49,9 @@ const TOKENS_PER_SECOND = Number(process.env.BENCH_TOKENS_PER_SECOND ?? 100);
 /** Paced runs take TOKENS / TOKENS_PER_SECOND seconds each, so fewer of them by default. */
 const PACED_RUNS = Number(process.env.BENCH_PACED_RUNS ?? 2);
 const WARMUP_TOKENS = 200;
+/** The first-token runs: answers of this many tokens at TOKENS_PER_SECOND. */
+const FIRST_TOKENS = 200;
+const FIRST_RUNS = Number(process.env.BENCH_FIRST_RUNS ?? 5);
 /** One token = one delta of this many characters: a space, `t`, four base-36 digits. */
 const TOKEN_WIDTH = 6;
 
@@ -72,6 +69,10 @@ interface PhaseResult {
   delivery: Stats;
   /** Model server write → runner, ms (the part of a real model stream this bench adds). */
   modelToRunner: Stats;
+  /** Model's first token → client's first token, ms, one per run. */
+  firstToken: number[];
+  /** Model's first token → client's last token, ms, one per run. */
+  lastToken: number[];
   eventsMessages: number;
   posts: number;
   frames: number;
@@ -96,7 +97,7 @@ function stats(values: number[]): Stats {
 
 // ---------------------------------------------------------------- child: one delivery mode
 
-async function child(mode: Mode, zeroWait: boolean, label: string): Promise<ChildResult> {
+async function child(mode: Mode, label: string): Promise<ChildResult> {
   process.env.DELIVERY_MODE = mode;
   process.env.POWERTOOLS_LOG_LEVEL = 'ERROR';
   for (const key of ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'TABLE_NAME', 'DYNAMODB_ENDPOINT']) {
@@ -115,7 +116,6 @@ async function child(mode: Mode, zeroWait: boolean, label: string): Promise<Chil
   const sqsSend = SQSClient.prototype.send;
   SQSClient.prototype.send = function (this: SQSClient, command: any, ...rest: any[]) {
     const name = command?.constructor?.name;
-    if (zeroWait && name === 'ReceiveMessageCommand') command.input.WaitTimeSeconds = 0;
     if (name === 'SendMessageCommand') {
       const url = String(command.input?.QueueUrl);
       counts.sends.set(url, (counts.sends.get(url) ?? 0) + 1);
@@ -197,9 +197,16 @@ async function child(mode: Mode, zeroWait: boolean, label: string): Promise<Chil
     return done;
   }
 
-  async function phase(label: string, runs: number, pace: number): Promise<PhaseResult> {
+  async function phase(
+    label: string,
+    runs: number,
+    pace: number,
+    count = TOKENS,
+  ): Promise<PhaseResult> {
     const delivery: number[] = [];
     const modelToRunner: number[] = [];
+    const firstToken: number[] = [];
+    const lastToken: number[] = [];
     counts.sends.clear();
     counts.posts = 0;
     frames = 0;
@@ -207,8 +214,12 @@ async function child(mode: Mode, zeroWait: boolean, label: string): Promise<Chil
       leftRunner.clear();
       arrived.clear();
       proxy.written.clear();
-      const runId = await runOnce(TOKENS, pace);
-      for (let i = 0; i < TOKENS; i++) {
+      const runId = await runOnce(count, pace);
+      const began = proxy.written.get(token(0)) as number;
+      firstToken.push((arrived.get(`${runId}|${token(0)}`) as number) - began);
+      lastToken.push((arrived.get(`${runId}|${token(count - 1)}`) as number) - began);
+      process.send?.({ progress: `${label}: run ${run + 1}/${runs} done` });
+      for (let i = 0; i < count; i++) {
         const key = `${runId}|${token(i)}`;
         const left = leftRunner.get(key);
         const at = arrived.get(key);
@@ -223,9 +234,11 @@ async function child(mode: Mode, zeroWait: boolean, label: string): Promise<Chil
     return {
       pace: label,
       runs,
-      tokens: runs * TOKENS,
+      tokens: runs * count,
       delivery: stats(delivery),
       modelToRunner: stats(modelToRunner),
+      firstToken,
+      lastToken,
       eventsMessages: counts.sends.get(stack.queues.events) ?? 0,
       posts: counts.posts,
       frames,
@@ -238,6 +251,10 @@ async function child(mode: Mode, zeroWait: boolean, label: string): Promise<Chil
     const phases = [await phase('burst', RUNS, 0)];
     if (PACED_RUNS > 0 && TOKENS_PER_SECOND > 0) {
       phases.push(await phase(`${TOKENS_PER_SECOND} tok/s`, PACED_RUNS, TOKENS_PER_SECOND));
+    }
+    if (FIRST_RUNS > 0 && TOKENS_PER_SECOND > 0) {
+      const label = `${FIRST_TOKENS} tok at ${TOKENS_PER_SECOND}/s`;
+      phases.push(await phase(label, FIRST_RUNS, TOKENS_PER_SECOND, FIRST_TOKENS));
     }
     return { label, mode, node: process.version, phases };
   } finally {
@@ -253,7 +270,7 @@ async function child(mode: Mode, zeroWait: boolean, label: string): Promise<Chil
 function runChild(variant: (typeof VARIANTS)[number]): Promise<ChildResult> {
   const { mode } = variant;
   const file = fileURLToPath(import.meta.url);
-  const args = ['--mode', mode, ...(variant.zeroWait ? ['--zero-wait'] : [])];
+  const args = ['--mode', mode];
   const proc: ChildProcess = fork(file, args, {
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
@@ -267,8 +284,9 @@ function runChild(variant: (typeof VARIANTS)[number]): Promise<ChildResult> {
   });
   return new Promise((resolve, reject) => {
     let result: ChildResult | undefined;
-    proc.on('message', (message) => {
-      result = message as ChildResult;
+    proc.on('message', (message: ChildResult | { progress: string }) => {
+      if ('progress' in message) console.log(`  ${variant.label}: ${message.progress}`);
+      else result = message;
     });
     proc.on('exit', (code) => {
       if (result) resolve(result);
@@ -281,11 +299,15 @@ const ms = (value: number) => `${value.toFixed(1)} ms`;
 const perThousand = (count: number, tokens: number) => ((count * 1000) / tokens).toFixed(1);
 
 async function parent(): Promise<void> {
+  const window = process.env.EVENT_BATCH_MAX_DELAY_MS ?? `${DEFAULT_MAX_DELAY_MS} (default)`;
   console.log(
-    `delivery: ${RUNS} burst runs + ${PACED_RUNS} runs at ${TOKENS_PER_SECOND} tok/s of ${TOKENS} tokens per mode (+1 warm-up), Node ${process.version}`,
+    `delivery: ${RUNS} burst runs + ${PACED_RUNS} runs at ${TOKENS_PER_SECOND} tok/s of ${TOKENS} tokens, ${FIRST_RUNS} runs of ${FIRST_TOKENS} tokens, per mode (+1 warm-up); window ${window} ms; Node ${process.version}`,
   );
   const results: ChildResult[] = [];
-  for (const variant of VARIANTS) results.push(await runChild(variant));
+  for (const variant of VARIANTS) {
+    console.log(`${variant.label}: starting the local stack…`);
+    results.push(await runChild(variant));
+  }
   const header = [
     'mode',
     'model pace',
@@ -319,6 +341,7 @@ async function parent(): Promise<void> {
   console.log(`| ${header.join(' | ')} |`);
   console.log(`|${header.map(() => '---').join('|')}|`);
   for (const row of rows) console.log(`| ${row.join(' | ')} |`);
+  printFirstTokens(results);
   for (const result of results) {
     for (const p of result.phases) {
       if (p.frames !== p.posts) {
@@ -328,13 +351,44 @@ async function parent(): Promise<void> {
   }
 }
 
+/** Model's first token → client's first token, and → the last token, per mode and pace. */
+function printFirstTokens(results: ChildResult[]): void {
+  const header = [
+    'mode',
+    'model pace',
+    'runs',
+    'first token p50',
+    'max',
+    'last token p50',
+    'first/last',
+  ];
+  console.log('');
+  console.log(`| ${header.join(' | ')} |`);
+  console.log(`|${header.map(() => '---').join('|')}|`);
+  for (const result of results) {
+    for (const p of result.phases) {
+      const first = stats(p.firstToken);
+      const last = stats(p.lastToken);
+      const row = [
+        result.label,
+        p.pace,
+        String(p.runs),
+        ms(first.p50),
+        ms(first.max),
+        ms(last.p50),
+        `${((100 * first.p50) / last.p50).toFixed(1)} %`,
+      ];
+      console.log(`| ${row.join(' | ')} |`);
+    }
+  }
+}
+
 const modeFlag = process.argv.indexOf('--mode');
 if (modeFlag >= 0) {
   const mode = process.argv[modeFlag + 1] as Mode;
   if (!MODES.includes(mode)) throw new Error(`--mode must be one of ${MODES.join(', ')}`);
-  const zeroWait = process.argv.includes('--zero-wait');
-  const variant = VARIANTS.find((v) => v.mode === mode && v.zeroWait === zeroWait);
-  const result = await child(mode, zeroWait, variant?.label ?? mode);
+  const variant = VARIANTS.find((v) => v.mode === mode);
+  const result = await child(mode, variant?.label ?? mode);
   // Handles of the stack's clients (keep-alive sockets) may linger: exit once the result is out.
   process.send?.(result, () => process.exit(0));
 } else {

@@ -13,9 +13,23 @@ export interface DemoOptions {
   baseURL?: string;
   /** Defaults to `OPENAI_MODEL`, then `gpt-4.1-mini`. */
   model?: string;
+  /**
+   * The OpenAI API the model is called with: `responses` (default) or `chat` (Chat Completions,
+   * for servers such as vLLM or Ollama that have no Responses API). Defaults to `OPENAI_API`.
+   */
+  api?: ModelApi;
   sessions?: SessionStore;
   /** The deployment's tool ledger (`createAgents(deps)`): the Executor records each call. */
   ledger?: ToolLedger;
+}
+
+export type ModelApi = 'responses' | 'chat';
+
+/** `OPENAI_API` (or the option) as an API name; anything else is refused with a sentence. */
+export function modelApiOf(value: string | undefined): ModelApi {
+  if (value === undefined || value === '' || value === 'responses') return 'responses';
+  if (value === 'chat') return 'chat';
+  throw new Error(`OPENAI_API must be "responses" or "chat" (Chat Completions), not "${value}".`);
 }
 
 const CONDITIONS = ['sunny', 'cloudy', 'rainy', 'windy', 'foggy', 'snowy', 'partly cloudy'];
@@ -115,6 +129,7 @@ export const bookTableSpec = defineTool({
 
 /** The demo agent wrapped for a Runtime: what the Lambda functions deploy (`examples/demo/agents.ts`). */
 export function createDemoModule(options: DemoOptions = {}) {
+  const api = modelApiOf(options.api ?? process.env.OPENAI_API);
   const executor = new Executor({ ...(options.ledger ? { ledger: options.ledger } : {}) });
   const bookTable = openaiTools.exportTool(bookTableSpec, { executor });
   const agent = new SdkAgent({
@@ -132,7 +147,7 @@ export function createDemoModule(options: DemoOptions = {}) {
       modelProvider: new OpenAIProvider({
         apiKey: options.apiKey,
         baseURL: options.baseURL,
-        useResponses: true,
+        useResponses: api === 'responses',
       }),
     },
   });
