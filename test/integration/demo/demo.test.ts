@@ -70,7 +70,9 @@ describe('demo agent against the offline model', () => {
     // Assess
     expect(reply).toMatchObject({ status: 'completed', text: 'Oslo: made-up weather.' });
     expect(server.requests.map((r) => r.api)).toEqual(['chat', 'chat']);
-    expect(sent(server.requests[1])).toContain('Demo data: in Oslo');
+    // The tool's result went back to the model as a Chat Completions tool message.
+    expect(server.requests[1]?.body.messages.at(-1)).toMatchObject({ role: 'tool' });
+    expect(sent(server.requests[1])).toContain('demo data (made up, not a real forecast)');
   });
 
   it('refuses an unknown OPENAI_API with a sentence', () => {
