@@ -2,11 +2,16 @@
  * `npm start`: the local stack with the demo agent (or the agents entry `#agents` points at),
  * on 127.0.0.1, until Ctrl+C. Offline unless OPENAI_API_KEY is set.
  */
+import { PortInUse } from './gateway.js';
 import { startLocalStack } from './stack.js';
 
 process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
 const port = process.env.PORT ? Number(process.env.PORT) : 3000;
-const stack = await startLocalStack({ port });
+const stack = await startLocalStack({ port }).catch((err: unknown) => {
+  if (!(err instanceof PortInUse)) throw err;
+  console.error(err.message);
+  process.exit(1);
+});
 const offline = process.env.OPENAI_API_KEY === 'offline';
 console.log(`Agent Kernel local stack${offline ? ' (offline: scripted model server)' : ''}
   HTTP API       ${stack.httpUrl}        e.g. curl -H "authorization: Bearer $TOKEN" ${stack.httpUrl}/agents
