@@ -1,6 +1,11 @@
 import { OpenAIProvider, Agent as SdkAgent, tool } from '@openai/agents';
 import * as z from 'zod';
-import { Runtime, type SessionStore, type ToolLedger } from '../../lib/core/index.js';
+import {
+  type PausedRunStore,
+  Runtime,
+  type SessionStore,
+  type ToolLedger,
+} from '../../lib/core/index.js';
 import { OpenAIModule } from '../../lib/frameworks/openai/index.js';
 import { INTEGRATION as openaiTools } from '../../lib/frameworks/openai/tools.js';
 import { InMemorySessionStore } from '../../lib/stores/index.js';
@@ -19,6 +24,8 @@ export interface DemoOptions {
    */
   api?: ModelApi;
   sessions?: SessionStore;
+  /** Where a paused run waits for its decisions (without one, a run that pauses cannot resume). */
+  pausedRuns?: PausedRunStore;
   /** The deployment's tool ledger (`createAgents(deps)`): the Executor records each call. */
   ledger?: ToolLedger;
 }
@@ -159,6 +166,7 @@ export function createDemo(options: DemoOptions = {}) {
   const { module, agent } = createDemoModule(options);
   const runtime = new Runtime({
     sessions: options.sessions ?? new InMemorySessionStore(),
+    ...(options.pausedRuns ? { pausedRuns: options.pausedRuns } : {}),
     modules: [module],
   });
   return { runtime, module, agent };
