@@ -20,6 +20,8 @@ export type SqsHandler = (event: SQSEvent) => Promise<SQSBatchResponse | undefin
 export interface PollResult {
   /** Records handed to the handler. */
   received: number;
+  /** Messages the poll's ReceiveMessage returned (some may be held back behind failed ones). */
+  fetched: number;
   /** Message ids the handler reported as failed (kept for a retry, or dead-lettered). */
   failed: string[];
   /** Message ids moved to the dead-letter queue: they failed their last allowed receive. */
@@ -98,6 +100,7 @@ export async function pollOnce(
   const batchSize = options.batchSize ?? 10;
   const waiting = handOut(state, batchSize).length;
   const room = Math.min(10, batchSize - waiting, options.receiveMax ?? 10);
+  let fetched = 0;
   if (room > 0 && state.pending.size < MAX_HELD) {
     const received = await sqs.send(
       new ReceiveMessageCommand({
@@ -112,10 +115,11 @@ export async function pollOnce(
         MessageAttributeNames: ['All'],
       }),
     );
+    fetched = received.Messages?.length ?? 0;
     for (const message of received.Messages ?? []) remember(state, message);
   }
   const batch = handOut(state, batchSize);
-  if (batch.length === 0) return { received: 0, failed: [], deadLettered: [] };
+  if (batch.length === 0) return { received: 0, fetched, failed: [], deadLettered: [] };
   for (const entry of batch) {
     if (entry.handed) entry.receives++;
     entry.handed = true;
@@ -151,7 +155,12 @@ export async function pollOnce(
     }
   }
   if (!options.state) await release(sqs, queueUrl, state);
-  return { received: batch.length, failed: retry.map((e) => idOf(e.message)), deadLettered };
+  return {
+    received: batch.length,
+    fetched,
+    failed: retry.map((e) => idOf(e.message)),
+    deadLettered,
+  };
 }
 
 /**
@@ -299,107 +308,6 @@ export async function drain(
   }
 }
 
-export interface Poller {
-  /** Finishes the poll in progress (and its handler call), then stops. */
-  stop(): Promise<void>;
-}
-
-/** Subscribes to "a message was just sent to this queue"; answers the unsubscribe. */
-export type Wake = (listener: () => void) => () => void;
-
-/**
- * An event source mapping for the local stack: polls the queue over and over and hands each
- * batch to the handler as `pollOnce` does, keeping FIFO groups in order across polls. A poll that
- * fails (the endpoint is restarting) is logged and tried again after a pause. Stopping gives held
- * messages back to the queue.
- *
- * With `wake` (local-aws-sqs's `onSend` for this queue) it polls as soon as a message is sent,
- * as Lambda's event source mapping does, and every `idlePollMs` (1 s) as a fallback. Without it,
- * it long-polls. local-aws-sqs answers a receive only when it holds MaxNumberOfMessages messages
- * or after the wait plus 40 ms, so the first receive after a wake asks for one message (answered
- * within ~10 ms) and the ones after a non-empty poll for a batch.
- */
-export function startPoller(
-  sqs: SQSClient,
-  queueUrl: string,
-  handler: SqsHandler,
-  options: {
-    batchSize?: number;
-    waitSeconds?: number;
-    retryDelayMs?: RetryDelay;
-    onError?: (err: unknown) => void;
-    wake?: Wake;
-    idlePollMs?: number;
-  } = {},
-): Poller {
-  let running = true;
-  const state = newPollState();
-  const signal = wakeSignal(options.wake);
-  const loop = (async () => {
-    let busy = false;
-    while (running) {
-      try {
-        signal.reset();
-        const result = await pollOnce(sqs, queueUrl, handler, {
-          batchSize: options.batchSize,
-          waitSeconds: options.wake ? 0 : (options.waitSeconds ?? 1),
-          ...(options.wake && !busy ? { receiveMax: 1 } : {}),
-          state,
-          ...(options.retryDelayMs ? { retryDelayMs: options.retryDelayMs } : {}),
-        });
-        busy = result.received > 0;
-        if (busy || !running) continue;
-        // Only messages in their backoff: no busy loop (the long poll answers at once then).
-        if (state.pending.size > 0) await signal.wait(50);
-        else if (options.wake) await signal.wait(options.idlePollMs ?? 1000);
-      } catch (err) {
-        options.onError?.(err);
-        await sleep(500);
-      }
-    }
-  })();
-  return {
-    stop: async () => {
-      running = false;
-      signal.close();
-      await loop;
-      await release(sqs, queueUrl, state).catch(() => undefined);
-    },
-  };
-}
-
-/** A latch: a send since the last `reset` ends the next `wait` at once. */
-function wakeSignal(wake: Wake | undefined) {
-  let woken = false;
-  let resolveWait: (() => void) | undefined;
-  const fire = () => {
-    woken = true;
-    resolveWait?.();
-  };
-  const unsubscribe = wake?.(fire);
-  return {
-    reset: () => {
-      woken = false;
-    },
-    wait: (ms: number) =>
-      woken
-        ? Promise.resolve()
-        : new Promise<void>((resolve) => {
-            const timer = setTimeout(done, ms);
-            function done() {
-              clearTimeout(timer);
-              resolveWait = undefined;
-              resolve();
-            }
-            resolveWait = done;
-          }),
-    close: () => {
-      unsubscribe?.();
-      fire();
-    },
-  };
-}
-
 function toRecord({ message, receives }: Pending, queueUrl: string): SQSRecord {
   return sqsRecordOf(message, queueUrl, receives);
 }
@@ -431,8 +339,4 @@ export function sqsRecordOf(message: Message, queueUrl: string, receives: number
     eventSourceARN: `arn:aws:sqs:us-east-1:${account}:${name}`,
     awsRegion: 'us-east-1',
   };
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -106,16 +106,14 @@ export async function createQueue(
   return { url: queue.QueueUrl as string, ...(dlqUrl ? { dlqUrl } : {}) };
 }
 
+export { type Poller, startPoller, type Wake } from './event-source.js';
 export {
   drain,
   newPollState,
-  type Poller,
   type PollResult,
   type PollState,
   pollOnce,
   type RetryDelay,
   release,
   type SqsHandler,
-  startPoller,
-  type Wake,
 } from './sqs-poller.js';
