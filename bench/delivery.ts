@@ -1,14 +1,15 @@
 /**
  * Delivery: how long a streamed event takes from leaving the runner to arriving at a WebSocket
- * client, and how many SQS messages and PostToConnection calls 1,000 streamed tokens cost, for
- * `direct` and `sqs-fanout` delivery, through the whole local stack (`startLocalStack`: the real
- * functions/ handlers, local-aws-sqs, dynalite, API Gateway emulation).
+ * client, how long the first words take from the model to the client, and how many SQS messages
+ * and PostToConnection calls 1,000 streamed tokens cost, for `direct` and `sqs-fanout` delivery,
+ * through the whole local stack (`startLocalStack`: the real functions/ handlers, local-aws-sqs
+ * with pollers that wake on send, dynalite, API Gateway emulation).
  *
  * DELIVERY_MODE is read when the function modules load (once per process), so the parent runs
- * each mode in a child process of its own and prints them side by side.
+ * each mode in a child process of its own and prints them side by side (a progress line a run).
  *
  *   npm run bench:delivery
- *   BENCH_RUNS=5 BENCH_TOKENS=1000 BENCH_TOKENS_PER_SECOND=100 npm run bench:delivery
+ *   EVENT_BATCH_MAX_DELAY_MS=50 npm run bench:delivery   # another batching window
  *
  * What is measured (see docs/benchmarks.md#delivery):
  * - "left the runner": the worker hands every event of `runtime.stream` to its `EventBatcher`
@@ -16,12 +17,15 @@
  *   and stamps each text delta there. The client stamps it when its WebSocket frame arrives. Both
  *   stamps are `performance.now()` of the same process, matched by the delta's text (every token
  *   is unique: ` t0000`, ` t0001`, …).
+ * - first token: from the pacing proxy writing the answer's first delta (the model's first token)
+ *   to the client receiving it, and to the client receiving the last one, per run; the
+ *   `BENCH_FIRST_RUNS` runs stream 200-token answers at `BENCH_TOKENS_PER_SECOND`.
  * - calls: `SQSClient.prototype.send` and `ApiGatewayManagementApiClient.prototype.send` are
  *   wrapped in the child, so every SendMessage (by queue) and PostToConnection of the handlers'
  *   own clients is counted.
  * - the model: the scripted model server streams one 6-character delta per token; a pacing proxy
- *   in front of it releases the deltas at `BENCH_TOKENS_PER_SECOND` (a model's speed) or all at
- *   once (`burst`), and stamps when each delta left the model (model → runner, for reference).
+ *   (bench/pacing-proxy.ts) in front of it releases the deltas at `BENCH_TOKENS_PER_SECOND` (a
+ *   model's speed) or all at once (`burst`), and stamps when each delta left the model.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
