@@ -1,14 +1,15 @@
 /**
  * Delivery: how long a streamed event takes from leaving the runner to arriving at a WebSocket
- * client, and how many SQS messages and PostToConnection calls 1,000 streamed tokens cost, for
- * `direct` and `sqs-fanout` delivery, through the whole local stack (`startLocalStack`: the real
- * functions/ handlers, local-aws-sqs, dynalite, API Gateway emulation).
+ * client, how long the first words take from the model to the client, and how many SQS messages
+ * and PostToConnection calls 1,000 streamed tokens cost, for `direct` and `sqs-fanout` delivery,
+ * through the whole local stack (`startLocalStack`: the real functions/ handlers, local-aws-sqs
+ * with pollers that wake on send, dynalite, API Gateway emulation).
  *
  * DELIVERY_MODE is read when the function modules load (once per process), so the parent runs
- * each mode in a child process of its own and prints them side by side.
+ * each mode in a child process of its own and prints them side by side (a progress line a run).
  *
  *   npm run bench:delivery
- *   BENCH_RUNS=5 BENCH_TOKENS=1000 BENCH_TOKENS_PER_SECOND=100 npm run bench:delivery
+ *   EVENT_BATCH_MAX_DELAY_MS=50 npm run bench:delivery   # another batching window
  *
  * What is measured (see docs/benchmarks.md#delivery):
  * - "left the runner": the worker hands every event of `runtime.stream` to its `EventBatcher`
@@ -16,18 +17,18 @@
  *   and stamps each text delta there. The client stamps it when its WebSocket frame arrives. Both
  *   stamps are `performance.now()` of the same process, matched by the delta's text (every token
  *   is unique: ` t0000`, ` t0001`, …).
+ * - first token: from the pacing proxy writing the answer's first delta (the model's first token)
+ *   to the client receiving it, and to the client receiving the last one, per run; the
+ *   `BENCH_FIRST_RUNS` runs stream 200-token answers at `BENCH_TOKENS_PER_SECOND`.
  * - calls: `SQSClient.prototype.send` and `ApiGatewayManagementApiClient.prototype.send` are
  *   wrapped in the child, so every SendMessage (by queue) and PostToConnection of the handlers'
  *   own clients is counted.
  * - the model: the scripted model server streams one 6-character delta per token; a pacing proxy
- *   in front of it releases the deltas at `BENCH_TOKENS_PER_SECOND` (a model's speed) or all at
- *   once (`burst`), and stamps when each delta left the model (model → runner, for reference).
+ *   (bench/pacing-proxy.ts) in front of it releases the deltas at `BENCH_TOKENS_PER_SECOND` (a
+ *   model's speed) or all at once (`burst`), and stamps when each delta left the model.
  */
 import { type ChildProcess, fork } from 'node:child_process';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { ApiGatewayManagementApiClient } from '@aws-sdk/client-apigatewaymanagementapi';
 import { SQSClient } from '@aws-sdk/client-sqs';
@@ -35,20 +36,15 @@ import WebSocket from 'ws';
 import type { StreamEvent } from '../lib/core/events.js';
 import { startLocalStack } from '../lib/local/stack.js';
 import { startScriptedModelServer } from '../lib/testing/index.js';
-import { EventBatcher } from '../lib/transport/batcher.js';
+import { DEFAULT_MAX_DELAY_MS, EventBatcher } from '../lib/transport/batcher.js';
+import { startPacingProxy } from './pacing-proxy.js';
 
 const MODES = ['direct', 'sqs-fanout'] as const;
 type Mode = (typeof MODES)[number];
-/**
- * local-aws-sqs answers a long poll only when it holds MaxNumberOfMessages (10) messages or the
- * wait is over, where SQS answers as soon as it has any: with the local stack's 1 s polls a
- * fan-out message waits up to a second. The `0 s polls` variant rewrites every ReceiveMessage to
- * WaitTimeSeconds 0 (the emulator then answers within 40 ms), a closer stand-in for SQS.
- */
-const VARIANTS: { mode: Mode; zeroWait: boolean; label: string }[] = [
-  { mode: 'direct', zeroWait: false, label: 'direct' },
-  { mode: 'sqs-fanout', zeroWait: false, label: 'sqs-fanout (1 s polls)' },
-  { mode: 'sqs-fanout', zeroWait: true, label: 'sqs-fanout (0 s polls)' },
+/** The local pollers wake on send (lib/local/sqs-poller.ts), as Lambda's event source does. */
+const VARIANTS: { mode: Mode; label: string }[] = [
+  { mode: 'direct', label: 'direct' },
+  { mode: 'sqs-fanout', label: 'sqs-fanout' },
 ];
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -57,6 +53,9 @@ const TOKENS_PER_SECOND = Number(process.env.BENCH_TOKENS_PER_SECOND ?? 100);
 /** Paced runs take TOKENS / TOKENS_PER_SECOND seconds each, so fewer of them by default. */
 const PACED_RUNS = Number(process.env.BENCH_PACED_RUNS ?? 2);
 const WARMUP_TOKENS = 200;
+/** The first-token runs: answers of this many tokens at TOKENS_PER_SECOND. */
+const FIRST_TOKENS = 200;
+const FIRST_RUNS = Number(process.env.BENCH_FIRST_RUNS ?? 5);
 /** One token = one delta of this many characters: a space, `t`, four base-36 digits. */
 const TOKEN_WIDTH = 6;
 
@@ -74,6 +73,10 @@ interface PhaseResult {
   delivery: Stats;
   /** Model server write → runner, ms (the part of a real model stream this bench adds). */
   modelToRunner: Stats;
+  /** Model's first token → client's first token, ms, one per run. */
+  firstToken: number[];
+  /** Model's first token → client's last token, ms, one per run. */
+  lastToken: number[];
   eventsMessages: number;
   posts: number;
   frames: number;
@@ -98,7 +101,7 @@ function stats(values: number[]): Stats {
 
 // ---------------------------------------------------------------- child: one delivery mode
 
-async function child(mode: Mode, zeroWait: boolean, label: string): Promise<ChildResult> {
+async function child(mode: Mode, label: string): Promise<ChildResult> {
   process.env.DELIVERY_MODE = mode;
   process.env.POWERTOOLS_LOG_LEVEL = 'ERROR';
   for (const key of ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'TABLE_NAME', 'DYNAMODB_ENDPOINT']) {
@@ -117,7 +120,6 @@ async function child(mode: Mode, zeroWait: boolean, label: string): Promise<Chil
   const sqsSend = SQSClient.prototype.send;
   SQSClient.prototype.send = function (this: SQSClient, command: any, ...rest: any[]) {
     const name = command?.constructor?.name;
-    if (zeroWait && name === 'ReceiveMessageCommand') command.input.WaitTimeSeconds = 0;
     if (name === 'SendMessageCommand') {
       const url = String(command.input?.QueueUrl);
       counts.sends.set(url, (counts.sends.get(url) ?? 0) + 1);
@@ -199,9 +201,16 @@ async function child(mode: Mode, zeroWait: boolean, label: string): Promise<Chil
     return done;
   }
 
-  async function phase(label: string, runs: number, pace: number): Promise<PhaseResult> {
+  async function phase(
+    label: string,
+    runs: number,
+    pace: number,
+    count = TOKENS,
+  ): Promise<PhaseResult> {
     const delivery: number[] = [];
     const modelToRunner: number[] = [];
+    const firstToken: number[] = [];
+    const lastToken: number[] = [];
     counts.sends.clear();
     counts.posts = 0;
     frames = 0;
@@ -209,8 +218,12 @@ async function child(mode: Mode, zeroWait: boolean, label: string): Promise<Chil
       leftRunner.clear();
       arrived.clear();
       proxy.written.clear();
-      const runId = await runOnce(TOKENS, pace);
-      for (let i = 0; i < TOKENS; i++) {
+      const runId = await runOnce(count, pace);
+      const began = proxy.written.get(token(0)) as number;
+      firstToken.push((arrived.get(`${runId}|${token(0)}`) as number) - began);
+      lastToken.push((arrived.get(`${runId}|${token(count - 1)}`) as number) - began);
+      process.send?.({ progress: `${label}: run ${run + 1}/${runs} done` });
+      for (let i = 0; i < count; i++) {
         const key = `${runId}|${token(i)}`;
         const left = leftRunner.get(key);
         const at = arrived.get(key);
@@ -225,9 +238,11 @@ async function child(mode: Mode, zeroWait: boolean, label: string): Promise<Chil
     return {
       pace: label,
       runs,
-      tokens: runs * TOKENS,
+      tokens: runs * count,
       delivery: stats(delivery),
       modelToRunner: stats(modelToRunner),
+      firstToken,
+      lastToken,
       eventsMessages: counts.sends.get(stack.queues.events) ?? 0,
       posts: counts.posts,
       frames,
@@ -241,6 +256,10 @@ async function child(mode: Mode, zeroWait: boolean, label: string): Promise<Chil
     if (PACED_RUNS > 0 && TOKENS_PER_SECOND > 0) {
       phases.push(await phase(`${TOKENS_PER_SECOND} tok/s`, PACED_RUNS, TOKENS_PER_SECOND));
     }
+    if (FIRST_RUNS > 0 && TOKENS_PER_SECOND > 0) {
+      const label = `${FIRST_TOKENS} tok at ${TOKENS_PER_SECOND}/s`;
+      phases.push(await phase(label, FIRST_RUNS, TOKENS_PER_SECOND, FIRST_TOKENS));
+    }
     return { label, mode, node: process.version, phases };
   } finally {
     ws.close();
@@ -250,91 +269,12 @@ async function child(mode: Mode, zeroWait: boolean, label: string): Promise<Chil
   }
 }
 
-interface PacingProxy {
-  url: string;
-  /** Text deltas per second; 0 lets them through as they come. */
-  pace: number;
-  /** When each delta (by its text) was written to the runner's connection. */
-  readonly written: Map<string, number>;
-  close(): Promise<void>;
-}
-
-/**
- * Sits between the OpenAI client and the scripted model server: passes every request through
- * and re-emits the Responses API SSE stream event by event, holding each text delta back until
- * its slot at `pace` deltas per second.
- */
-async function startPacingProxy(target: string): Promise<PacingProxy> {
-  const written = new Map<string, number>();
-  const proxy: PacingProxy = {
-    url: '',
-    pace: 0,
-    written,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-  const base = new URL(target);
-  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    void (async () => {
-      const chunks: Buffer[] = [];
-      for await (const chunk of req) chunks.push(chunk as Buffer);
-      const headers: Record<string, string> = {};
-      for (const [key, value] of Object.entries(req.headers)) {
-        if (typeof value === 'string' && !['host', 'content-length'].includes(key))
-          headers[key] = value;
-      }
-      const upstream = await fetch(new URL(req.url ?? '/', base.origin), {
-        method: req.method ?? 'GET',
-        headers,
-        ...(chunks.length > 0 ? { body: Buffer.concat(chunks) } : {}),
-      });
-      const type = upstream.headers.get('content-type') ?? '';
-      res.writeHead(upstream.status, { 'content-type': type });
-      if (!type.startsWith('text/event-stream') || !upstream.body) {
-        res.end(Buffer.from(await upstream.arrayBuffer()));
-        return;
-      }
-      res.flushHeaders();
-      const decoder = new TextDecoder();
-      const started = performance.now();
-      let deltas = 0;
-      let buffer = '';
-      for await (const piece of upstream.body as AsyncIterable<Uint8Array>) {
-        buffer += decoder.decode(piece, { stream: true });
-        for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
-          const event = buffer.slice(0, end + 2);
-          buffer = buffer.slice(end + 2);
-          const delta = /^event: response\.output_text\.delta\n/.test(event)
-            ? (JSON.parse(event.slice(event.indexOf('data: ') + 6)) as { delta: string }).delta
-            : undefined;
-          if (delta !== undefined) {
-            if (proxy.pace > 0) {
-              const due = started + (deltas * 1000) / proxy.pace;
-              const wait = due - performance.now();
-              if (wait > 0) await sleep(wait);
-            }
-            deltas += 1;
-            written.set(delta, performance.now());
-          }
-          res.write(event);
-        }
-      }
-      res.end(buffer);
-    })().catch((err: unknown) => {
-      if (res.headersSent) res.destroy();
-      else res.writeHead(502).end(String(err));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${base.pathname}`;
-  return proxy;
-}
-
 // ---------------------------------------------------------------- parent: both modes, one table
 
 function runChild(variant: (typeof VARIANTS)[number]): Promise<ChildResult> {
   const { mode } = variant;
   const file = fileURLToPath(import.meta.url);
-  const args = ['--mode', mode, ...(variant.zeroWait ? ['--zero-wait'] : [])];
+  const args = ['--mode', mode];
   const proc: ChildProcess = fork(file, args, {
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
@@ -348,8 +288,9 @@ function runChild(variant: (typeof VARIANTS)[number]): Promise<ChildResult> {
   });
   return new Promise((resolve, reject) => {
     let result: ChildResult | undefined;
-    proc.on('message', (message) => {
-      result = message as ChildResult;
+    proc.on('message', (message: ChildResult | { progress: string }) => {
+      if ('progress' in message) console.log(`  ${variant.label}: ${message.progress}`);
+      else result = message;
     });
     proc.on('exit', (code) => {
       if (result) resolve(result);
@@ -362,11 +303,15 @@ const ms = (value: number) => `${value.toFixed(1)} ms`;
 const perThousand = (count: number, tokens: number) => ((count * 1000) / tokens).toFixed(1);
 
 async function parent(): Promise<void> {
+  const window = process.env.EVENT_BATCH_MAX_DELAY_MS ?? `${DEFAULT_MAX_DELAY_MS} (default)`;
   console.log(
-    `delivery: ${RUNS} burst runs + ${PACED_RUNS} runs at ${TOKENS_PER_SECOND} tok/s of ${TOKENS} tokens per mode (+1 warm-up), Node ${process.version}`,
+    `delivery: ${RUNS} burst runs + ${PACED_RUNS} runs at ${TOKENS_PER_SECOND} tok/s of ${TOKENS} tokens, ${FIRST_RUNS} runs of ${FIRST_TOKENS} tokens, per mode (+1 warm-up); window ${window} ms; Node ${process.version}`,
   );
   const results: ChildResult[] = [];
-  for (const variant of VARIANTS) results.push(await runChild(variant));
+  for (const variant of VARIANTS) {
+    console.log(`${variant.label}: starting the local stack…`);
+    results.push(await runChild(variant));
+  }
   const header = [
     'mode',
     'model pace',
@@ -400,6 +345,7 @@ async function parent(): Promise<void> {
   console.log(`| ${header.join(' | ')} |`);
   console.log(`|${header.map(() => '---').join('|')}|`);
   for (const row of rows) console.log(`| ${row.join(' | ')} |`);
+  printFirstTokens(results);
   for (const result of results) {
     for (const p of result.phases) {
       if (p.frames !== p.posts) {
@@ -409,13 +355,44 @@ async function parent(): Promise<void> {
   }
 }
 
+/** Model's first token → client's first token, and → the last token, per mode and pace. */
+function printFirstTokens(results: ChildResult[]): void {
+  const header = [
+    'mode',
+    'model pace',
+    'runs',
+    'first token p50',
+    'max',
+    'last token p50',
+    'first/last',
+  ];
+  console.log('');
+  console.log(`| ${header.join(' | ')} |`);
+  console.log(`|${header.map(() => '---').join('|')}|`);
+  for (const result of results) {
+    for (const p of result.phases) {
+      const first = stats(p.firstToken);
+      const last = stats(p.lastToken);
+      const row = [
+        result.label,
+        p.pace,
+        String(p.runs),
+        ms(first.p50),
+        ms(first.max),
+        ms(last.p50),
+        `${((100 * first.p50) / last.p50).toFixed(1)} %`,
+      ];
+      console.log(`| ${row.join(' | ')} |`);
+    }
+  }
+}
+
 const modeFlag = process.argv.indexOf('--mode');
 if (modeFlag >= 0) {
   const mode = process.argv[modeFlag + 1] as Mode;
   if (!MODES.includes(mode)) throw new Error(`--mode must be one of ${MODES.join(', ')}`);
-  const zeroWait = process.argv.includes('--zero-wait');
-  const variant = VARIANTS.find((v) => v.mode === mode && v.zeroWait === zeroWait);
-  const result = await child(mode, zeroWait, variant?.label ?? mode);
+  const variant = VARIANTS.find((v) => v.mode === mode);
+  const result = await child(mode, variant?.label ?? mode);
   // Handles of the stack's clients (keep-alive sockets) may linger: exit once the result is out.
   process.send?.(result, () => process.exit(0));
 } else {

@@ -30,7 +30,7 @@ export interface KernelConfig {
   readonly pausedRunTtlSeconds: number;
   /**
    * How long the worker holds streamed events before sending a batch (EVENT_BATCH_MAX_DELAY_MS,
-   * default 50): longer windows send fewer SQS messages and posts per token for more latency.
+   * default 100): longer windows send fewer SQS messages and posts per token for more latency.
    */
   readonly eventBatchMaxDelayMs?: number;
   readonly corsOrigins: readonly string[];

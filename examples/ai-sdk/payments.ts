@@ -1,7 +1,7 @@
 /**
  * A Vercel AI SDK agent on the Runtime: a tool loop with a weather tool and a payment tool that
  * needs approval. `npx tsx examples/ai-sdk/payments.ts` — offline (scripted model) unless
- * OPENAI_API_KEY is set. It pauses on the payment, approves it, and prints the stream.
+ * OPENAI_API_KEY or OPENAI_BASE_URL (an OpenAI-compatible server; no key needed) is set. It pauses on the payment, approves it, and prints the stream.
  */
 import { pathToFileURL } from 'node:url';
 import { createOpenAI } from '@ai-sdk/openai';
@@ -48,26 +48,39 @@ export function createPaymentsRuntime(options: {
   });
 }
 
-/** The offline model's answers for the walk-through below. */
+/** The offline model's answers for the walk-through below (call ids are random, as a real model's). */
 export const OFFLINE_SCRIPT = [
   { toolCalls: [{ id: 'call_pay', name: 'send_payment', arguments: { to: 'Bob', amount: 10 } }] },
   { text: 'Done: I sent Bob 10.' },
 ];
 
 export async function main(log: (line: string) => void = console.log): Promise<void> {
+  const { OPENAI_API_KEY: apiKey, OPENAI_BASE_URL: baseURL, OPENAI_MODEL: model } = process.env;
   let offline: ScriptedModelServer | undefined;
-  if (!process.env.OPENAI_API_KEY)
-    offline = await startScriptedModelServer({ script: OFFLINE_SCRIPT });
+  if (!apiKey && !baseURL)
+    offline = await startScriptedModelServer({ script: OFFLINE_SCRIPT, freshCallIds: true });
   try {
     const runtime = createPaymentsRuntime(
-      offline ? { baseURL: offline.url, apiKey: 'offline', model: 'scripted-model' } : {},
+      offline
+        ? { baseURL: offline.url, apiKey: 'offline', model: 'scripted-model' }
+        : // A local server may need no key; the client insists on one.
+          { baseURL, apiKey: apiKey ?? 'no-key', model },
     );
     let runId = '';
+    const approvals: string[] = [];
     for await (const event of runtime.stream('payments', 'demo-session', 'Please pay Bob 10.')) {
       runId = event.runId;
-      if (event.type === 'run-paused') log(`paused: ${JSON.stringify(event.interruptions)}`);
+      if (event.type !== 'run-paused') continue;
+      log(`paused: ${JSON.stringify(event.interruptions)}`);
+      // The ids the model chose for its calls: approve what it asked for, whatever the ids.
+      approvals.push(...event.interruptions.map((i) => i.id));
     }
-    const decisions = [{ id: 'call_pay', status: 'approved' as const }];
+    if (approvals.length === 0) {
+      log('The model made no payment call: nothing to approve.');
+      return;
+    }
+    log(`approving: ${approvals.join(', ')}`);
+    const decisions = approvals.map((id) => ({ id, status: 'approved' as const }));
     for await (const event of runtime.resumeStream('demo-session', runId, decisions)) {
       if (event.type === 'tool-call-result')
         log(`tool ${event.toolName} → ${JSON.stringify(event.result)}`);

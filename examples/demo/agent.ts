@@ -1,6 +1,11 @@
 import { OpenAIProvider, Agent as SdkAgent, tool } from '@openai/agents';
 import * as z from 'zod';
-import { Runtime, type SessionStore, type ToolLedger } from '../../lib/core/index.js';
+import {
+  type PausedRunStore,
+  Runtime,
+  type SessionStore,
+  type ToolLedger,
+} from '../../lib/core/index.js';
 import { OpenAIModule } from '../../lib/frameworks/openai/index.js';
 import { INTEGRATION as openaiTools } from '../../lib/frameworks/openai/tools.js';
 import { InMemorySessionStore } from '../../lib/stores/index.js';
@@ -13,9 +18,25 @@ export interface DemoOptions {
   baseURL?: string;
   /** Defaults to `OPENAI_MODEL`, then `gpt-4.1-mini`. */
   model?: string;
+  /**
+   * The OpenAI API the model is called with: `responses` (default) or `chat` (Chat Completions,
+   * for servers such as vLLM or Ollama that have no Responses API). Defaults to `OPENAI_API`.
+   */
+  api?: ModelApi;
   sessions?: SessionStore;
+  /** Where a paused run waits for its decisions (without one, a run that pauses cannot resume). */
+  pausedRuns?: PausedRunStore;
   /** The deployment's tool ledger (`createAgents(deps)`): the Executor records each call. */
   ledger?: ToolLedger;
+}
+
+export type ModelApi = 'responses' | 'chat';
+
+/** `OPENAI_API` (or the option) as an API name; anything else is refused with a sentence. */
+export function modelApiOf(value: string | undefined): ModelApi {
+  if (value === undefined || value === '' || value === 'responses') return 'responses';
+  if (value === 'chat') return 'chat';
+  throw new Error(`OPENAI_API must be "responses" or "chat" (Chat Completions), not "${value}".`);
 }
 
 const CONDITIONS = ['sunny', 'cloudy', 'rainy', 'windy', 'foggy', 'snowy', 'partly cloudy'];
@@ -115,6 +136,7 @@ export const bookTableSpec = defineTool({
 
 /** The demo agent wrapped for a Runtime: what the Lambda functions deploy (`examples/demo/agents.ts`). */
 export function createDemoModule(options: DemoOptions = {}) {
+  const api = modelApiOf(options.api ?? process.env.OPENAI_API);
   const executor = new Executor({ ...(options.ledger ? { ledger: options.ledger } : {}) });
   const bookTable = openaiTools.exportTool(bookTableSpec, { executor });
   const agent = new SdkAgent({
@@ -135,7 +157,7 @@ export function createDemoModule(options: DemoOptions = {}) {
       modelProvider: new OpenAIProvider({
         apiKey: options.apiKey,
         baseURL: options.baseURL,
-        useResponses: true,
+        useResponses: api === 'responses',
       }),
     },
   });
@@ -147,6 +169,7 @@ export function createDemo(options: DemoOptions = {}) {
   const { module, agent } = createDemoModule(options);
   const runtime = new Runtime({
     sessions: options.sessions ?? new InMemorySessionStore(),
+    ...(options.pausedRuns ? { pausedRuns: options.pausedRuns } : {}),
     modules: [module],
   });
   return { runtime, module, agent };

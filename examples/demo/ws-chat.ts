@@ -2,7 +2,11 @@
  * Terminal chat over the WebSocket API: `npm run chat`. With AGENT_KERNEL_WS_URL and
  * AGENT_KERNEL_TOKEN it connects there (e.g. to `npm start` or a deployment); otherwise it starts
  * the local stack in this process (offline unless OPENAI_API_KEY is set) and connects to that.
- * Each line is a `run`; a paused run asks you to approve each tool call, then sends a `resume`.
+ * The agent is the stack's (`GET /agents` on AGENT_KERNEL_HTTP_URL, or the local stack's; `demo`
+ * when there are several), or AGENT_KERNEL_AGENT. Each line is a `run`; it shows the session and
+ * run ids; a paused run asks you to approve each tool call (or decide it from elsewhere with the
+ * `npm run approve` line it prints, given AGENT_KERNEL_APPROVALS_QUEUE_URL or the local stack's
+ * queue), then sends a `resume`.
  * Type `/exit` or press Ctrl+D to quit; Ctrl+C quits too (a run cannot be cancelled remotely).
  */
 import { randomUUID } from 'node:crypto';
@@ -19,7 +23,6 @@ import type {
   ServerMessage,
 } from '../../lib/transport/protocol.js';
 
-const AGENT = process.env.AGENT_KERNEL_AGENT ?? 'demo';
 const color = stdout.isTTY && !process.env.NO_COLOR;
 const dim = (text: string) => (color ? `\x1b[2m${text}\x1b[22m` : text);
 const red = (text: string) => (color ? `\x1b[31m${text}\x1b[39m` : text);
@@ -28,7 +31,15 @@ const interactive = stdin.isTTY === true;
 // ---------------------------------------------------------------- where to connect
 
 const remote = process.env.AGENT_KERNEL_WS_URL;
-let stack: { wsUrl: string; token: string; stop(): Promise<void> } | undefined;
+let stack:
+  | {
+      wsUrl: string;
+      httpUrl: string;
+      token: string;
+      queues: { approvals: string };
+      stop(): Promise<void>;
+    }
+  | undefined;
 let wsUrl: string;
 let token: string;
 if (remote) {
@@ -70,6 +81,40 @@ console.log(
     ? `Started the local stack in this process${offline ? ' (offline scripted model: try "weather in Paris?" or "book a table for 2 at 8pm")' : ''}; connected to ${wsUrl}. /exit quits.`
     : `Connected to ${wsUrl}. /exit quits.`,
 );
+const { agent: AGENT, why } = await pickAgent();
+console.log(dim(`Agent: ${AGENT} (${why}).`));
+const approvalsQueue = process.env.AGENT_KERNEL_APPROVALS_QUEUE_URL ?? stack?.queues.approvals;
+
+/**
+ * AGENT_KERNEL_AGENT, else the stack's own (`GET /agents`): its only agent, or `demo` among
+ * several, or the first. The HTTP API is the local stack's, AGENT_KERNEL_HTTP_URL, or the
+ * WebSocket's origin on 127.0.0.1 (`npm start` serves both on one port).
+ */
+async function pickAgent(): Promise<{ agent: string; why: string }> {
+  const named = process.env.AGENT_KERNEL_AGENT;
+  if (named) return { agent: named, why: 'AGENT_KERNEL_AGENT' };
+  const local = ['127.0.0.1', 'localhost'].includes(new URL(wsUrl).hostname);
+  const http =
+    process.env.AGENT_KERNEL_HTTP_URL ??
+    stack?.httpUrl ??
+    (local ? wsUrl.replace(/^ws/, 'http') : undefined);
+  if (!http) return { agent: 'demo', why: 'default; set AGENT_KERNEL_HTTP_URL to ask the stack' };
+  try {
+    const response = await fetch(new URL('agents', `${http.replace(/\/$/, '')}/`), {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    const { agents } = (await response.json()) as { agents: { name: string }[] };
+    const names = agents.map((a) => a.name);
+    const agent = names.length === 1 ? names[0] : names.includes('demo') ? 'demo' : names[0];
+    if (!agent) return { agent: 'demo', why: 'the stack lists no agent' };
+    const others = names.length > 1 ? `; also ${names.filter((n) => n !== agent).join(', ')}` : '';
+    return { agent, why: `GET /agents${others} (AGENT_KERNEL_AGENT picks another)` };
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    return { agent: 'demo', why: `default; GET /agents failed: ${reason}` };
+  }
+}
 
 // ---------------------------------------------------------------- the server's messages
 
@@ -119,7 +164,9 @@ ws.on('message', (data) => {
   } else if (message.type === 'events' && message.sessionId === sessionId) {
     receive(message);
   }
-  // `accepted` needs nothing: the run's events follow.
+  if (message.type === 'accepted' && message.sessionId === sessionId) {
+    print(dim(`  session ${sessionId} · run ${message.runId}`));
+  }
 });
 
 /** Shows batches in `seq` order; a batch seen before (queues deliver at least once) is dropped. */
@@ -224,6 +271,15 @@ const quit = () => {
 rl.on('SIGINT', quit); // a terminal's Ctrl+C, which readline catches
 process.on('SIGINT', quit); // a signal sent to the process
 
+/** How to decide the paused run from another terminal, as a back-office system would. */
+function showApproveLine(runId: string, interruptions: Interruption[]): void {
+  const queue = approvalsQueue ?? '<approvals-queue-url>';
+  for (const interruption of interruptions) {
+    print(dim(`  paused: run ${runId} · call ${interruption.id}; or decide it from elsewhere:`));
+    print(dim(`    npm run approve -- ${queue} ${sessionId} ${runId} ${interruption.id} approved`));
+  }
+}
+
 /** One decision per interruption, asked in turn; undefined when the input ends first. */
 async function decide(interruptions: Interruption[]): Promise<Decision[] | undefined> {
   const decisions: Decision[] = [];
@@ -276,6 +332,7 @@ async function turn(input: string): Promise<void> {
     input,
   });
   while (outcome.kind === 'paused') {
+    showApproveLine(outcome.runId, outcome.interruptions);
     const decisions = await decide(outcome.interruptions);
     if (!decisions) return;
     outcome = await send({

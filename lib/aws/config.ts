@@ -27,8 +27,11 @@ export const ConfigSchema = z.object({
   /** The @connections endpoint of the WebSocket API stage. */
   WEBSOCKET_ENDPOINT: z.url().optional(),
   DELIVERY_MODE: z.enum(['sqs-fanout', 'direct']).default('sqs-fanout'),
-  /** How long the worker holds streamed events before sending a batch. */
-  EVENT_BATCH_MAX_DELAY_MS: z.coerce.number().int().min(1).max(1_000).default(50),
+  /**
+   * How long the worker holds streamed events before sending a batch (a message's first text
+   * delta goes at once). 100 ms: docs/benchmarks.md#delivery.
+   */
+  EVENT_BATCH_MAX_DELAY_MS: z.coerce.number().int().min(1).max(1_000).default(100),
   SESSION_TTL_SECONDS: seconds(7 * 24 * 3600),
   PAUSED_RUN_TTL_SECONDS: seconds(24 * 3600),
   /**

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { jwtVerify } from 'jose';
 import { type WebSocket, WebSocketServer } from 'ws';
+import { AgentKernelError } from '../core/errors.js';
 
 type Handler = (event: any, context: any) => Promise<any>;
 
@@ -25,6 +26,30 @@ export interface Gateway {
 
 const STAGE = 'local';
 
+/** The port the local stack was asked to listen on is taken: one line, with the way out. */
+export class PortInUse extends AgentKernelError {
+  constructor(port: number) {
+    super(
+      'port-in-use',
+      `Port ${port} is in use (another \`npm start\`?). Stop it, or pick another port: PORT=${port + 1} npm start`,
+    );
+  }
+}
+
+/** The deployed HTTP API's CORS (infra/constructs/http-api.ts, `corsOrigins` default `*`). */
+const CORS = {
+  methods: 'GET,POST,OPTIONS',
+  headers: 'authorization,content-type,idempotency-key',
+  maxAge: String(3600),
+};
+
+/** The allowed origin to answer `origin` with, or undefined when it gets no CORS headers. */
+function allowedOrigin(origin: string | undefined, allowed: readonly string[]): string | undefined {
+  if (!origin) return undefined;
+  if (allowed.includes('*')) return '*';
+  return allowed.includes(origin) ? origin : undefined;
+}
+
 /**
  * API Gateway on 127.0.0.1: the HTTP API (JWT authorizer emulated with the development secret),
  * the WebSocket API ($connect through the REQUEST authorizer, $default, $disconnect) and the
@@ -38,8 +63,11 @@ export async function startGateway(
     port?: number;
     /** The HTTP API's authorizer: API Gateway's JWT authorizer (default) or the Lambda one. */
     httpAuth?: 'jwt' | 'lambda';
+    /** Origins the HTTP API allows (CORS), as the stack's `corsOrigins` (default `*`). */
+    corsOrigins?: readonly string[];
   },
 ): Promise<Gateway> {
+  const corsOrigins = options.corsOrigins ?? ['*'];
   const sockets = new Map<string, { socket: WebSocket; principal: string | undefined }>();
   const secret = new TextEncoder().encode(options.secret);
   const wss = new WebSocketServer({ noServer: true });
@@ -84,6 +112,24 @@ export async function startGateway(
       if (req.method === 'DELETE') entry.socket.close();
       else if (req.method === 'POST') entry.socket.send(body);
       res.writeHead(200).end();
+      return;
+    }
+    // As API Gateway with CORS configured: it answers a preflight itself (no authorizer, no
+    // integration) and adds the allowed origin to every response.
+    const allowed = allowedOrigin(req.headers.origin, corsOrigins);
+    if (allowed) res.setHeader('access-control-allow-origin', allowed);
+    if (req.method === 'OPTIONS' && req.headers['access-control-request-method']) {
+      res.writeHead(
+        204,
+        allowed
+          ? {
+              'access-control-allow-methods': CORS.methods,
+              'access-control-allow-headers': CORS.headers,
+              'access-control-max-age': CORS.maxAge,
+            }
+          : {},
+      );
+      res.end();
       return;
     }
     // As the deployed HTTP API: every route but GET /health needs a valid token.
@@ -236,7 +282,12 @@ export async function startGateway(
     })();
   });
 
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      reject(err.code === 'EADDRINUSE' ? new PortInUse(options.port ?? 0) : err),
+    );
+    server.listen(options.port ?? 0, '127.0.0.1', resolve);
+  });
   const { port } = server.address() as AddressInfo;
   origin = `http://127.0.0.1:${port}`;
   return {

@@ -20,6 +20,8 @@ export type SqsHandler = (event: SQSEvent) => Promise<SQSBatchResponse | undefin
 export interface PollResult {
   /** Records handed to the handler. */
   received: number;
+  /** Messages the poll's ReceiveMessage returned (some may be held back behind failed ones). */
+  fetched: number;
   /** Message ids the handler reported as failed (kept for a retry, or dead-lettered). */
   failed: string[];
   /** Message ids moved to the dead-letter queue: they failed their last allowed receive. */
@@ -88,6 +90,8 @@ export async function pollOnce(
   options: {
     batchSize?: number;
     waitSeconds?: number;
+    /** At most this many messages in the receive (default: the batch's room, up to 10). */
+    receiveMax?: number;
     state?: PollState;
     retryDelayMs?: RetryDelay;
   } = {},
@@ -95,7 +99,8 @@ export async function pollOnce(
   const state = options.state ?? newPollState();
   const batchSize = options.batchSize ?? 10;
   const waiting = handOut(state, batchSize).length;
-  const room = Math.min(10, batchSize - waiting);
+  const room = Math.min(10, batchSize - waiting, options.receiveMax ?? 10);
+  let fetched = 0;
   if (room > 0 && state.pending.size < MAX_HELD) {
     const received = await sqs.send(
       new ReceiveMessageCommand({
@@ -110,10 +115,11 @@ export async function pollOnce(
         MessageAttributeNames: ['All'],
       }),
     );
+    fetched = received.Messages?.length ?? 0;
     for (const message of received.Messages ?? []) remember(state, message);
   }
   const batch = handOut(state, batchSize);
-  if (batch.length === 0) return { received: 0, failed: [], deadLettered: [] };
+  if (batch.length === 0) return { received: 0, fetched, failed: [], deadLettered: [] };
   for (const entry of batch) {
     if (entry.handed) entry.receives++;
     entry.handed = true;
@@ -149,7 +155,12 @@ export async function pollOnce(
     }
   }
   if (!options.state) await release(sqs, queueUrl, state);
-  return { received: batch.length, failed: retry.map((e) => idOf(e.message)), deadLettered };
+  return {
+    received: batch.length,
+    fetched,
+    failed: retry.map((e) => idOf(e.message)),
+    deadLettered,
+  };
 }
 
 /**
@@ -297,56 +308,6 @@ export async function drain(
   }
 }
 
-export interface Poller {
-  /** Finishes the poll in progress (and its handler call), then stops. */
-  stop(): Promise<void>;
-}
-
-/**
- * An event source mapping for the local stack: polls the queue over and over (long polls, so an
- * idle queue costs little) and hands each batch to the handler as `pollOnce` does, keeping FIFO
- * groups in order across polls. A poll that fails (the endpoint is restarting) is logged and
- * tried again after a pause. Stopping gives held messages back to the queue.
- */
-export function startPoller(
-  sqs: SQSClient,
-  queueUrl: string,
-  handler: SqsHandler,
-  options: {
-    batchSize?: number;
-    waitSeconds?: number;
-    retryDelayMs?: RetryDelay;
-    onError?: (err: unknown) => void;
-  } = {},
-): Poller {
-  let running = true;
-  const state = newPollState();
-  const loop = (async () => {
-    while (running) {
-      try {
-        const result = await pollOnce(sqs, queueUrl, handler, {
-          batchSize: options.batchSize,
-          waitSeconds: options.waitSeconds ?? 1,
-          state,
-          ...(options.retryDelayMs ? { retryDelayMs: options.retryDelayMs } : {}),
-        });
-        // Only messages in their backoff: no busy loop (the long poll answers at once then).
-        if (result.received === 0 && state.pending.size > 0) await sleep(50);
-      } catch (err) {
-        options.onError?.(err);
-        await sleep(500);
-      }
-    }
-  })();
-  return {
-    stop: async () => {
-      running = false;
-      await loop;
-      await release(sqs, queueUrl, state).catch(() => undefined);
-    },
-  };
-}
-
 function toRecord({ message, receives }: Pending, queueUrl: string): SQSRecord {
   return sqsRecordOf(message, queueUrl, receives);
 }
@@ -378,8 +339,4 @@ export function sqsRecordOf(message: Message, queueUrl: string, receives: number
     eventSourceARN: `arn:aws:sqs:us-east-1:${account}:${name}`,
     awsRegion: 'us-east-1',
   };
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

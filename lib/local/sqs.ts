@@ -1,25 +1,67 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { createSqsServer } from 'local-aws-sqs';
 import type { LocalEndpoint } from './dynalite.js';
 
-/** local-aws-sqs (the current SQS JSON protocol) on an ephemeral port of 127.0.0.1. */
-export async function startLocalSqs(): Promise<LocalEndpoint> {
+/** Told the name of a queue a message was just sent to (visible to a receive from now on). */
+export type SendListener = (queueName: string) => void;
+
+export interface LocalSqs extends LocalEndpoint {
+  /** Listens for sends (SendMessage, SendMessageBatch) to any queue; answers the unsubscribe. */
+  onSend(listener: SendListener): () => void;
+}
+
+/**
+ * local-aws-sqs (the current SQS JSON protocol) on an ephemeral port of 127.0.0.1. It tells
+ * `onSend` listeners of every send, so the local pollers wake as Lambda's event source mapping
+ * does, instead of waiting out a poll.
+ */
+export async function startLocalSqs(): Promise<LocalSqs> {
   const server: Server = await createSqsServer({
     port: 0,
     hostname: '127.0.0.1',
     // Tests create and drop queues freely; AWS's 60 s wait before re-creating one only slows them.
     emulateQueueCreationLifecycle: false,
   });
+  const listeners = new Set<SendListener>();
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const action = String(req.headers['x-amz-target'] ?? '').split('.')[1];
+    if (action !== 'SendMessage' && action !== 'SendMessageBatch') return;
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    res.on('finish', () => {
+      if (res.statusCode !== 200 || listeners.size === 0) return;
+      const name = queueNameOf(Buffer.concat(chunks).toString('utf8'));
+      // The emulator makes a new message receivable on a 0 ms timer: tell after it ran.
+      if (name) setTimeout(() => notify(listeners, name), 0);
+    });
+  });
   const { port } = server.address() as { port: number };
   return {
     url: `http://127.0.0.1:${port}`,
+    onSend: (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
     stop: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
   };
+}
+
+function queueNameOf(body: string): string | undefined {
+  try {
+    const url = (JSON.parse(body) as { QueueUrl?: unknown }).QueueUrl;
+    return typeof url === 'string' ? url.split('/').at(-1) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function notify(listeners: Set<SendListener>, name: string): void {
+  for (const listener of listeners) listener(name);
 }
 
 /** The real SQS client pointed at a local endpoint (any credentials sign). */
@@ -64,15 +106,14 @@ export async function createQueue(
   return { url: queue.QueueUrl as string, ...(dlqUrl ? { dlqUrl } : {}) };
 }
 
+export { type Poller, startPoller, type Wake } from './event-source.js';
 export {
   drain,
   newPollState,
-  type Poller,
   type PollResult,
   type PollState,
   pollOnce,
   type RetryDelay,
   release,
   type SqsHandler,
-  startPoller,
 } from './sqs-poller.js';

@@ -17,6 +17,7 @@ import {
   type SqsHandler,
   startLocalSqs,
   startPoller,
+  type Wake,
 } from './sqs.js';
 
 export interface LocalStack {
@@ -132,15 +133,27 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       const url = pathToFileURL(resolve(import.meta.dirname, '../../functions', `${name}.ts`)).href;
       loaded[name] = ((await import(url)) as { handler: Handler }).handler;
     }
+    // Each poller wakes when a message is sent to its queue, as an event source mapping does.
+    const wake =
+      (url: string): Wake =>
+      (listener) =>
+        sqsEndpoint.onSend((name) => {
+          if (name === url.split('/').at(-1)) listener();
+        });
     const pollers: Poller[] = [
       // A failed job waits the backoff the worker set as its visibility, as on AWS.
       startPoller(sqs, run.url, sqsHandler(call('worker'), 'worker'), {
         batchSize: 10,
+        wake: wake(run.url),
         retryDelayMs: (receives) => retryDelaySeconds(receives, loadConfig(process.env)) * 1000,
       }),
-      startPoller(sqs, events.url, sqsHandler(call('fanout'), 'fanout'), { batchSize: 10 }),
+      startPoller(sqs, events.url, sqsHandler(call('fanout'), 'fanout'), {
+        batchSize: 10,
+        wake: wake(events.url),
+      }),
       startPoller(sqs, approvals.url, sqsHandler(call('approvals'), 'approvals'), {
         batchSize: 10,
+        wake: wake(approvals.url),
       }),
     ];
     stops.push(async () => {

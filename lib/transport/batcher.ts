@@ -5,7 +5,8 @@ import { isDeltaEvent, jsonBytes, splitDeltaEvent } from './sizing.js';
 
 /** Below API Gateway's 128 KB frame and SQS's 256 KB message, with room for routing fields. */
 export const DEFAULT_MAX_BATCH_BYTES = 120 * 1024;
-export const DEFAULT_MAX_DELAY_MS = 50;
+/** Chosen from bench/delivery (docs/benchmarks.md#delivery): ≥ 10x fewer messages at 100 tok/s. */
+export const DEFAULT_MAX_DELAY_MS = 100;
 /** Room the envelope keeps for any seq (up to 16 digits). */
 const SEQ_DIGITS = 16;
 
@@ -29,8 +30,13 @@ export interface EventBatcherOptions {
   sink: EventsSink;
   /** Largest serialised `events` message in UTF-8 bytes (default 120 KB). */
   maxBytes?: number;
-  /** Longest time an event waits in the buffer (default 50 ms). */
+  /** Longest time an event waits in the buffer (default 100 ms). */
   maxDelayMs?: number;
+  /**
+   * Seal a message's first text delta at once (default true): the first words never wait for
+   * the window; the rest of the message is batched.
+   */
+  firstDeltaAtOnce?: boolean;
   /** Seq of the first message: a resumed run continues where its paused part stopped. */
   firstSeq?: number;
   scheduler?: Scheduler;
@@ -55,7 +61,8 @@ interface Sealed {
 /**
  * Buffers one run's events into `events` messages. A message is sealed when the next event
  * would take it past `maxBytes`, when a final event (run-paused, run-finished, run-error)
- * arrives, when `maxDelayMs` passed since its first event, or on `flush`/`close`. Sealed
+ * arrives, when `maxDelayMs` passed since its first event, with the first text delta of each
+ * assistant message (so the first words go out at once), or on `flush`/`close`. Sealed
  * messages go to the sink one at a time; a sink failure stops the batcher and is thrown by the
  * next `push`, `flush` or `close` (and by the call that was waiting for that send).
  */
@@ -66,6 +73,9 @@ export class EventBatcher {
   readonly #maxBytes: number;
   readonly #maxDelayMs: number;
   readonly #scheduler: Scheduler;
+  readonly #firstDeltaAtOnce: boolean;
+  /** Assistant messages whose first text delta was pushed. */
+  readonly #started = new Set<string>();
   /** Bytes of the message without its seq digits and events. */
   readonly #envelopeBytes: number;
   /** Bytes left for the events (and their commas) in a message with any seq. */
@@ -90,6 +100,7 @@ export class EventBatcher {
     this.#maxBytes = options.maxBytes ?? DEFAULT_MAX_BATCH_BYTES;
     this.#maxDelayMs = options.maxDelayMs ?? DEFAULT_MAX_DELAY_MS;
     this.#scheduler = options.scheduler ?? realScheduler;
+    this.#firstDeltaAtOnce = options.firstDeltaAtOnce ?? true;
     this.#seq = options.firstSeq ?? 0;
     const empty = { type: 'events', sessionId: this.sessionId, runId: this.runId, seq: 0 };
     this.#envelopeBytes = jsonBytes({ ...empty, events: [] }) - 1;
@@ -126,6 +137,8 @@ export class EventBatcher {
     if (TERMINAL_EVENT_TYPES.has(event.type)) {
       this.#state = 'ended';
       this.#seal();
+    } else if (this.#isFirstDelta(event)) {
+      this.#seal();
     } else if (this.#buffer.length > 0 && this.#timer === undefined) {
       this.#startTimer();
     }
@@ -147,6 +160,13 @@ export class EventBatcher {
     }
     this.#throwIfFailed();
     await this.#kick();
+  }
+
+  #isFirstDelta(event: StreamEvent): boolean {
+    if (!this.#firstDeltaAtOnce || event.type !== 'text-delta') return false;
+    if (this.#started.has(event.messageId)) return false;
+    this.#started.add(event.messageId);
+    return true;
   }
 
   #add(event: StreamEvent, bytes: number): void {

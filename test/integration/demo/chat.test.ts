@@ -17,6 +17,7 @@ interface Exit {
 function chat(input: string, timeoutMs = 20_000): Promise<Exit> {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
   delete env.OPENAI_API_KEY;
+  delete env.OPENAI_BASE_URL;
   const child = spawn(process.execPath, ['--import', tsx, 'examples/demo/chat.ts'], {
     cwd: root,
     env,
@@ -72,5 +73,24 @@ describe('demo chat in-process (npm run chat:local)', () => {
     // Assess
     expect(code).toBe(0);
     expect(stdout).not.toContain('get_weather');
+  });
+
+  it('asks before a booking and resumes the paused run with the answer (in-process store)', async () => {
+    // Act
+    const { code, stdout, stderr } = await chat(
+      'book a table for 2 at 8pm\ny\nbook a table for 4 at 9pm\nn\n',
+    );
+
+    // Assess
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(stdout).toContain('Approve book_table {"people":2,"time":"8pm"}? [y/N] y\n');
+    expect(stdout).toMatch(
+      / {2}↳ book_table \{"people":2,"time":"8pm"\} → \{"booked":true,"people":2,"time":"8pm"/,
+    );
+    expect(stdout).toMatch(/^Booked a table for 2 at 8pm \(confirmation T-\d{4}\)\./m);
+    expect(stdout).toContain('Approve book_table {"people":4,"time":"9pm"}? [y/N] n\n');
+    expect(stdout).not.toContain('"people":4,"time":"9pm","confirmation"');
+    expect(stdout).not.toContain('✗');
   });
 });

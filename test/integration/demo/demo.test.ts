@@ -66,6 +66,31 @@ describe('demo agent against the offline model', () => {
     expect(JSON.stringify(output)).toContain('Unknown time zone \\"Mars/Olympus\\"');
   });
 
+  it('speaks Chat Completions with api: chat (OPENAI_API=chat), tools included', async () => {
+    // Prepare: Chat Completions answers from the script (the offline responder reads Responses)
+    const { runtime } = createDemo({ baseURL: server.url, apiKey: 'x', api: 'chat' });
+    server.push(
+      { toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] },
+      { text: 'Oslo: made-up weather.' },
+    );
+
+    // Act
+    const reply = await runtime.run('demo', 's-demo-chat', 'weather in Oslo?');
+
+    // Assess
+    expect(reply).toMatchObject({ status: 'completed', text: 'Oslo: made-up weather.' });
+    expect(server.requests.map((r) => r.api)).toEqual(['chat', 'chat']);
+    // The tool's result went back to the model as a Chat Completions tool message.
+    expect(server.requests[1]?.body.messages.at(-1)).toMatchObject({ role: 'tool' });
+    expect(sent(server.requests[1])).toContain('demo data (made up, not a real forecast)');
+  });
+
+  it('refuses an unknown OPENAI_API with a sentence', () => {
+    expect(() => createDemo({ api: 'completions' as never })).toThrow(
+      'OPENAI_API must be "responses" or "chat" (Chat Completions), not "completions".',
+    );
+  });
+
   it('streams the tool call and its result', async () => {
     // Prepare
     const { runtime } = createDemo({ baseURL: server.url, apiKey: 'x' });

@@ -86,6 +86,20 @@ describe('WebSocket chat (npm run chat)', () => {
     const booked = stdout.indexOf('↳ book_table');
     expect(weather).toBeLessThan(question);
     expect(question).toBeLessThan(booked);
+    // The agent came from the stack, and every run shows its ids.
+    expect(stdout.split('\n')[1]).toBe(
+      'Agent: demo (GET /agents (AGENT_KERNEL_AGENT picks another)).',
+    );
+    const ids = [...stdout.matchAll(/^ {2}session (chat-[\w-]+) · run ([\w-]+)$/gm)];
+    expect(ids).toHaveLength(3);
+    const [, sessionId, runId] = ids[1] as RegExpMatchArray;
+    // The paused run says how to decide it from another terminal (the local approvals queue).
+    const approve = new RegExp(
+      `^ {4}npm run approve -- http://127\\.0\\.0\\.1:\\d+/\\S+ ${sessionId} ${runId} \\S+ approved$`,
+      'm',
+    );
+    expect(stdout).toMatch(approve);
+    expect(stdout.search(approve)).toBeLessThan(question);
   }, 120_000);
 
   it('denies a tool call: it does not run, the agent says so, and the session goes on', async () => {

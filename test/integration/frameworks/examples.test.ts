@@ -1,26 +1,80 @@
 import { describe, expect, it } from 'vitest';
-import { main as aiSdkExample } from '../../../examples/ai-sdk/payments.js';
-import { main as langgraphExample } from '../../../examples/langgraph/payments.js';
+import {
+  main as aiSdkExample,
+  OFFLINE_SCRIPT as aiSdkScript,
+} from '../../../examples/ai-sdk/payments.js';
+import {
+  main as langgraphExample,
+  OFFLINE_SCRIPT as langgraphScript,
+} from '../../../examples/langgraph/payments.js';
+import { startScriptedModelServer } from '../../../lib/testing/index.js';
+
+const MODEL_ENV = ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENAI_MODEL'] as const;
+
+/** Runs `fn` with the model variables set to `env` only, then puts them back. */
+async function withModelEnv(
+  env: Partial<Record<(typeof MODEL_ENV)[number], string>>,
+  fn: () => Promise<void>,
+) {
+  const saved = MODEL_ENV.map((key) => [key, process.env[key]] as const);
+  for (const key of MODEL_ENV) delete process.env[key];
+  Object.assign(process.env, env);
+  try {
+    await fn();
+  } finally {
+    for (const [key, value] of saved) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+  }
+}
+
+/** The paused line's call ids, and the ones the example approved. */
+function ids(lines: string[]) {
+  const paused = JSON.parse((lines[0] as string).replace(/^paused: /, '')) as { id: string }[];
+  const approving = lines.find((l) => l.startsWith('approving: '));
+  return { paused: paused.map((i) => i.id), approved: approving?.replace('approving: ', '') };
+}
 
 describe.each([
-  ['ai-sdk', aiSdkExample],
-  ['langgraph', langgraphExample],
-])('the %s example', (_name, main) => {
-  it('pauses on the payment, approves it and answers (offline)', async () => {
+  ['ai-sdk', aiSdkExample, aiSdkScript],
+  ['langgraph', langgraphExample, langgraphScript],
+])('the %s example', (_name, main, script) => {
+  it('pauses on the payment, approves the call id it received and answers (offline)', async () => {
     // Prepare
     const lines: string[] = [];
-    const key = process.env.OPENAI_API_KEY;
-    delete process.env.OPENAI_API_KEY;
+
+    // Act
+    await withModelEnv({}, () => main((line) => lines.push(line)));
+
+    // Assess: the offline model's ids are random, never the script's
+    expect(lines[0]).toMatch(/^paused: .*"send_payment"/);
+    const { paused, approved } = ids(lines);
+    expect(paused).toHaveLength(1);
+    expect(paused[0]).not.toBe('call_pay');
+    expect(approved).toBe(paused[0]);
+    expect(lines).toContain('tool send_payment → "sent 10 to Bob"');
+    expect(lines.at(-1)).toBe('reply: Done: I sent Bob 10.');
+  });
+
+  it('talks to an OpenAI-compatible server given by OPENAI_BASE_URL alone (no key)', async () => {
+    // Prepare: a server that makes up its call ids and needs no key
+    const server = await startScriptedModelServer({ script, freshCallIds: true });
+    const lines: string[] = [];
 
     // Act
     try {
-      await main((line) => lines.push(line));
+      await withModelEnv({ OPENAI_BASE_URL: server.url, OPENAI_MODEL: 'scripted-model' }, () =>
+        main((line) => lines.push(line)),
+      );
     } finally {
-      if (key !== undefined) process.env.OPENAI_API_KEY = key;
+      await server.close();
     }
 
     // Assess
-    expect(lines[0]).toMatch(/^paused: .*"send_payment"/);
+    const { paused, approved } = ids(lines);
+    expect(server.requests.length).toBeGreaterThanOrEqual(2);
+    expect(approved).toBe(paused[0]);
     expect(lines).toContain('tool send_payment → "sent 10 to Bob"');
     expect(lines.at(-1)).toBe('reply: Done: I sent Bob 10.');
   });

@@ -64,19 +64,24 @@ class ManualScheduler implements Scheduler {
 /** Lets pending promise callbacks run; no time passes. */
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/** The window's mechanics, by default without the first-delta rule (it has tests of its own). */
 function setup(options: Partial<EventBatcherOptions> = {}) {
   const sent: EventsMessage[] = [];
+  const sentAt: number[] = [];
   const scheduler = new ManualScheduler();
   const batcher = new EventBatcher({
     sessionId,
     runId,
     scheduler,
+    firstDeltaAtOnce: false,
+    maxDelayMs: 50,
     sink: async (message) => {
       sent.push(structuredClone(message));
+      sentAt.push(scheduler.now);
     },
     ...options,
   });
-  return { batcher, sent, scheduler };
+  return { batcher, sent, sentAt, scheduler };
 }
 
 const allEvents = (sent: EventsMessage[]) => sent.flatMap((m) => m.events);
@@ -227,6 +232,8 @@ describe('EventBatcher', () => {
       sessionId,
       runId,
       scheduler,
+      firstDeltaAtOnce: false,
+      maxDelayMs: 50,
       sink: async (message) => {
         active += 1;
         maxActive = Math.max(maxActive, active);
@@ -313,6 +320,62 @@ describe('EventBatcher', () => {
     expect(1_000 / sent.length).toBeGreaterThanOrEqual(20);
     expect(batcher.stats).toMatchObject({ messages: sent.length, events: 1_004 });
     expect(sent.map((m) => m.seq)).toEqual(sent.map((_, i) => i));
+  });
+
+  it('sends the first text delta of each message at once and batches the rest', async () => {
+    // Prepare: the default rule and window
+    const { batcher, sent, scheduler } = setup({
+      firstDeltaAtOnce: undefined,
+      maxDelayMs: undefined,
+    });
+    const start = (messageId: string): StreamEvent => ({ type: 'message-start', runId, messageId });
+    await batcher.push(started);
+    await batcher.push(start('m1'));
+    expect(sent).toEqual([]);
+
+    // Act
+    await batcher.push(delta('Hello', 'm1'));
+    const afterFirst = sent.length;
+    await batcher.push(delta(' there', 'm1'));
+    await batcher.push(delta(' you', 'm1'));
+    const beforeWindow = sent.length;
+    await scheduler.advance(100);
+    await batcher.push(start('m2'));
+    await batcher.push(delta('Next', 'm2'));
+
+    // Assess
+    expect(afterFirst).toBe(1);
+    expect(sent[0]?.events).toEqual([started, start('m1'), delta('Hello', 'm1')]);
+    expect(beforeWindow).toBe(1);
+    expect(sent[1]?.events).toEqual([delta(' there', 'm1'), delta(' you', 'm1')]);
+    expect(sent[2]?.events).toEqual([start('m2'), delta('Next', 'm2')]);
+    expect(sent.map((m) => m.seq)).toEqual([0, 1, 2]);
+  });
+
+  it('at 100 tokens/s sends ≥ 10x fewer messages than tokens, at most a window apart', async () => {
+    // Prepare: the default window, a token every 10 ms
+    const { batcher, sent, sentAt, scheduler } = setup({
+      firstDeltaAtOnce: undefined,
+      maxDelayMs: undefined,
+    });
+    await batcher.push(started);
+
+    // Act
+    for (let i = 0; i < 1_000; i++) {
+      await batcher.push(delta(`t${i} `));
+      await scheduler.advance(10);
+    }
+    await batcher.push(finished);
+
+    // Assess
+    // 10 tokens a window with an instant sink (a real send adds its own time to each batch).
+    expect(1_000 / sent.length).toBeGreaterThanOrEqual(9.9);
+    expect(sentAt[0]).toBe(0);
+    // The second message waits for the next token and then the window; the rest keep its pace.
+    expect(sentAt[1]).toBe(10 + 100);
+    const gaps = sentAt.slice(2).map((at, i) => at - (sentAt[i + 1] as number));
+    expect(Math.max(...gaps)).toBeLessThanOrEqual(100);
+    expect(allEvents(sent)).toHaveLength(1_002);
   });
 
   it('refuses events of another run', async () => {

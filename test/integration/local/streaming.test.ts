@@ -1,0 +1,3 @@
+import { streamingSuite } from './streaming-suite.js';
+
+streamingSuite('sqs-fanout');
