@@ -28,17 +28,18 @@ const STAGE = 'local';
 
 /** The port the local stack was asked to listen on is taken: one line, with the way out. */
 export class PortInUse extends AgentKernelError {
+  /** Printed under the message by the commands (lib/local/cli.ts). */
+  readonly hint: string;
+
   constructor(port: number) {
-    super(
-      'port-in-use',
-      `Port ${port} is in use (another \`npm start\`?). Stop it, or pick another port: PORT=${port + 1} npm start`,
-    );
+    super('port-in-use', `Port ${port} is in use (another \`npm start\`?).`);
+    this.hint = `stop it, or pick another port: PORT=${port + 1} npm start`;
   }
 }
 
 /** The deployed HTTP API's CORS (infra/constructs/http-api.ts, `corsOrigins` default `*`). */
 const CORS = {
-  methods: 'GET,POST,OPTIONS',
+  methods: 'GET,POST,DELETE,OPTIONS',
   headers: 'authorization,content-type,idempotency-key',
   maxAge: String(3600),
 };
@@ -134,12 +135,14 @@ export async function startGateway(
     }
     // As the deployed HTTP API: every route but GET /health needs a valid token.
     const open = req.method === 'GET' && url.pathname === '/health';
-    const authorizer = open ? undefined : await httpAuthorizer(req);
-    if (!open && !authorizer) {
-      res.writeHead(401, { 'content-type': 'application/json' });
-      res.end('{"message":"Unauthorized"}');
+    const verdict = open ? undefined : await httpAuthorizer(req);
+    if (typeof verdict === 'number') {
+      // As API Gateway: no token or a bad JWT is 401, a Lambda authorizer's Deny is 403.
+      res.writeHead(verdict, { 'content-type': 'application/json' });
+      res.end(`{"message":"${verdict === 403 ? 'Forbidden' : 'Unauthorized'}"}`);
       return;
     }
+    const authorizer = verdict;
     const event = {
       version: '2.0',
       routeKey: '$default',
@@ -168,16 +171,14 @@ export async function startGateway(
   }
 
   /**
-   * The event's `requestContext.authorizer` as the deployed HTTP API builds it, or undefined
-   * for a refused request (401): `jwt` mode checks the token itself (a JWT authorizer), a token
-   * without a non-empty `sub` included; `lambda` mode calls the authorizer function with a
-   * payload 1.0 REQUEST event and passes its returned `context` under `lambda`.
+   * The event's `requestContext.authorizer` as the deployed HTTP API builds it, or the status of
+   * its refusal (401; 403 for the Lambda authorizer's Deny): `jwt` mode checks the token itself
+   * (a JWT authorizer), a token without a non-empty `sub` included; `lambda` mode calls the
+   * authorizer function with a payload 1.0 REQUEST event and passes its `context` under `lambda`.
    */
-  async function httpAuthorizer(
-    req: IncomingMessage,
-  ): Promise<Record<string, unknown> | undefined> {
+  async function httpAuthorizer(req: IncomingMessage): Promise<Record<string, unknown> | number> {
     const header = req.headers.authorization;
-    if (!header) return undefined;
+    if (!header) return 401;
     if (options.httpAuth === 'lambda') {
       const policy = await handlers
         .authorizer(
@@ -195,19 +196,18 @@ export async function startGateway(
           options.context('authorizer'),
         )
         .catch(() => undefined);
-      const allowed = policy?.policyDocument?.Statement?.[0]?.Effect === 'Allow';
-      return allowed ? { lambda: policy.context ?? {} } : undefined;
+      if (!policy) return 401;
+      const allowed = policy.policyDocument?.Statement?.[0]?.Effect === 'Allow';
+      return allowed ? { lambda: policy.context ?? {} } : 403;
     }
     try {
       const { payload } = await jwtVerify(header.replace(/^Bearer\s+/i, ''), secret, {
         algorithms: ['HS256'],
       });
       const sub = payload.sub;
-      return typeof sub === 'string' && sub
-        ? { jwt: { claims: { sub }, scopes: null } }
-        : undefined;
+      return typeof sub === 'string' && sub ? { jwt: { claims: { sub }, scopes: null } } : 401;
     } catch {
-      return undefined;
+      return 401;
     }
   }
 
@@ -217,6 +217,11 @@ export async function startGateway(
       const connectionId = randomUUID();
       const query = Object.fromEntries(url.searchParams);
       let principal: string | undefined;
+      if (!query.token && !req.headers.authorization) {
+        // No identity source: API Gateway refuses before calling the authorizer.
+        socket.end('HTTP/1.1 401 Unauthorized\r\n\r\n');
+        return;
+      }
       try {
         const policy = await handlers.authorizer(
           {
@@ -230,8 +235,11 @@ export async function startGateway(
           },
           options.context('authorizer'),
         );
-        if (policy?.policyDocument?.Statement?.[0]?.Effect !== 'Allow')
-          throw new Error('Unauthorized');
+        if (policy?.policyDocument?.Statement?.[0]?.Effect !== 'Allow') {
+          // As API Gateway: the authorizer's Deny refuses the handshake with 403.
+          socket.end('HTTP/1.1 403 Forbidden\r\n\r\n');
+          return;
+        }
         principal = policy.principalId;
       } catch {
         socket.end('HTTP/1.1 401 Unauthorized\r\n\r\n');

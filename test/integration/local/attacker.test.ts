@@ -238,7 +238,8 @@ describe('attacker over the local stack', () => {
   it('refuses a WebSocket and HTTP token whose sub is empty or over 1,024 characters', async () => {
     // Act + Assess
     for (const sub of ['', 'x'.repeat(1025)]) {
-      await expect(WsUser.connect(stack, sub)).rejects.toThrow(/401/);
+      // The authorizer's Deny: 403, as API Gateway answers it.
+      await expect(WsUser.connect(stack, sub)).rejects.toThrow(/403/);
       const refused = await http(stack, sub, 'GET', '/agents');
       expect(refused.status).toBe(401);
     }

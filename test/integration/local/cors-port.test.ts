@@ -25,7 +25,7 @@ describe('local HTTP API as deployed: CORS', () => {
     expect(response.status).toBe(204);
     expect(Object.fromEntries(response.headers)).toMatchObject({
       'access-control-allow-origin': '*',
-      'access-control-allow-methods': 'GET,POST,OPTIONS',
+      'access-control-allow-methods': 'GET,POST,DELETE,OPTIONS',
       'access-control-allow-headers': 'authorization,content-type,idempotency-key',
       'access-control-max-age': '3600',
     });
@@ -81,9 +81,10 @@ describe('npm start on a port in use', () => {
     expect(code).toBe(1);
     expect(stdout).toBe('');
     const lines = stderr.trim().split('\n');
-    expect(lines.at(-1)).toBe(
-      `Port ${port} is in use (another \`npm start\`?). Stop it, or pick another port: PORT=${port + 1} npm start`,
-    );
+    expect(lines.slice(-2)).toEqual([
+      `error: Port ${port} is in use (another \`npm start\`?). (port-in-use)`,
+      `hint: stop it, or pick another port: PORT=${port + 1} npm start`,
+    ]);
     expect(stderr).not.toMatch(/^\s+at /m);
   }, 60_000);
 });

@@ -52,34 +52,40 @@ async function recording(httpAuth: 'jwt' | 'lambda') {
 const keysOf = (value: object) => Object.keys(value).sort();
 
 describe('local gateway event shapes', () => {
+  // A refused token: a JWT authorizer answers 401, a Lambda authorizer's Deny 403.
   it.each([
-    ['jwt', 'http/post-runs.json'],
-    ['lambda', 'http/post-runs-lambda-authorizer.json'],
-  ] as const)('HTTP with the %s authorizer: the authorizer context of %s', async (mode, path) => {
-    // Prepare
-    const seen = await recording(mode);
+    ['jwt', 'http/post-runs.json', 401],
+    ['lambda', 'http/post-runs-lambda-authorizer.json', 403],
+  ] as const)(
+    'HTTP with the %s authorizer: the authorizer context of %s',
+    async (mode, path, status) => {
+      // Prepare
+      const seen = await recording(mode);
 
-    // Act
-    await fetch(`${gateway?.url}/runs`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${await sign('user-1')}` },
-      body: '{}',
-    });
-    const refused = await fetch(`${gateway?.url}/runs`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${await sign('')}` },
-      body: '{}',
-    });
+      // Act
+      await fetch(`${gateway?.url}/runs`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${await sign('user-1')}` },
+        body: '{}',
+      });
+      const refused = await fetch(`${gateway?.url}/runs`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${await sign('')}` },
+        body: '{}',
+      });
 
-    // Assess
-    const expected = sample(path);
-    const [event] = seen.http ?? [];
-    expect(event.requestContext.authorizer).toEqual(expected.requestContext.authorizer);
-    expect(keysOf(event)).toEqual(expect.arrayContaining(['version', 'rawPath', 'requestContext']));
-    expect(event.version).toBe(expected.version);
-    expect(refused.status).toBe(401);
-    expect(seen.http).toHaveLength(1);
-  });
+      // Assess
+      const expected = sample(path);
+      const [event] = seen.http ?? [];
+      expect(event.requestContext.authorizer).toEqual(expected.requestContext.authorizer);
+      expect(keysOf(event)).toEqual(
+        expect.arrayContaining(['version', 'rawPath', 'requestContext']),
+      );
+      expect(event.version).toBe(expected.version);
+      expect(refused.status).toBe(status);
+      expect(seen.http).toHaveLength(1);
+    },
+  );
 
   it('WebSocket messages carry the authorizer context as API Gateway flattens it', async () => {
     // Prepare

@@ -9,8 +9,9 @@ const connect = (token?: string) => connectTo(stack.wsUrl, token);
 
 describe('local stack (npm start)', () => {
   it('refuses a WebSocket without a valid token', async () => {
+    // No token: 401 before the authorizer runs; a bad one: its Deny, 403 (as API Gateway).
     await expect(connect()).rejects.toThrow(/401/);
-    await expect(connect('not-a-jwt')).rejects.toThrow(/401/);
+    await expect(connect('not-a-jwt')).rejects.toThrow(/403/);
   });
 
   it('streams a run over the WebSocket through the queue, worker and fan-out, in order', async () => {
