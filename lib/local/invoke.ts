@@ -13,21 +13,11 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { useAgentsEntry } from './agents-entry.js';
 import { CliError, fileMissing, runCommand } from './cli.js';
+import { FUNCTIONS, type FunctionName } from './functions.js';
 import { prepareEnvironment, withDevTokens } from './invoke-env.js';
 import { lambdaContext } from './lambda-context.js';
 
-export const FUNCTIONS = [
-  'invoke',
-  'http',
-  'authorizer',
-  'ws-connect',
-  'ws-disconnect',
-  'ws-message',
-  'worker',
-  'fanout',
-  'approvals',
-] as const;
-type FunctionName = (typeof FUNCTIONS)[number];
+export { FUNCTIONS };
 
 const USAGE =
   'usage: npm run invoke -- [--agents <path>] [<function>] <event-file> [--set <path>=<value> ...]\n' +

@@ -8,6 +8,7 @@ import { retryDelaySeconds } from '../aws/queues.js';
 import { createDynamoClient, createTable } from '../stores/dynamodb/index.js';
 import { type ScriptEntry, startScriptedModelServer } from '../testing/scripted-model-server.js';
 import { startDynalite } from './dynalite.js';
+import { FUNCTIONS } from './functions.js';
 import { type Gateway, type GatewayHandlers, startGateway } from './gateway.js';
 import { lambdaContext } from './lambda-context.js';
 import {
@@ -119,17 +120,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       AGENT_NAMES:
         process.env.AGENT_NAMES ?? (await agentNamesOf(await import('#agents'))).join(','),
     });
-    for (const name of [
-      'invoke',
-      'http',
-      'authorizer',
-      'ws-connect',
-      'ws-disconnect',
-      'ws-message',
-      'worker',
-      'fanout',
-      'approvals',
-    ]) {
+    for (const name of FUNCTIONS) {
       const url = pathToFileURL(resolve(import.meta.dirname, '../../functions', `${name}.ts`)).href;
       loaded[name] = ((await import(url)) as { handler: Handler }).handler;
     }
