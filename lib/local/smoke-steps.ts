@@ -29,8 +29,8 @@ const BOOK = 'book a table for 2 at 8pm';
 
 type Message = { type?: string; runId?: string; events?: { type: string; runId?: string }[] };
 
-/** A WebSocket client that keeps every message and lets a step wait for the one it needs. */
-class Client {
+/** A WebSocket client keeping every message; a step (or bench/cost) waits for the one it needs. */
+export class SmokeClient {
   readonly seen: Message[] = [];
   #waiters: (() => void)[] = [];
   constructor(readonly ws: WebSocket) {
@@ -90,7 +90,7 @@ class Client {
 export async function runSmoke(target: SmokeTarget, budgetMs = 60_000): Promise<StepResult[]> {
   const results: StepResult[] = [];
   const session = (tag: string) => `smoke-${tag}-${randomBytes(6).toString('hex')}`;
-  let client: Client | undefined;
+  let client: SmokeClient | undefined;
   const step = async (name: string, body: () => Promise<string>) => {
     const started = performance.now();
     try {
@@ -117,7 +117,7 @@ export async function runSmoke(target: SmokeTarget, budgetMs = 60_000): Promise<
   await step('connect (WebSocket)', async () => {
     const ws = new WebSocket(`${target.wsUrl}?token=${encodeURIComponent(target.token)}`);
     await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
-    client = new Client(ws);
+    client = new SmokeClient(ws);
     return target.wsUrl;
   });
   await step('run and stream', async () => {
