@@ -7,9 +7,17 @@
  *   which carries none, counts 1 WRU);
  * - SQS: every request of every SQSClient, the pollers' included (empty receives apart: on AWS the
  *   event source's idle polls are a fixed cost, not a per-turn one);
- * - API Gateway: PostToConnection calls (messages out), frames the client sent (messages in).
+ * - API Gateway: PostToConnection calls (messages out), frames the client sent (messages in),
+ *   connection minutes (open to close, as the client saw them).
+ * The model streams at a real model's pace (a proxy in front of the scripted model server waits
+ * `ttftMs` before a response and releases the answer's deltas at `tokensPerSecond`): the worker's
+ * measured wall time includes that wait, which Lambda bills, and the event batches are as many as
+ * the batcher's 50 ms window makes of that stream.
  */
 import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiGatewayManagementApiClient } from '@aws-sdk/client-apigatewaymanagementapi';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -38,6 +46,7 @@ export interface Counts {
   postToConnection: number;
   wsInbound: number;
   httpRequests: number;
+  connectionMs: number;
 }
 
 export interface Measured {
@@ -50,6 +59,8 @@ export interface Measured {
   /** Counted over `polls` GET /sessions/{id} (the polling design's unit). */
   pollCounts: Counts;
   polls: number;
+  /** Mean wall time of a turn at the client (run sent → run-finished, the approval's wait aside). */
+  turnMs: number;
 }
 
 const TOKEN_WIDTH = 6;
@@ -64,6 +75,7 @@ const empty = (): Counts => ({
   postToConnection: 0,
   wsInbound: 0,
   httpRequests: 0,
+  connectionMs: 0,
 });
 let counts = empty();
 
@@ -136,6 +148,58 @@ function responder(tokens: number) {
   };
 }
 
+/** Between the functions and the scripted model: a first-byte delay, then paced text deltas. */
+async function startPacingProxy(target: string, ttftMs: number, tokensPerSecond: number) {
+  const base = new URL(target);
+  const server: Server = createServer((req, res) => {
+    void (async () => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const headers: Record<string, string> = {};
+      for (const [key, value] of Object.entries(req.headers)) {
+        if (typeof value === 'string' && !['host', 'content-length'].includes(key)) {
+          headers[key] = value;
+        }
+      }
+      const upstream = await fetch(new URL(req.url ?? '/', base.origin), {
+        method: req.method ?? 'GET',
+        headers,
+        ...(chunks.length > 0 ? { body: Buffer.concat(chunks) } : {}),
+      });
+      await sleep(ttftMs);
+      const type = upstream.headers.get('content-type') ?? '';
+      res.writeHead(upstream.status, { 'content-type': type });
+      if (!type.startsWith('text/event-stream') || !upstream.body) {
+        res.end(Buffer.from(await upstream.arrayBuffer()));
+        return;
+      }
+      const decoder = new TextDecoder();
+      const started = performance.now();
+      let deltas = 0;
+      let buffer = '';
+      for await (const piece of upstream.body as AsyncIterable<Uint8Array>) {
+        buffer += decoder.decode(piece, { stream: true });
+        for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+          const event = buffer.slice(0, end + 2);
+          buffer = buffer.slice(end + 2);
+          if (/^event: response\.output_text\.delta\n/.test(event)) {
+            const wait = started + (deltas++ * 1000) / tokensPerSecond - performance.now();
+            if (wait > 0) await sleep(wait);
+          }
+          res.write(event);
+        }
+      }
+      res.end(buffer);
+    })().catch((err: unknown) => {
+      if (res.headersSent) res.destroy();
+      else res.writeHead(502).end(String(err));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${base.pathname}`;
+  return { url, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
 export async function measure(options: {
   mode: string;
   turns: number;
@@ -143,13 +207,16 @@ export async function measure(options: {
   pauseEvery: number;
   turnsPerConnection: number;
   polls: number;
+  ttftMs: number;
+  tokensPerSecond: number;
 }): Promise<Measured> {
   patchClients();
   const model = await startScriptedModelServer({
     fallback: responder(options.tokens),
     chunkSize: TOKEN_WIDTH,
   });
-  process.env.OPENAI_BASE_URL = model.url;
+  const pacer = await startPacingProxy(model.url, options.ttftMs, options.tokensPerSecond);
+  process.env.OPENAI_BASE_URL = pacer.url;
   process.env.OPENAI_API_KEY = 'offline';
   process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
   const stack = await startLocalStack({
@@ -165,10 +232,12 @@ export async function measure(options: {
     counts = empty();
     let paused = 0;
     let connections = 0;
+    let turnMs = 0;
     const sessions: string[] = [];
     for (let done = 0; done < options.turns; connections++) {
       const ws = new WebSocket(`${stack.wsUrl}?token=${stack.token}`);
       await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+      const opened = performance.now();
       const client = new SmokeClient(ws);
       const send = ws.send.bind(ws);
       ws.send = (data: any, ...rest: any[]) => {
@@ -180,10 +249,14 @@ export async function measure(options: {
       for (let i = 0; i < options.turnsPerConnection && done < options.turns; i++, done++) {
         const pause = done % options.pauseEvery === options.pauseEvery - 1;
         const input = pause ? 'book a table for 2 at 8pm' : 'weather in Paris?';
+        const started = performance.now();
         const runId = await client.run(sessionId, input, 'demo', 60_000);
         let end = await client.terminal(runId, 60_000);
         if (pause && end.type === 'run-paused') {
           paused++;
+          // The time a person takes to decide is not the turn's.
+          turnMs += performance.now() - started;
+          const resumed = performance.now();
           const before = client.seen.length;
           const decisions = [{ id: end.interruptions[0].id, status: 'approved' }];
           ws.send(
@@ -206,10 +279,12 @@ export async function measure(options: {
             'resumed run end',
             60_000,
           );
-        }
+          turnMs += performance.now() - resumed;
+        } else turnMs += performance.now() - started;
         if (end.type !== 'run-finished') throw new Error(`turn ${done}: ${JSON.stringify(end)}`);
       }
       ws.close();
+      counts.connectionMs += performance.now() - opened;
     }
     // Let the last deletes and the disconnect land.
     await sleep(2500);
@@ -232,9 +307,11 @@ export async function measure(options: {
       turnsCounts,
       pollCounts,
       polls: options.polls,
+      turnMs: turnMs / options.turns,
     };
   } finally {
     await stack.stop();
+    await pacer.close();
     await model.close();
   }
 }

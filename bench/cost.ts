@@ -9,10 +9,10 @@
  *   npm run bench:cost
  *   BENCH_TURNS=40 BENCH_TOKENS_PER_SECOND=50 npm run bench:cost
  *
- * Measured: Lambda invocations and handler wall time, DynamoDB RRU/WRU (ConsumedCapacity), SQS
- * requests, PostToConnection calls, client frames. Computed (printed as such): the time a worker
- * waits for the model (Lambda bills it; the scripted model answers at once), connection minutes,
- * and the whole one-message-per-token column.
+ * Measured: Lambda invocations and handler wall time (the worker's includes waiting for the
+ * model, paced as a real one: BENCH_TTFT_SECONDS before each response, BENCH_TOKENS_PER_SECOND),
+ * DynamoDB RRU/WRU (ConsumedCapacity), SQS requests, PostToConnection calls, client frames,
+ * connection minutes. Computed: the whole one-message-per-token column, from those counts.
  */
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -27,7 +27,6 @@ const POLLS = 20;
 /** The model, as Lambda waits for it: time to first token per call, then tokens per second. */
 const TTFT_SECONDS = Number(process.env.BENCH_TTFT_SECONDS ?? 0.5);
 const TOKENS_PER_SECOND = Number(process.env.BENCH_TOKENS_PER_SECOND ?? 50);
-const MODEL_CALLS_PER_TURN = 2; // the tool call, then the answer
 const POLL_SECONDS = 5;
 /** What the per-token design's consumer takes per invocation (SQS batch size). */
 const TOKEN_BATCH = 10;
@@ -50,13 +49,11 @@ export const PRICES = {
 } as const;
 
 const MEMORY = new Map(FUNCTIONS.map((f) => [f.name as string, f.memorySize]));
-const modelSeconds = MODEL_CALLS_PER_TURN * TTFT_SECONDS + TOKENS / TOKENS_PER_SECOND;
 
 /** Quantities for 1,000 turns. */
 interface Usage {
   lambdaRequests: number;
   gbSeconds: number;
-  modelGbSeconds: number;
   rru: number;
   wru: number;
   sqsFifo: number;
@@ -89,13 +86,12 @@ function measuredUsage(m: Measured): Usage {
   return {
     lambdaRequests: invocations * k,
     gbSeconds: gbSecondsOf(c.lambda) * k,
-    modelGbSeconds: 1000 * modelSeconds * ((MEMORY.get('worker') ?? 1024) / 1024),
     rru: c.rru * k,
     wru: c.wru * k,
     sqsFifo: sqs.fifo * k,
     sqsStandard: sqs.standard * k,
     wsMessages: (c.postToConnection + c.wsInbound) * k,
-    connectionMinutes: (1000 * modelSeconds) / 60,
+    connectionMinutes: (c.connectionMs / 60_000) * k,
     httpRequests: c.httpRequests * k,
   };
 }
@@ -112,7 +108,8 @@ function perTokenUsage(fanout: Measured): Usage {
   for (const gone of ['fanout', 'ws-connect', 'ws-disconnect', 'authorizer']) delete lambda[gone];
   const consumer = c.lambda.fanout ?? { invocations: 1, ms: 0 };
   const batches = Math.ceil(TOKENS / TOKEN_BATCH);
-  const pollsPerTurn = Math.ceil(modelSeconds / POLL_SECONDS) + 1;
+  // Polled every 5 s from the POST until it sees the turn finished.
+  const pollsPerTurn = Math.ceil(fanout.turnMs / 1000 / POLL_SECONDS);
   const poll = fanout.pollCounts;
   const pollMs = Object.values(poll.lambda).reduce((s, l) => s + l.ms, 0) / fanout.polls;
   const saveWru = c.sessionSaves > 0 ? c.sessionWriteWru / c.sessionSaves : 1;
@@ -132,7 +129,6 @@ function perTokenUsage(fanout: Measured): Usage {
         (consumer.ms / consumer.invocations / 1000) *
         ((MEMORY.get('fanout') ?? 256) / 1024) +
       1000 * pollsPerTurn * (pollMs / 1000) * ((MEMORY.get('http') ?? 1024) / 1024),
-    modelGbSeconds: 1000 * modelSeconds * ((MEMORY.get('worker') ?? 1024) / 1024),
     rru: c.rru * k + 1000 * pollsPerTurn * (poll.rru / fanout.polls),
     wru: c.wru * k + 1000 * TOKENS * saveWru,
     // Each token: one SendMessage; each batch: one ReceiveMessage and one DeleteMessageBatch.
@@ -147,8 +143,7 @@ function perTokenUsage(fanout: Measured): Usage {
 function dollars(u: Usage) {
   return {
     'Lambda requests': u.lambdaRequests * PRICES.lambdaRequest,
-    'Lambda GB-s (handlers, measured)': u.gbSeconds * PRICES.lambdaGbSecondArm,
-    'Lambda GB-s (model wait, computed)': u.modelGbSeconds * PRICES.lambdaGbSecondArm,
+    'Lambda GB-s': u.gbSeconds * PRICES.lambdaGbSecondArm,
     'DynamoDB reads': u.rru * PRICES.dynamoRru,
     'DynamoDB writes': u.wru * PRICES.dynamoWru,
     'SQS requests': u.sqsFifo * PRICES.sqsFifoRequest + u.sqsStandard * PRICES.sqsStandardRequest,
@@ -184,13 +179,12 @@ function table(columns: [string, Usage][]): string {
   const n = (v: number, digits = 0) => v.toLocaleString('en-US', { maximumFractionDigits: digits });
   const quantity: [string, (u: Usage) => string][] = [
     ['Lambda requests', (u) => n(u.lambdaRequests)],
-    ['Lambda GB-s: handlers (measured)', (u) => n(u.gbSeconds, 1)],
-    ['Lambda GB-s: model wait (computed)', (u) => n(u.modelGbSeconds)],
+    ['Lambda GB-s (worker waiting on the model included)', (u) => n(u.gbSeconds)],
     ['DynamoDB RRU', (u) => n(u.rru)],
     ['DynamoDB WRU', (u) => n(u.wru)],
     ['SQS requests (FIFO + standard)', (u) => `${n(u.sqsFifo)} + ${n(u.sqsStandard)}`],
     ['WebSocket messages (in + out)', (u) => n(u.wsMessages)],
-    ['connection minutes (computed)', (u) => n(u.connectionMinutes)],
+    ['connection minutes', (u) => n(u.connectionMinutes)],
     ['HTTP API requests', (u) => n(u.httpRequests)],
   ];
   const rows = [`| per 1,000 turns | ${columns.map(([name]) => name).join(' | ')} |`];
@@ -217,13 +211,15 @@ if (process.env.BENCH_COST_CHILD) {
     pauseEvery: PAUSE_EVERY,
     turnsPerConnection: TURNS_PER_CONNECTION,
     polls: POLLS,
+    ttftMs: TTFT_SECONDS * 1000,
+    tokensPerSecond: TOKENS_PER_SECOND,
   });
   process.send?.(result, () => process.exit(0));
 } else {
   const fanout = await runChild('sqs-fanout');
   const direct = await runChild('direct');
   console.log(
-    `cost: ${TURNS} turns per mode (${TOKENS}-token answers, one tool call, 1 in ${PAUSE_EVERY} paused and approved, ${TURNS_PER_CONNECTION} turns per connection and session), scaled to 1,000; model wait ${modelSeconds.toFixed(1)} s per turn (${MODEL_CALLS_PER_TURN} calls × ${TTFT_SECONDS} s to first token + ${TOKENS} tokens at ${TOKENS_PER_SECOND}/s); us-east-1 list prices, arm64`,
+    `cost: ${TURNS} turns per mode (${TOKENS}-token answers, one tool call, 1 in ${PAUSE_EVERY} paused and approved, ${TURNS_PER_CONNECTION} turns per connection and session), scaled to 1,000; the model ${TTFT_SECONDS} s to first token, ${TOKENS_PER_SECOND} tokens/s; a turn took ${(fanout.turnMs / 1000).toFixed(1)} s (sqs-fanout) and ${(direct.turnMs / 1000).toFixed(1)} s (direct) at the client; us-east-1 list prices, arm64`,
   );
   console.log(
     table([
