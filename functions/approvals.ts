@@ -1,8 +1,8 @@
-import * as agents from '#agents';
 import { createApprovalsHandler } from '../lib/aws/approvals.js';
+import { messagesFor } from '../lib/aws/connections.js';
 import { observability, withLogging } from '../lib/aws/logging.js';
-import { deploymentFor } from '../lib/aws/runtime.js';
 
+// No `#agents` here: routing a decision reads the table and queues a job (the worker resumes it).
 const o = observability('approvals');
-const deployment = deploymentFor(agents, ['TABLE_NAME', 'RUN_QUEUE_URL'], process.env, o);
+const deployment = messagesFor(['TABLE_NAME', 'RUN_QUEUE_URL'], process.env, o);
 export const handler = withLogging(o.logger, createApprovalsHandler(deployment, o));

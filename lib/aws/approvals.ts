@@ -7,22 +7,31 @@ import { parseMessage } from '../transport/parse.js';
 import { ApprovalMessageSchema } from '../transport/protocol.js';
 import { processBatch } from './batch.js';
 import { type AwsClients, clientsFor } from './clients.js';
-import { frontDoorCache, frontDoorOf } from './front-door.js';
+import type { MessageDeployment } from './connections.js';
+import { frontDoorCache, messageFrontDoorOf } from './front-door.js';
 import type { Deployment } from './runtime.js';
+
+/**
+ * What routing a decision reads: the session (owner, approvers), the paused run (its agent), the
+ * run record and idempotency. No Runtime: functions/approvals.ts builds it with `messagesFor`, so
+ * its bundle holds neither the agents entry nor a framework (test/infra/approvals-bundle.test.ts).
+ */
+export type ApprovalsDeployment = Omit<MessageDeployment, 'agentNames'>;
 
 /**
  * The approvals queue's consumer: each decision goes to the front door as a queued resume (the
  * session's owner, or a configured approver, decides). A refused one is logged and dropped:
  * retrying would refuse it again. Only an unexpected failure (enqueueing) is retried.
+ * A full `Deployment` (in-process stacks, tests) is accepted too and read through the same view.
  */
 export function createApprovalsHandler(
-  deployment: () => Promise<Deployment>,
+  deployment: () => Promise<ApprovalsDeployment | Deployment>,
   options: { clients?: AwsClients; logger?: Logger } = {},
 ) {
   const { logger } = options;
   let clients = options.clients;
-  const doorOf = frontDoorCache((deployed: Deployment) =>
-    frontDoorOf(deployed, () => {
+  const doorOf = frontDoorCache((deployed: ApprovalsDeployment | Deployment) =>
+    messageFrontDoorOf(approvalsView(deployed), () => {
       clients ??= clientsFor(deployed.config);
       return clients.sqs;
     }),
@@ -35,6 +44,22 @@ export function createApprovalsHandler(
       tracer: deployed.tracer,
       spanName: 'approval',
     });
+  };
+}
+
+/** The stores a resume needs; a resume never names an agent, so no agent names either. */
+function approvalsView(deployed: ApprovalsDeployment | Deployment): MessageDeployment {
+  if (!('runtime' in deployed)) return { ...deployed, agentNames: undefined };
+  const { runtime } = deployed;
+  return {
+    config: deployed.config,
+    connections: deployed.connections,
+    tracer: deployed.tracer,
+    sessions: runtime.sessions,
+    pausedRuns: { get: (s, r) => runtime.pausedRuns?.get(s, r) ?? Promise.resolve(undefined) },
+    runs: deployed.runs,
+    idempotency: deployed.idempotency,
+    agentNames: undefined,
   };
 }
 

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { SignJWT } from 'jose';
 import { agentNamesOf } from '../aws/agents.js';
@@ -47,6 +48,8 @@ export interface LocalStackOptions {
   port?: number;
   /** The HTTP API's authorizer: API Gateway's JWT authorizer (default) or the Lambda one. */
   httpAuth?: 'jwt' | 'lambda';
+  /** Told of each function invocation and its wall time (bench/cost counts Lambda GB-s). */
+  onInvoke?: (name: string, ms: number) => void;
 }
 
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
@@ -83,8 +86,14 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const loaded: Partial<Record<string, Handler>> = {};
     const call =
       (name: string): Handler =>
-      (event, context) =>
-        (loaded[name] as Handler)(event, context);
+      async (event, context) => {
+        const started = performance.now();
+        try {
+          return await (loaded[name] as Handler)(event, context);
+        } finally {
+          options.onInvoke?.(name, performance.now() - started);
+        }
+      };
     const handlers: GatewayHandlers = {
       http: call('http'),
       authorizer: call('authorizer'),

@@ -1,0 +1,317 @@
+/**
+ * bench/cost's child: one delivery mode (DELIVERY_MODE is read when the function modules load)
+ * through the whole local stack, every billable request counted where it is made:
+ * - Lambda: each function invocation and its wall time (LocalStackOptions.onInvoke);
+ * - DynamoDB: every request of the stores' DynamoDBDocumentClient (and raw DynamoDBClient), sent
+ *   with ReturnConsumedCapacity=TOTAL; the RRU/WRU dynalite reports (a refused conditional write,
+ *   which carries none, counts 1 WRU);
+ * - SQS: every request of every SQSClient, the pollers' included (empty receives apart: on AWS the
+ *   event source's idle polls are a fixed cost, not a per-turn one);
+ * - API Gateway: PostToConnection calls (messages out), frames the client sent (messages in),
+ *   connection minutes (open to close, as the client saw them).
+ * The model streams at a real model's pace (a proxy in front of the scripted model server waits
+ * `ttftMs` before a response and releases the answer's deltas at `tokensPerSecond`): the worker's
+ * measured wall time includes that wait, which Lambda bills, and the event batches are as many as
+ * the batcher's 50 ms window makes of that stream.
+ */
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ApiGatewayManagementApiClient } from '@aws-sdk/client-apigatewaymanagementapi';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import WebSocket from 'ws';
+import { demoResponder } from '../examples/demo/offline-model.js';
+import { SmokeClient } from '../lib/local/smoke-steps.js';
+import { startLocalStack } from '../lib/local/stack.js';
+import {
+  type RecordedRequest,
+  type ScriptedTurn,
+  startScriptedModelServer,
+} from '../lib/testing/index.js';
+
+export interface Counts {
+  lambda: Record<string, { invocations: number; ms: number }>;
+  rru: number;
+  wru: number;
+  /** WRU of session saves (head and state chunks): the unit of a "session write". */
+  sessionWriteWru: number;
+  sessionSaves: number;
+  /** Billable SQS requests by queue (the URL's last segment); empty receives apart. */
+  sqs: Record<string, number>;
+  idleReceives: number;
+  postToConnection: number;
+  wsInbound: number;
+  httpRequests: number;
+  connectionMs: number;
+}
+
+export interface Measured {
+  mode: string;
+  turns: number;
+  paused: number;
+  connections: number;
+  /** Counted over the turns (connect to disconnect). */
+  turnsCounts: Counts;
+  /** Counted over `polls` GET /sessions/{id} (the polling design's unit). */
+  pollCounts: Counts;
+  polls: number;
+  /** Mean wall time of a turn at the client (run sent → run-finished, the approval's wait aside). */
+  turnMs: number;
+}
+
+const TOKEN_WIDTH = 6;
+const empty = (): Counts => ({
+  lambda: {},
+  rru: 0,
+  wru: 0,
+  sessionWriteWru: 0,
+  sessionSaves: 0,
+  sqs: {},
+  idleReceives: 0,
+  postToConnection: 0,
+  wsInbound: 0,
+  httpRequests: 0,
+  connectionMs: 0,
+});
+let counts = empty();
+
+type Send = (this: unknown, command: any, ...rest: unknown[]) => Promise<any>;
+function wrapSend(proto: { send: Send }, count: (command: any, output: any, error: any) => void) {
+  const original = proto.send;
+  proto.send = async function (this: unknown, command: any, ...rest: unknown[]) {
+    try {
+      const output = await original.call(this, command, ...rest);
+      count(command, output, undefined);
+      return output;
+    } catch (err) {
+      count(command, undefined, err);
+      throw err;
+    }
+  };
+}
+
+const DATA = /^(Get|Put|Update|Delete|Query|Scan|BatchWrite|BatchGet)(Item)?Command$/;
+const READS = /^(Get|Query|Scan|BatchGet)/;
+
+function countDynamo(command: any, output: any, error: any): void {
+  const name: string = command.constructor.name;
+  if (!DATA.test(name)) return;
+  const consumed = [output?.ConsumedCapacity ?? []].flat() as { CapacityUnits?: number }[];
+  const units = consumed.reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0) || (error ? 1 : 0);
+  if (READS.test(name)) {
+    counts.rru += units;
+    return;
+  }
+  counts.wru += units;
+  const item = command.input.Item ?? command.input.Key;
+  const sk = String(item?.sk ?? '');
+  if (String(item?.pk ?? '').startsWith('SESSION#') && (sk === 'META' || sk.startsWith('STATE#'))) {
+    counts.sessionWriteWru += units;
+    if (sk === 'META') counts.sessionSaves++;
+  }
+}
+
+function patchClients(): void {
+  for (const proto of [DynamoDBDocumentClient.prototype, DynamoDBClient.prototype] as any[]) {
+    wrapSend(proto, countDynamo);
+    const send: Send = proto.send;
+    proto.send = function (this: unknown, command: any, ...rest: unknown[]) {
+      if (DATA.test(command.constructor.name)) command.input.ReturnConsumedCapacity = 'TOTAL';
+      return send.call(this, command, ...rest);
+    };
+  }
+  wrapSend(SQSClient.prototype as any, (command, output) => {
+    const name: string = command.constructor.name;
+    const queue = String(command.input?.QueueUrl ?? '')
+      .split('/')
+      .pop();
+    if (!queue) return;
+    if (name === 'ReceiveMessageCommand' && !(output?.Messages?.length > 0)) counts.idleReceives++;
+    else counts.sqs[queue] = (counts.sqs[queue] ?? 0) + 1;
+  });
+  wrapSend(ApiGatewayManagementApiClient.prototype as any, (command) => {
+    if (command.constructor.name === 'PostToConnectionCommand') counts.postToConnection++;
+  });
+}
+
+/** The demo's tools, then an answer of `tokens` deltas: every turn is one tool call and one answer. */
+function responder(tokens: number) {
+  const answer = Array.from({ length: tokens }, (_, i) => ` t${i.toString(36).padStart(4, '0')}`);
+  return (request: RecordedRequest) => {
+    const input = Array.isArray(request.body?.input) ? request.body.input : [];
+    if (input.at(-1)?.type === 'function_call_output') return { text: answer.join('') };
+    return (demoResponder as (r: RecordedRequest) => ScriptedTurn)(request);
+  };
+}
+
+/** Between the functions and the scripted model: a first-byte delay, then paced text deltas. */
+async function startPacingProxy(target: string, ttftMs: number, tokensPerSecond: number) {
+  const base = new URL(target);
+  const server: Server = createServer((req, res) => {
+    void (async () => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const headers: Record<string, string> = {};
+      for (const [key, value] of Object.entries(req.headers)) {
+        if (typeof value === 'string' && !['host', 'content-length'].includes(key)) {
+          headers[key] = value;
+        }
+      }
+      const upstream = await fetch(new URL(req.url ?? '/', base.origin), {
+        method: req.method ?? 'GET',
+        headers,
+        ...(chunks.length > 0 ? { body: Buffer.concat(chunks) } : {}),
+      });
+      await sleep(ttftMs);
+      const type = upstream.headers.get('content-type') ?? '';
+      res.writeHead(upstream.status, { 'content-type': type });
+      if (!type.startsWith('text/event-stream') || !upstream.body) {
+        res.end(Buffer.from(await upstream.arrayBuffer()));
+        return;
+      }
+      const decoder = new TextDecoder();
+      const started = performance.now();
+      let deltas = 0;
+      let buffer = '';
+      for await (const piece of upstream.body as AsyncIterable<Uint8Array>) {
+        buffer += decoder.decode(piece, { stream: true });
+        for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+          const event = buffer.slice(0, end + 2);
+          buffer = buffer.slice(end + 2);
+          if (/^event: response\.output_text\.delta\n/.test(event)) {
+            const wait = started + (deltas++ * 1000) / tokensPerSecond - performance.now();
+            if (wait > 0) await sleep(wait);
+          }
+          res.write(event);
+        }
+      }
+      res.end(buffer);
+    })().catch((err: unknown) => {
+      if (res.headersSent) res.destroy();
+      else res.writeHead(502).end(String(err));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${base.pathname}`;
+  return { url, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+export async function measure(options: {
+  mode: string;
+  turns: number;
+  tokens: number;
+  pauseEvery: number;
+  turnsPerConnection: number;
+  polls: number;
+  ttftMs: number;
+  tokensPerSecond: number;
+}): Promise<Measured> {
+  patchClients();
+  const model = await startScriptedModelServer({
+    fallback: responder(options.tokens),
+    chunkSize: TOKEN_WIDTH,
+  });
+  const pacer = await startPacingProxy(model.url, options.ttftMs, options.tokensPerSecond);
+  process.env.OPENAI_BASE_URL = pacer.url;
+  process.env.OPENAI_API_KEY = 'offline';
+  process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
+  const stack = await startLocalStack({
+    port: 0,
+    onInvoke: (name, ms) => {
+      const entry = counts.lambda[name] ?? { invocations: 0, ms: 0 };
+      counts.lambda[name] = entry;
+      entry.invocations++;
+      entry.ms += ms;
+    },
+  });
+  try {
+    counts = empty();
+    let paused = 0;
+    let connections = 0;
+    let turnMs = 0;
+    const sessions: string[] = [];
+    for (let done = 0; done < options.turns; connections++) {
+      const ws = new WebSocket(`${stack.wsUrl}?token=${stack.token}`);
+      await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+      const opened = performance.now();
+      const client = new SmokeClient(ws);
+      const send = ws.send.bind(ws);
+      ws.send = (data: any, ...rest: any[]) => {
+        counts.wsInbound++;
+        return (send as any)(data, ...rest);
+      };
+      const sessionId = `cost-${randomBytes(6).toString('hex')}`;
+      sessions.push(sessionId);
+      for (let i = 0; i < options.turnsPerConnection && done < options.turns; i++, done++) {
+        const pause = done % options.pauseEvery === options.pauseEvery - 1;
+        const input = pause ? 'book a table for 2 at 8pm' : 'weather in Paris?';
+        const started = performance.now();
+        const runId = await client.run(sessionId, input, 'demo', 60_000);
+        let end = await client.terminal(runId, 60_000);
+        if (pause && end.type === 'run-paused') {
+          paused++;
+          // The time a person takes to decide is not the turn's.
+          turnMs += performance.now() - started;
+          const resumed = performance.now();
+          const before = client.seen.length;
+          const decisions = [{ id: end.interruptions[0].id, status: 'approved' }];
+          ws.send(
+            JSON.stringify({
+              action: 'resume',
+              requestId: `r-${runId}`,
+              sessionId,
+              runId,
+              decisions,
+            }),
+          );
+          end = await client.until(
+            (seen) =>
+              seen
+                .slice(before)
+                .flatMap((m) => m.events ?? [])
+                .find((e) => e.runId === runId && ['run-finished', 'run-error'].includes(e.type)) as
+                | Record<string, any>
+                | undefined,
+            'resumed run end',
+            60_000,
+          );
+          turnMs += performance.now() - resumed;
+        } else turnMs += performance.now() - started;
+        if (end.type !== 'run-finished') throw new Error(`turn ${done}: ${JSON.stringify(end)}`);
+      }
+      ws.close();
+      counts.connectionMs += performance.now() - opened;
+    }
+    // Let the last deletes and the disconnect land.
+    await sleep(2500);
+    const turnsCounts = counts;
+    counts = empty();
+    for (let i = 0; i < options.polls; i++) {
+      const sessionId = sessions[i % sessions.length] as string;
+      counts.httpRequests++;
+      const res = await fetch(`${stack.httpUrl}/sessions/${sessionId}`, {
+        headers: { authorization: `Bearer ${stack.token}` },
+      });
+      if (res.status !== 200) throw new Error(`poll: ${res.status} ${await res.text()}`);
+    }
+    const pollCounts = counts;
+    return {
+      mode: options.mode,
+      turns: options.turns,
+      paused,
+      connections,
+      turnsCounts,
+      pollCounts,
+      polls: options.polls,
+      turnMs: turnMs / options.turns,
+    };
+  } finally {
+    await stack.stop();
+    await pacer.close();
+    await model.close();
+  }
+}
