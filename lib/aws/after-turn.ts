@@ -1,4 +1,5 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
+import { emitCount } from './emf.js';
 
 /**
  * Steps that run after a turn's outcome is known (stored, or a run-error sent): they must not
@@ -73,21 +74,5 @@ export function countMetric(
   properties: Record<string, unknown> = {},
   value = 1,
 ): void {
-  const line = {
-    _aws: {
-      Timestamp: Date.now(),
-      CloudWatchMetrics: [
-        {
-          Namespace: process.env.AGENT_KERNEL_METRICS_NAMESPACE ?? 'AgentKernel',
-          Dimensions: [[]],
-          Metrics: [{ Name: name, Unit: 'Count' }],
-        },
-      ],
-    },
-    [name]: value,
-    ...properties,
-  };
-  // Powertools puts extra keys at the top level of its JSON line, where EMF looks for them.
-  if (logger) logger.warn(name, line);
-  else process.stdout.write(`${JSON.stringify({ message: name, ...line })}\n`);
+  emitCount(logger, { name, value, properties });
 }

@@ -3,6 +3,7 @@ import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } fro
 import { createRemoteJWKSet, type JWTVerifyGetKey, jwtVerify } from 'jose';
 import { isPrincipal } from '../transport/ids.js';
 import type { Config } from './config.js';
+import { emitCount } from './emf.js';
 import { ConfigError } from './errors.js';
 import { readSecretText } from './secrets.js';
 
@@ -67,22 +68,12 @@ function policy(
 
 /** One EMF line per rejection (namespace AgentKernel, no dimension): the stack alarms on it. */
 function countRejection(logger: Logger | undefined, hasToken: boolean): void {
-  const line = {
-    _aws: {
-      Timestamp: Date.now(),
-      CloudWatchMetrics: [
-        {
-          Namespace: process.env.AGENT_KERNEL_METRICS_NAMESPACE ?? 'AgentKernel',
-          Dimensions: [[]],
-          Metrics: [{ Name: 'AuthorizerRejections', Unit: 'Count' }],
-        },
-      ],
-    },
-    AuthorizerRejections: 1,
-    hasToken,
-  };
-  if (logger) logger.info('connection refused', line);
-  else process.stdout.write(`${JSON.stringify({ message: 'connection refused', ...line })}\n`);
+  emitCount(logger, {
+    name: 'AuthorizerRejections',
+    message: 'connection refused',
+    level: 'info',
+    properties: { hasToken },
+  });
 }
 
 /** Resolves to the token's subject, or undefined (bad signature, expired, wrong issuer...). */

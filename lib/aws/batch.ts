@@ -2,6 +2,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { inSpan, noopTracer, type Span, type Tracer } from '../core/tracer.js';
 import { traceHeaderFromSqs } from '../tracing/propagation.js';
+import { emitCount } from './emf.js';
 
 export interface BatchOptions {
   readonly logger?: Logger | undefined;
@@ -56,20 +57,9 @@ export async function processBatch(
  */
 function countFailedRecords(count: number, spanName: string, logger?: Logger): void {
   const functionName = process.env.AWS_LAMBDA_FUNCTION_NAME ?? spanName;
-  const line = {
-    _aws: {
-      Timestamp: Date.now(),
-      CloudWatchMetrics: [
-        {
-          Namespace: process.env.AGENT_KERNEL_METRICS_NAMESPACE ?? 'AgentKernel',
-          Dimensions: [['FunctionName']],
-          Metrics: [{ Name: 'FailedRecords', Unit: 'Count' }],
-        },
-      ],
-    },
-    FunctionName: functionName,
-    FailedRecords: count,
-  };
-  if (logger) logger.warn('FailedRecords', line);
-  else process.stdout.write(`${JSON.stringify({ message: 'FailedRecords', ...line })}\n`);
+  emitCount(logger, {
+    name: 'FailedRecords',
+    value: count,
+    dimensions: { FunctionName: functionName },
+  });
 }
