@@ -15,8 +15,6 @@
  * the batcher's 50 ms window makes of that stream.
  */
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiGatewayManagementApiClient } from '@aws-sdk/client-apigatewaymanagementapi';
@@ -32,6 +30,7 @@ import {
   type ScriptedTurn,
   startScriptedModelServer,
 } from '../lib/testing/index.js';
+import { startPacingProxy } from './pacing-proxy.js';
 
 export interface Counts {
   lambda: Record<string, { invocations: number; ms: number }>;
@@ -148,58 +147,6 @@ function responder(tokens: number) {
   };
 }
 
-/** Between the functions and the scripted model: a first-byte delay, then paced text deltas. */
-async function startPacingProxy(target: string, ttftMs: number, tokensPerSecond: number) {
-  const base = new URL(target);
-  const server: Server = createServer((req, res) => {
-    void (async () => {
-      const chunks: Buffer[] = [];
-      for await (const chunk of req) chunks.push(chunk as Buffer);
-      const headers: Record<string, string> = {};
-      for (const [key, value] of Object.entries(req.headers)) {
-        if (typeof value === 'string' && !['host', 'content-length'].includes(key)) {
-          headers[key] = value;
-        }
-      }
-      const upstream = await fetch(new URL(req.url ?? '/', base.origin), {
-        method: req.method ?? 'GET',
-        headers,
-        ...(chunks.length > 0 ? { body: Buffer.concat(chunks) } : {}),
-      });
-      await sleep(ttftMs);
-      const type = upstream.headers.get('content-type') ?? '';
-      res.writeHead(upstream.status, { 'content-type': type });
-      if (!type.startsWith('text/event-stream') || !upstream.body) {
-        res.end(Buffer.from(await upstream.arrayBuffer()));
-        return;
-      }
-      const decoder = new TextDecoder();
-      const started = performance.now();
-      let deltas = 0;
-      let buffer = '';
-      for await (const piece of upstream.body as AsyncIterable<Uint8Array>) {
-        buffer += decoder.decode(piece, { stream: true });
-        for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
-          const event = buffer.slice(0, end + 2);
-          buffer = buffer.slice(end + 2);
-          if (/^event: response\.output_text\.delta\n/.test(event)) {
-            const wait = started + (deltas++ * 1000) / tokensPerSecond - performance.now();
-            if (wait > 0) await sleep(wait);
-          }
-          res.write(event);
-        }
-      }
-      res.end(buffer);
-    })().catch((err: unknown) => {
-      if (res.headersSent) res.destroy();
-      else res.writeHead(502).end(String(err));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${base.pathname}`;
-  return { url, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
-
 export async function measure(options: {
   mode: string;
   turns: number;
@@ -215,7 +162,10 @@ export async function measure(options: {
     fallback: responder(options.tokens),
     chunkSize: TOKEN_WIDTH,
   });
-  const pacer = await startPacingProxy(model.url, options.ttftMs, options.tokensPerSecond);
+  // Between the functions and the scripted model: a first-byte delay, then paced text deltas.
+  const pacer = await startPacingProxy(model.url);
+  pacer.firstByteMs = options.ttftMs;
+  pacer.pace = options.tokensPerSecond;
   process.env.OPENAI_BASE_URL = pacer.url;
   process.env.OPENAI_API_KEY = 'offline';
   process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';

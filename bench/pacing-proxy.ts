@@ -11,6 +11,8 @@ export interface PacingProxy {
   url: string;
   /** Text deltas per second; 0 lets them through as they come. */
   pace: number;
+  /** Held before each response starts (a model's time to first byte); 0 by default. */
+  firstByteMs: number;
   /** When each delta (by its text) was written to the runner's connection. */
   readonly written: Map<string, number>;
   close(): Promise<void>;
@@ -26,6 +28,7 @@ export async function startPacingProxy(target: string): Promise<PacingProxy> {
   const proxy: PacingProxy = {
     url: '',
     pace: 0,
+    firstByteMs: 0,
     written,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
@@ -44,6 +47,7 @@ export async function startPacingProxy(target: string): Promise<PacingProxy> {
         headers,
         ...(chunks.length > 0 ? { body: Buffer.concat(chunks) } : {}),
       });
+      if (proxy.firstByteMs > 0) await sleep(proxy.firstByteMs);
       const type = upstream.headers.get('content-type') ?? '';
       res.writeHead(upstream.status, { 'content-type': type });
       if (!type.startsWith('text/event-stream') || !upstream.body) {
