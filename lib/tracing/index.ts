@@ -20,7 +20,13 @@ export {
   stdoutSink,
 } from './logger.js';
 export { METRIC_DIMENSIONS, METRICS, type MetricName, MetricsBuffer } from './metrics.js';
-export { type FlushableTracer, flushTracer, MultiSpan, MultiTracer } from './multi.js';
+export {
+  type FlushableTracer,
+  flushBufferedTracers,
+  flushTracer,
+  MultiSpan,
+  MultiTracer,
+} from './multi.js';
 export { BufferedSpanProcessor, OtelSpan, OtelTracer, type OtelTracerOptions } from './otel.js';
 export { type PrincipalPolicy, toOtelAttributes } from './otel-attributes.js';
 export { type OtlpTarget, otlpTargets, parseOtlpHeaders } from './otel-presets.js';

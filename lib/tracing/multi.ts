@@ -18,6 +18,24 @@ export async function flushTracer(tracer: Tracer, timeoutMs?: number): Promise<v
   if (typeof flush === 'function') await flush.call(tracer, timeoutMs).catch(() => undefined);
 }
 
+/** Buffering tracers alive in this process: what a handler flushes before it answers. */
+const buffering = new Set<FlushableTracer>();
+
+/** Called by a buffering tracer (the otel backend) when it starts and when it closes. */
+export function registerBuffering(tracer: FlushableTracer, alive: boolean): void {
+  if (alive) buffering.add(tracer);
+  else buffering.delete(tracer);
+}
+
+/**
+ * Flushes every buffering tracer of the process within `timeoutMs` (lib/aws awaits it at the
+ * end of each invocation: a frozen sandbox must not hold unsent spans). No-op without one.
+ */
+export async function flushBufferedTracers(timeoutMs?: number): Promise<void> {
+  if (buffering.size === 0) return;
+  await Promise.all([...buffering].map((tracer) => flushTracer(tracer, timeoutMs)));
+}
+
 /** Several backends at once (`AGENT_KERNEL_TRACING=cloudwatch,langfuse`): one span each. */
 export class MultiTracer implements FlushableTracer {
   readonly tracers: readonly Tracer[];

@@ -24,9 +24,9 @@ import {
   type SpanAttributes,
   type SpanKind,
   type SpanOptions,
-  type Tracer,
 } from '../core/tracer.js';
 import { type TracingConfig, tracingConfigFromEnv } from './config.js';
+import { type FlushableTracer, registerBuffering } from './multi.js';
 import {
   type AttributeOptions,
   kindAttributes,
@@ -60,7 +60,7 @@ const MAX_BUFFERED = 512;
  * buffered and exported over OTLP/HTTP only by `flush()` (bounded), which a handler awaits
  * before it answers: nothing is sent from a frozen sandbox. No global provider is registered.
  */
-export class OtelTracer implements Tracer {
+export class OtelTracer implements FlushableTracer {
   readonly config: TracingConfig;
   readonly redactor: Redactor;
   readonly targets: readonly OtlpTarget[];
@@ -95,6 +95,7 @@ export class OtelTracer implements Tracer {
       spanProcessors: exporters.map((exporter) => new BufferedSpanProcessor(exporter)),
     });
     this.#tracer = this.#provider.getTracer('agent-kernel');
+    registerBuffering(this, true);
   }
 
   startSpan(name: string, attributes: SpanAttributes = {}, options: SpanOptions = {}): Span {
@@ -130,6 +131,7 @@ export class OtelTracer implements Tracer {
   }
 
   async close(): Promise<void> {
+    registerBuffering(this, false);
     await this.flush();
     await this.#provider.shutdown().catch(() => undefined);
   }

@@ -125,6 +125,7 @@ describe('otel backend over OTLP/HTTP', () => {
     // Act
     await runtime.run('assistant', 's-presets', 'Weather?');
     await flushTracer(tracer);
+    await (tracer as OtelTracer).close();
 
     // Assess
     const byPath = new Map(receiver.requests.map((r) => [r.path, r]));
@@ -213,6 +214,7 @@ describe('otel backend over OTLP/HTTP', () => {
     // Assess: flush gave up in time; the late span waits for the next flush, unsent.
     expect(hung).toHaveLength(1);
     expect(took).toBeLessThan(1_000);
+    await tracer.close();
     sink.closeAllConnections();
     await new Promise<void>((resolve) => sink.close(() => resolve()));
   });
