@@ -1,6 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTracer, flushTracer, OtelTracer } from '../../../lib/tracing/index.js';
+import {
+  createTracer,
+  flushTracer,
+  type MultiTracer,
+  OtelTracer,
+} from '../../../lib/tracing/index.js';
 import { useScriptedModelServer } from '../../helpers/model-server.js';
+import { startFakeDaemon } from '../../unit/tracing/helpers.js';
 import { otelRuntime } from './otel-setup.js';
 import { type ReceivedSpan, startOtlpReceiver } from './otlp-receiver.js';
 
@@ -217,5 +223,39 @@ describe('otel backend over OTLP/HTTP', () => {
     await tracer.close();
     sink.closeAllConnections();
     await new Promise<void>((resolve) => sink.close(() => resolve()));
+  });
+});
+
+describe('cloudwatch and otel at once', () => {
+  it('sends the same run to the X-Ray daemon and to the OTLP receiver', async () => {
+    // Prepare
+    const daemon = await startFakeDaemon();
+    const tracer = createTracer({
+      env: {
+        AGENT_KERNEL_TRACING: 'cloudwatch,otlp',
+        AWS_XRAY_DAEMON_ADDRESS: daemon.address,
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      },
+      sink: () => {},
+    });
+    const { runtime } = otelRuntime(server, tracer);
+    scriptToolTurn();
+
+    // Act
+    const reply = await runtime.run('assistant', 's-both', 'Weather?');
+    await flushTracer(tracer);
+    const docs = await daemon.waitFor(4);
+    await (tracer as MultiTracer).close();
+    await daemon.close();
+
+    // Assess: each backend has the whole tree, its tool under its run.
+    expect(reply.status).toBe('completed');
+    const kinds = docs.map((d) => d.annotations?.kind).sort();
+    expect(kinds).toEqual(['model', 'model', 'run', 'tool']);
+    const spans = receiver.spans();
+    const [run] = op(spans, 'invoke_agent');
+    expect(op(spans, 'chat')).toHaveLength(2);
+    expect(op(spans, 'execute_tool')[0]?.parentSpanId).toBe(run?.spanId);
+    expect(new Set(spans.map((s) => s.traceId)).size).toBe(1);
   });
 });
