@@ -75,6 +75,10 @@ export class OtelTracer implements FlushableTracer {
     this.config = tracingConfigFromEnv(this.#env, options.config);
     this.redactor = options.redactor ?? new Redactor({ secrets: secretsFromEnv(this.#env) });
     this.targets = otlpTargets(this.config.otel, this.#env);
+    // Header values are credentials whatever their variable's name (OTEL_EXPORTER_OTLP_HEADERS).
+    for (const target of this.targets) {
+      for (const value of Object.values(target.headers)) this.redactor.learn(value);
+    }
     this.#flushTimeoutMs = options.flushTimeoutMs ?? 2_000;
     this.attributeOptions = {
       principal: this.config.principal,

@@ -91,6 +91,29 @@ describe('otel presets from the environment', () => {
     ]);
   });
 
+  it('teaches the redactor every preset credential, header values included', () => {
+    // Prepare
+    const env = {
+      AGENT_KERNEL_TRACING: 'otlp,langfuse,logfire,openllmetry',
+      OTEL_EXPORTER_OTLP_HEADERS: 'x-honeycomb-team=hc-PLANTED-team-key',
+      LANGFUSE_PUBLIC_KEY: 'pk-lf-public', // not a secret: Langfuse shows it in its UI
+      LANGFUSE_SECRET_KEY: 'sk-lf-PLANTED-secret',
+      LOGFIRE_TOKEN: 'pylf_v1_us_PLANTEDtoken',
+      TRACELOOP_API_KEY: 'tl-PLANTED-api-key',
+    };
+
+    // Act
+    const tracer = new OtelTracer({ env });
+    const headers = tracer.targets.flatMap((t) => Object.values(t.headers));
+    const line = tracer.redactor.string([...Object.values(env), ...headers].join(' '));
+
+    // Assess
+    expect(headers).toHaveLength(4);
+    expect(line).not.toContain('PLANTED');
+    expect(line).not.toContain(Buffer.from('pk-lf-public:sk-lf-PLANTED-secret').toString('base64'));
+    void tracer.close();
+  });
+
   it('hashes, omits or keeps the principal as the privacy setting says', () => {
     const options = { traceloop: false } as const;
     const hashed = toOtelAttributes({ principal: 'alice' }, { ...options, principal: 'hash' });
