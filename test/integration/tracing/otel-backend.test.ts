@@ -21,7 +21,13 @@ afterEach(async () => {
 });
 
 function scriptToolTurn(args: Record<string, unknown> = { city: 'Paris' }, text = 'Sunny.') {
-  server.push({ toolCalls: [{ id: 'call_w1', name: 'get_weather', arguments: args }] }, { text });
+  server.push(
+    {
+      toolCalls: [{ id: 'call_w1', name: 'get_weather', arguments: args }],
+      usage: { inputTokens: 31, outputTokens: 7 },
+    },
+    { text, usage: { inputTokens: 45, outputTokens: 3 } },
+  );
 }
 
 const op = (spans: ReceivedSpan[], name: string) =>
@@ -80,6 +86,12 @@ describe('otel backend over OTLP/HTTP', () => {
     }
     const models = op(spans, 'chat');
     expect(models.length).toBeGreaterThanOrEqual(2);
+    expect(models.map((m) => m.attributes['gen_ai.usage.input_tokens'])).toEqual(
+      expect.arrayContaining([31, 45]),
+    );
+    expect(models.map((m) => m.attributes['gen_ai.usage.output_tokens'])).toEqual(
+      expect.arrayContaining([7, 3]),
+    );
     for (const model of models) {
       expect(model.name).toBe('chat scripted-model');
       expect(model.attributes['gen_ai.request.model']).toBe('scripted-model');
