@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import {
   type Attributes,
   type Context,
@@ -12,9 +13,12 @@ import {
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
 import {
+  type IdGenerator,
+  ParentBasedSampler,
   type ReadableSpan,
   type SpanExporter,
   type SpanProcessor,
+  TraceIdRatioBasedSampler,
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
 import {
@@ -97,6 +101,10 @@ export class OtelTracer implements FlushableTracer {
     this.#provider = new TracerProvider({
       resource: defaultResource().merge(resourceFromAttributes(this.#resource())),
       spanProcessors: exporters.map((exporter) => new BufferedSpanProcessor(exporter)),
+      sampler: new ParentBasedSampler({
+        root: new TraceIdRatioBasedSampler(this.config.sampleRate),
+      }),
+      idGenerator: xrayIds,
     });
     this.#tracer = this.#provider.getTracer('agent-kernel');
     registerBuffering(this, true);
@@ -160,7 +168,8 @@ export class OtelTracer implements FlushableTracer {
       return trace.setSpanContext(ROOT_CONTEXT, {
         traceId: parsed.traceId.slice(2).replace('-', ''),
         spanId: parsed.parentId,
-        traceFlags: parsed.sampled ? TraceFlags.SAMPLED : TraceFlags.NONE,
+        // X-Ray's decision (Lambda says Sampled=0 when active tracing is off) is not ours.
+        traceFlags: TraceFlags.SAMPLED,
         isRemote: true,
       });
     } catch {
@@ -192,6 +201,15 @@ export class OtelTracer implements FlushableTracer {
     return this.#attributes(attributes);
   }
 }
+
+/** Trace ids X-Ray accepts too (its OTLP endpoint): 8 hex of epoch seconds, then random. */
+const xrayIds: IdGenerator = {
+  generateTraceId: () =>
+    Math.floor(Date.now() / 1000)
+      .toString(16)
+      .padStart(8, '0') + randomBytes(12).toString('hex'),
+  generateSpanId: () => randomBytes(8).toString('hex'),
+};
 
 export class OtelSpan implements Span {
   readonly #host: OtelTracer;
