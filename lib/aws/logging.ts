@@ -6,6 +6,7 @@ import type { Context } from 'aws-lambda';
 import { inSpan, noopTracer, type Tracer } from '../core/tracer.js';
 import type { LogLevel } from '../tracing/config.js';
 import type { LogContext, LogPort } from '../tracing/logger.js';
+import { flushBufferedTracers } from '../tracing/multi.js';
 import { Redactor, secretsFromEnv } from '../tracing/redact.js';
 import { createTracer } from '../tracing/select.js';
 import { activeLogContext } from '../tracing/span.js';
@@ -100,6 +101,12 @@ export function observability(
   return { logger, tracer, redactor };
 }
 
+/** At most 2 s, and never past the invocation's deadline (minus a margin to answer). */
+function flushBudget(context: Context): number {
+  const remaining = context.getRemainingTimeInMillis?.() ?? 2_000;
+  return Math.max(0, Math.min(2_000, remaining - 200));
+}
+
 /**
  * The thin front every function shares: middy + Powertools context injection and, with
  * `span`, one span per invocation (under Lambda's trace) that the handler's spans and log lines
@@ -116,5 +123,13 @@ export function withLogging<E, R>(
     tracer && tracer !== noopTracer && span
       ? (event: E, context: Context) => inSpan(tracer, span, {}, {}, () => handler(event, context))
       : handler;
-  return middy<E, R, Error, Context>(traced).use(injectLambdaContext(logger, { resetKeys: true }));
+  // Spans an OTel backend buffered leave before the response: after it the sandbox may freeze.
+  const flushed = async (event: E, context: Context) => {
+    try {
+      return await traced(event, context);
+    } finally {
+      await flushBufferedTracers(flushBudget(context));
+    }
+  };
+  return middy<E, R, Error, Context>(flushed).use(injectLambdaContext(logger, { resetKeys: true }));
 }

@@ -18,8 +18,28 @@ export const DaemonAddressSchema = z.string().transform((value, ctx) => {
   return { host: match[1]!.replace(/^\[|\]$/g, ''), port };
 });
 
+/** The OpenTelemetry presets `AGENT_KERNEL_TRACING` may name next to `cloudwatch`. */
+export const OTEL_PRESETS = ['otlp', 'langfuse', 'logfire', 'openllmetry'] as const;
+export type OtelPreset = (typeof OTEL_PRESETS)[number];
+const BACKENDS = new Set<string>(['cloudwatch', 'none', ...OTEL_PRESETS]);
+
+/** `cloudwatch,langfuse`: a comma list of backends; `none` alone turns tracing off. */
+const BackendList = z.string().transform((value, ctx) => {
+  const names = [...new Set(value.split(',').map((name) => name.trim().toLowerCase()))];
+  const unknown = names.find((name) => !BACKENDS.has(name));
+  if (unknown !== undefined || (names.includes('none') && names.length > 1)) {
+    ctx.addIssue({ code: 'custom', message: `"${unknown ?? value}" is not a tracing backend` });
+    return z.NEVER;
+  }
+  return names;
+});
+
 export const TracingConfigSchema = z.strictObject({
   backend: z.enum(['cloudwatch', 'none']),
+  /** OpenTelemetry presets exported over OTLP/HTTP (lib/tracing/otel.ts), beside `backend`. */
+  otel: z.array(z.enum(OTEL_PRESETS)).default([]),
+  /** How a `principal` attribute reaches OTel backends: hashed (default), omitted or plain. */
+  principal: z.enum(['hash', 'omit', 'plain']).default('hash'),
   /** Name of the root segment when a span starts a trace (off Lambda). */
   serviceName: z.string().min(1).max(200),
   /** CloudWatch metric namespace of the EMF lines. */
@@ -34,11 +54,12 @@ export const TracingConfigSchema = z.strictObject({
   sampleRate: z.number().min(0).max(1),
 });
 
-export type TracingConfig = z.infer<typeof TracingConfigSchema>;
+export type TracingConfig = z.output<typeof TracingConfigSchema>;
 
 const EnvSchema = z.object({
   AWS_LAMBDA_FUNCTION_NAME: z.string().min(1).optional(),
-  AGENT_KERNEL_TRACING: z.enum(['cloudwatch', 'none']).optional(),
+  AGENT_KERNEL_TRACING: BackendList.optional(),
+  AGENT_KERNEL_TRACE_PRINCIPAL: z.enum(['hash', 'omit', 'plain']).optional(),
   AGENT_KERNEL_SERVICE_NAME: z.string().min(1).optional(),
   AGENT_KERNEL_METRICS_NAMESPACE: z.string().min(1).optional(),
   AWS_XRAY_DAEMON_ADDRESS: DaemonAddressSchema.optional(),
@@ -62,9 +83,12 @@ export function tracingConfigFromEnv(
   const parsed = EnvSchema.safeParse(present);
   if (!parsed.success) throw new TracingConfigInvalid(describe(parsed.error));
   const e = parsed.data;
+  const names = e.AGENT_KERNEL_TRACING ?? [e.AWS_LAMBDA_FUNCTION_NAME ? 'cloudwatch' : 'none'];
   const level = (e.AGENT_KERNEL_LOG_LEVEL ?? e.AWS_LAMBDA_LOG_LEVEL ?? 'info').toLowerCase();
   return tracingConfig({
-    backend: e.AGENT_KERNEL_TRACING ?? (e.AWS_LAMBDA_FUNCTION_NAME ? 'cloudwatch' : 'none'),
+    backend: names.includes('cloudwatch') ? 'cloudwatch' : 'none',
+    otel: OTEL_PRESETS.filter((preset) => names.includes(preset)),
+    principal: e.AGENT_KERNEL_TRACE_PRINCIPAL ?? 'hash',
     serviceName: e.AGENT_KERNEL_SERVICE_NAME ?? e.AWS_LAMBDA_FUNCTION_NAME ?? 'agent-kernel',
     namespace: e.AGENT_KERNEL_METRICS_NAMESPACE ?? 'AgentKernel',
     daemon: e.AWS_XRAY_DAEMON_ADDRESS ?? { host: '127.0.0.1', port: 2000 },
@@ -78,7 +102,7 @@ export function tracingConfigFromEnv(
 }
 
 /** Validates a configuration built in code. */
-export function tracingConfig(config: TracingConfig): TracingConfig {
+export function tracingConfig(config: z.input<typeof TracingConfigSchema>): TracingConfig {
   const parsed = TracingConfigSchema.safeParse(config);
   if (!parsed.success) throw new TracingConfigInvalid(describe(parsed.error));
   return parsed.data;

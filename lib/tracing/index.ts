@@ -4,6 +4,8 @@ export {
   DaemonAddressSchema,
   LOG_LEVELS,
   type LogLevel,
+  OTEL_PRESETS,
+  type OtelPreset,
   type TracingConfig,
   TracingConfigSchema,
   tracingConfig,
@@ -19,6 +21,16 @@ export {
 } from './logger.js';
 export { METRIC_DIMENSIONS, METRICS, type MetricName, MetricsBuffer } from './metrics.js';
 export {
+  type FlushableTracer,
+  flushBufferedTracers,
+  flushTracer,
+  MultiSpan,
+  MultiTracer,
+} from './multi.js';
+export { BufferedSpanProcessor, OtelSpan, OtelTracer, type OtelTracerOptions } from './otel.js';
+export { type PrincipalPolicy, toOtelAttributes } from './otel-attributes.js';
+export { type OtlpTarget, otlpTargets, parseOtlpHeaders } from './otel-presets.js';
+export {
   currentTraceHeader,
   type SqsMessageLike,
   TRACE_HEADER_ATTRIBUTE,
@@ -26,7 +38,7 @@ export {
   withTraceHeader,
 } from './propagation.js';
 export { REDACTED, Redactor, type RedactorOptions, secretsFromEnv } from './redact.js';
-export { createTracer } from './select.js';
+export { type CreateTracerOptions, createTracer } from './select.js';
 export { activeLogContext, CloudWatchSpan } from './span.js';
 export {
   flattenSegment,

@@ -59,6 +59,8 @@ describe('tracing configuration from the environment', () => {
       capturePayloads: true,
       logLevel: 'debug',
       sampleRate: 0.25,
+      otel: [],
+      principal: 'hash',
     });
     expect(createTracer({ env, sink: () => {} })).toBeInstanceOf(CloudWatchTracer);
   });

@@ -1,0 +1,115 @@
+import { createHash } from 'node:crypto';
+import type { Attributes } from '@opentelemetry/api';
+import type { SpanAttributes, SpanKind } from '../core/tracer.js';
+
+/** How a `principal` attribute is exported: a stable hash (default), nothing, or as is. */
+export type PrincipalPolicy = 'hash' | 'omit' | 'plain';
+
+export interface AttributeOptions {
+  readonly principal: PrincipalPolicy;
+  /** Add OpenLLMetry's Traceloop attributes next to the GenAI ones. */
+  readonly traceloop: boolean;
+}
+
+/** Our attribute names → the OTel semantic conventions (GenAI, FaaS, session). */
+const RENAMED: Record<string, readonly string[]> = {
+  agent: ['gen_ai.agent.name'],
+  sessionId: ['gen_ai.conversation.id', 'session.id'],
+  runId: ['agent_kernel.run_id'],
+  requestId: ['faas.invocation_id'],
+  framework: ['agent_kernel.framework'],
+  model: ['gen_ai.request.model'],
+  provider: ['gen_ai.provider.name'],
+  inputTokens: ['gen_ai.usage.input_tokens'],
+  outputTokens: ['gen_ai.usage.output_tokens'],
+  tool: ['gen_ai.tool.name'],
+  callId: ['gen_ai.tool.call.id'],
+  outcome: ['agent_kernel.outcome'],
+};
+
+/** OpenLLMetry's older names that Traceloop's views still read. */
+const TRACELOOP: Record<string, readonly string[]> = {
+  sessionId: ['traceloop.association.properties.session_id'],
+  inputTokens: ['gen_ai.usage.prompt_tokens'],
+  outputTokens: ['gen_ai.usage.completion_tokens'],
+  provider: ['gen_ai.system'],
+};
+
+const OPERATION: Partial<Record<SpanKind, string>> = {
+  run: 'invoke_agent',
+  model: 'chat',
+  tool: 'execute_tool',
+};
+
+const TRACELOOP_KIND: Partial<Record<SpanKind, string>> = {
+  run: 'workflow',
+  tool: 'tool',
+  hook: 'task',
+};
+
+/** The OTel attributes of our span attributes; undefined values are dropped. */
+export function toOtelAttributes(
+  attributes: SpanAttributes,
+  options: AttributeOptions,
+): Attributes {
+  const out: Attributes = {};
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value === undefined) continue;
+    if (name === 'principal') {
+      const id = principalValue(String(value), options.principal);
+      if (id !== undefined) out['enduser.id'] = id;
+      continue;
+    }
+    for (const key of RENAMED[name] ?? [`agent_kernel.${name}`]) out[key] = value;
+    if (options.traceloop) for (const key of TRACELOOP[name] ?? []) out[key] = value;
+  }
+  return out;
+}
+
+/** Attributes a span of `kind` carries from its start: the GenAI operation, Traceloop's kind. */
+export function kindAttributes(
+  kind: SpanKind,
+  attributes: SpanAttributes,
+  options: AttributeOptions,
+): Attributes {
+  const out: Attributes = { 'agent_kernel.kind': kind };
+  const operation = OPERATION[kind];
+  if (operation) out['gen_ai.operation.name'] = operation;
+  if (kind === 'tool') out['gen_ai.tool.type'] = 'function';
+  if (!options.traceloop) return out;
+  const tlKind = TRACELOOP_KIND[kind];
+  if (tlKind) out['traceloop.span.kind'] = tlKind;
+  const entity = kind === 'run' ? attributes.agent : kind === 'tool' ? attributes.tool : undefined;
+  if (entity !== undefined) out['traceloop.entity.name'] = String(entity);
+  if (attributes.agent !== undefined) out['traceloop.workflow.name'] = String(attributes.agent);
+  if (kind === 'model') out['llm.request.type'] = 'chat';
+  return out;
+}
+
+/** `invoke_agent assistant`, `chat gpt-5`, `execute_tool get_weather` (GenAI span names). */
+export function spanName(name: string, kind: SpanKind, attributes: SpanAttributes): string {
+  const operation = OPERATION[kind];
+  const subject =
+    kind === 'run' ? attributes.agent : kind === 'model' ? attributes.model : attributes.tool;
+  return operation && subject !== undefined ? `${operation} ${subject}` : name;
+}
+
+/** Payload attribute names per kind: GenAI's, the generic `input.value`, Traceloop's. */
+export function payloadKeys(
+  kind: SpanKind,
+  name: 'input' | 'output',
+  traceloop: boolean,
+): string[] {
+  const keys = [`${name}.value`];
+  if (kind === 'model') keys.push(`gen_ai.${name}.messages`);
+  if (kind === 'tool')
+    keys.push(name === 'input' ? 'gen_ai.tool.call.arguments' : 'gen_ai.tool.call.result');
+  if (traceloop) keys.push(`traceloop.entity.${name}`);
+  return keys;
+}
+
+function principalValue(principal: string, policy: PrincipalPolicy): string | undefined {
+  if (policy === 'omit') return undefined;
+  if (policy === 'plain') return principal;
+  return `sha256:${createHash('sha256').update(principal).digest('hex').slice(0, 32)}`;
+}

@@ -1,0 +1,320 @@
+import { randomBytes } from 'node:crypto';
+import {
+  type Attributes,
+  type Context,
+  SpanKind as OtelKind,
+  type Span as OtelSpanApi,
+  type Tracer as OtelTracerApi,
+  ROOT_CONTEXT,
+  SpanStatusCode,
+  TraceFlags,
+  trace,
+} from '@opentelemetry/api';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
+import {
+  type IdGenerator,
+  ParentBasedSampler,
+  type ReadableSpan,
+  type SpanExporter,
+  type SpanProcessor,
+  TraceIdRatioBasedSampler,
+  TracerProvider,
+} from '@opentelemetry/sdk-trace';
+import {
+  activeSpan,
+  type PayloadOptions,
+  type Span,
+  type SpanAttributes,
+  type SpanKind,
+  type SpanOptions,
+} from '../core/tracer.js';
+import { type TracingConfig, tracingConfigFromEnv } from './config.js';
+import { type FlushableTracer, registerBuffering } from './multi.js';
+import {
+  type AttributeOptions,
+  kindAttributes,
+  payloadKeys,
+  spanName,
+  toOtelAttributes,
+} from './otel-attributes.js';
+import { type OtlpTarget, otlpTargets } from './otel-presets.js';
+import { Redactor, secretsFromEnv } from './redact.js';
+import { formatTraceHeader, parseTraceHeader } from './xray.js';
+
+export interface OtelTracerOptions {
+  /** Defaults to `tracingConfigFromEnv(env)`; fields given here win. */
+  readonly config?: Partial<TracingConfig>;
+  readonly env?: Record<string, string | undefined>;
+  /** Defaults to one OTLP/HTTP (JSON) exporter per target of `config.otel`. */
+  readonly exporters?: readonly SpanExporter[];
+  readonly redactor?: Redactor;
+  /** Upper bound of `flush()`: Lambda must answer even when a collector hangs. */
+  readonly flushTimeoutMs?: number;
+}
+
+/** Ids a child carries from its parent, so each span can be found by session or run alone. */
+const INHERITED = ['sessionId', 'runId', 'agent', 'framework', 'requestId'] as const;
+const MAX_PAYLOAD_CHARS = 32_000;
+/** A full buffer is exported during the invocation; the rest waits for `flush()`. */
+const MAX_BUFFERED = 512;
+
+/**
+ * The OpenTelemetry backend: our spans become OTel spans with the GenAI semantic conventions,
+ * buffered and exported over OTLP/HTTP only by `flush()` (bounded), which a handler awaits
+ * before it answers: nothing is sent from a frozen sandbox. No global provider is registered.
+ */
+export class OtelTracer implements FlushableTracer {
+  readonly config: TracingConfig;
+  readonly redactor: Redactor;
+  readonly targets: readonly OtlpTarget[];
+  readonly attributeOptions: AttributeOptions;
+  readonly #provider: TracerProvider;
+  readonly #tracer: OtelTracerApi;
+  readonly #env: Record<string, string | undefined>;
+  readonly #flushTimeoutMs: number;
+
+  constructor(options: OtelTracerOptions = {}) {
+    this.#env = options.env ?? process.env;
+    this.config = tracingConfigFromEnv(this.#env, options.config);
+    this.redactor = options.redactor ?? new Redactor({ secrets: secretsFromEnv(this.#env) });
+    this.targets = otlpTargets(this.config.otel, this.#env);
+    // Header values are credentials whatever their variable's name (OTEL_EXPORTER_OTLP_HEADERS).
+    for (const target of this.targets) {
+      for (const value of Object.values(target.headers)) this.redactor.learn(value);
+    }
+    this.#flushTimeoutMs = options.flushTimeoutMs ?? 2_000;
+    this.attributeOptions = {
+      principal: this.config.principal,
+      traceloop: this.config.otel.includes('openllmetry'),
+    };
+    const exporters =
+      options.exporters ??
+      this.targets.map(
+        (t) =>
+          new OTLPTraceExporter({
+            url: t.url,
+            headers: t.headers,
+            timeoutMillis: this.#flushTimeoutMs,
+          }),
+      );
+    this.#provider = new TracerProvider({
+      resource: defaultResource().merge(resourceFromAttributes(this.#resource())),
+      spanProcessors: exporters.map((exporter) => new BufferedSpanProcessor(exporter)),
+      sampler: new ParentBasedSampler({
+        root: new TraceIdRatioBasedSampler(this.config.sampleRate),
+      }),
+      idGenerator: xrayIds,
+    });
+    this.#tracer = this.#provider.getTracer('agent-kernel');
+    registerBuffering(this, true);
+  }
+
+  startSpan(name: string, attributes: SpanAttributes = {}, options: SpanOptions = {}): Span {
+    const kind = options.kind ?? 'internal';
+    const explicit = options.parent ?? (options.traceHeader ? undefined : activeSpan());
+    const parent = explicit instanceof OtelSpan ? explicit : undefined;
+    const ids: SpanAttributes = {};
+    for (const key of INHERITED) ids[key] = attributes[key] ?? parent?.ids[key];
+    const all = { ...ids, ...attributes };
+    const span = this.#tracer.startSpan(
+      spanName(name, kind, all),
+      {
+        kind: kind === 'model' || kind === 'aws' ? OtelKind.CLIENT : OtelKind.INTERNAL,
+        attributes: {
+          ...kindAttributes(kind, all, this.attributeOptions),
+          ...this.#attributes(all),
+        },
+      },
+      this.#parentContext(parent, options.traceHeader),
+    );
+    return new OtelSpan(this, span, kind, ids);
+  }
+
+  /** Exports every buffered span, waiting at most `timeoutMs`; never throws. */
+  async flush(timeoutMs = this.#flushTimeoutMs): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, timeoutMs);
+    });
+    const flushed = this.#provider.forceFlush({ timeoutMillis: timeoutMs }).catch(() => undefined);
+    await Promise.race([flushed, deadline]);
+    clearTimeout(timer);
+  }
+
+  async close(): Promise<void> {
+    registerBuffering(this, false);
+    await this.flush();
+    await this.#provider.shutdown().catch(() => undefined);
+  }
+
+  /** Redacted OTel attributes (an id or a model name never holds a secret, a value might). */
+  #attributes(attributes: SpanAttributes): Attributes {
+    const out = toOtelAttributes(attributes, this.attributeOptions);
+    for (const [key, value] of Object.entries(out)) {
+      if (typeof value === 'string') out[key] = this.redactor.string(value);
+    }
+    return out;
+  }
+
+  /** The parent span, else the remote parent of an X-Ray header (SQS, Lambda's own trace). */
+  #parentContext(parent: OtelSpan | undefined, header: string | undefined): Context {
+    if (parent) return trace.setSpan(ROOT_CONTEXT, parent.span);
+    const raw = header ?? this.#env._X_AMZN_TRACE_ID;
+    if (!raw) return ROOT_CONTEXT;
+    try {
+      const parsed = parseTraceHeader(raw);
+      if (!parsed.parentId) return ROOT_CONTEXT;
+      return trace.setSpanContext(ROOT_CONTEXT, {
+        traceId: parsed.traceId.slice(2).replace('-', ''),
+        spanId: parsed.parentId,
+        // X-Ray's decision (Lambda says Sampled=0 when active tracing is off) is not ours.
+        traceFlags: TraceFlags.SAMPLED,
+        isRemote: true,
+      });
+    } catch {
+      return ROOT_CONTEXT; // A malformed header starts a new trace.
+    }
+  }
+
+  #resource(): Attributes {
+    const env = this.#env;
+    const fn = env.AWS_LAMBDA_FUNCTION_NAME;
+    return {
+      'service.name': this.config.serviceName,
+      ...(env.AWS_REGION ? { 'cloud.region': env.AWS_REGION } : {}),
+      ...(fn
+        ? {
+            'cloud.provider': 'aws',
+            'cloud.platform': 'aws_lambda',
+            'faas.name': fn,
+            ...(env.AWS_LAMBDA_FUNCTION_VERSION
+              ? { 'faas.version': env.AWS_LAMBDA_FUNCTION_VERSION }
+              : {}),
+          }
+        : {}),
+    };
+  }
+
+  /** @internal For OtelSpan. */
+  otelAttributes(attributes: SpanAttributes): Attributes {
+    return this.#attributes(attributes);
+  }
+}
+
+/** Trace ids X-Ray accepts too (its OTLP endpoint): 8 hex of epoch seconds, then random. */
+const xrayIds: IdGenerator = {
+  generateTraceId: () =>
+    Math.floor(Date.now() / 1000)
+      .toString(16)
+      .padStart(8, '0') + randomBytes(12).toString('hex'),
+  generateSpanId: () => randomBytes(8).toString('hex'),
+};
+
+export class OtelSpan implements Span {
+  readonly #host: OtelTracer;
+  readonly span: OtelSpanApi;
+  readonly kind: SpanKind;
+  readonly ids: SpanAttributes;
+  #ended = false;
+
+  constructor(host: OtelTracer, span: OtelSpanApi, kind: SpanKind, ids: SpanAttributes) {
+    this.#host = host;
+    this.span = span;
+    this.kind = kind;
+    this.ids = ids;
+  }
+
+  setAttributes(attributes: SpanAttributes): void {
+    for (const key of INHERITED) if (attributes[key] !== undefined) this.ids[key] = attributes[key];
+    this.span.setAttributes(this.#host.otelAttributes(attributes));
+  }
+
+  setPayload(name: 'input' | 'output', value: unknown, options?: PayloadOptions): void {
+    const sensitive = options?.sensitive ?? [];
+    const capture = this.#host.config.capturePayloads;
+    if (!capture && sensitive.length === 0) return;
+    const resolved = typeof value === 'function' ? value() : value;
+    if (!capture) {
+      // Not recorded, but learnt: an echo in a model's answer must still be hidden.
+      this.#host.redactor.learnPaths(resolved, sensitive);
+      return;
+    }
+    const redacted = this.#host.redactor.redact(resolved, sensitive);
+    const text = (typeof redacted === 'string' ? redacted : JSON.stringify(redacted)) ?? '';
+    const clipped = text.length > MAX_PAYLOAD_CHARS ? text.slice(0, MAX_PAYLOAD_CHARS) : text;
+    const traceloop = this.#host.attributeOptions.traceloop;
+    for (const key of payloadKeys(this.kind, name, traceloop)) this.span.setAttribute(key, clipped);
+  }
+
+  recordError(error: unknown): void {
+    const err = error as { name?: unknown; message?: unknown } | undefined;
+    const type = typeof err?.name === 'string' ? err.name : typeof error;
+    const message = this.#host.redactor.string(
+      typeof err?.message === 'string' ? err.message : String(error),
+    );
+    // Not recordException(error): its stack and message would leave unredacted.
+    this.span.addEvent('exception', { 'exception.type': type, 'exception.message': message });
+    this.span.setAttribute('error.type', type);
+    this.span.setStatus({ code: SpanStatusCode.ERROR, message });
+  }
+
+  end(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.span.end();
+  }
+
+  /** An X-Ray header carrying the OTel ids (the mapping X-Ray's OTLP endpoint uses too). */
+  traceHeader(): string | undefined {
+    const { traceId, spanId, traceFlags } = this.span.spanContext();
+    return formatTraceHeader({
+      traceId: `1-${traceId.slice(0, 8)}-${traceId.slice(8)}`,
+      parentId: spanId,
+      sampled: (traceFlags & TraceFlags.SAMPLED) !== 0,
+    });
+  }
+}
+
+/**
+ * Keeps ended spans until `forceFlush` (or a full buffer): unlike the SDK's batch processor it
+ * has no timer, so no export starts between invocations.
+ */
+export class BufferedSpanProcessor implements SpanProcessor {
+  readonly #exporter: SpanExporter;
+  #buffer: ReadableSpan[] = [];
+  readonly #inFlight = new Set<Promise<void>>();
+
+  constructor(exporter: SpanExporter) {
+    this.#exporter = exporter;
+  }
+
+  onStart(): void {}
+
+  onEnd(span: ReadableSpan): void {
+    if ((span.spanContext().traceFlags & TraceFlags.SAMPLED) === 0) return;
+    this.#buffer.push(span);
+    if (this.#buffer.length >= MAX_BUFFERED) this.#export();
+  }
+
+  async forceFlush(): Promise<void> {
+    this.#export();
+    await Promise.all([...this.#inFlight]);
+  }
+
+  async shutdown(): Promise<void> {
+    await this.forceFlush();
+    await this.#exporter.shutdown();
+  }
+
+  #export(): void {
+    if (this.#buffer.length === 0) return;
+    const spans = this.#buffer;
+    this.#buffer = [];
+    const done = new Promise<void>((resolve) => {
+      // A failed export is dropped: tracing never fails a run.
+      this.#exporter.export(spans, () => resolve());
+    }).finally(() => this.#inFlight.delete(done));
+    this.#inFlight.add(done);
+  }
+}

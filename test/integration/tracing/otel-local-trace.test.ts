@@ -1,0 +1,87 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LocalStack, startLocalStack } from '../../../lib/local/stack.js';
+import { connect, untilTerminal } from '../local/ws-client.js';
+import { type ReceivedSpan, startOtlpReceiver } from './otlp-receiver.js';
+
+// One WebSocket `run` through ws-message → worker → fan-out with the functions' own otel tracers
+// exporting to a local OTLP/HTTP receiver: one trace, linked through the SQS trace header.
+let stack: LocalStack;
+let receiver: Awaited<ReturnType<typeof startOtlpReceiver>>;
+
+beforeAll(async () => {
+  receiver = await startOtlpReceiver();
+  for (const key of ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'TABLE_NAME', 'DYNAMODB_ENDPOINT']) {
+    delete process.env[key];
+  }
+  // Read by the functions at cold start (lib/aws/logging.ts observability()).
+  Object.assign(process.env, {
+    POWERTOOLS_LOG_LEVEL: 'ERROR',
+    AGENT_KERNEL_TRACING: 'otlp',
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+  });
+  stack = await startLocalStack();
+}, 60_000);
+afterAll(async () => {
+  await stack?.stop();
+  await receiver?.close();
+});
+
+async function until<T>(probe: () => T | undefined, budgetMs = 10_000): Promise<T> {
+  const end = Date.now() + budgetMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('one OTel trace across ws-message, worker and fan-out (local stack)', () => {
+  it('exports the three functions spans in one trace, each invocation flushed', async () => {
+    // Prepare
+    const ws = await connect(stack.wsUrl, stack.token);
+    const done = untilTerminal(ws, ['run-finished', 'run-error']);
+
+    // Act
+    ws.send(
+      JSON.stringify({
+        action: 'run',
+        requestId: 'otel-1',
+        agent: 'demo',
+        sessionId: 'otel-session',
+        input: 'weather in Paris?',
+      }),
+    );
+    const messages = await done;
+    ws.close();
+    const runId = messages[0]?.runId as string;
+    const named = (name: string): ReceivedSpan[] => receiver.spans().filter((s) => s.name === name);
+    const fanouts = await until(() => {
+      const found = named('fanout');
+      return found.length > 0 && named('job').length > 0 ? found : undefined;
+    });
+
+    // Assess
+    expect(messages.at(-1)?.events.at(-1)).toMatchObject({ type: 'run-finished' });
+    const message = named('ws-message').find((s) => s.attributes['agent_kernel.run_id'] === runId);
+    const job = named('job').find((s) => s.attributes['agent_kernel.run_id'] === runId);
+    expect(message).toBeDefined();
+    expect(job).toMatchObject({ traceId: message?.traceId, parentSpanId: message?.spanId });
+    const run = receiver.spans().find((s) => s.name === 'invoke_agent demo');
+    expect(run).toMatchObject({ traceId: message?.traceId, parentSpanId: job?.spanId });
+    expect(run?.attributes).toMatchObject({
+      'gen_ai.conversation.id': 'otel-session',
+      'agent_kernel.run_id': runId,
+    });
+    const spans = receiver.spans().filter((s) => s.traceId === message?.traceId);
+    expect(spans.some((s) => s.attributes['gen_ai.operation.name'] === 'chat')).toBe(true);
+    expect(spans.some((s) => s.attributes['gen_ai.operation.name'] === 'execute_tool')).toBe(true);
+    for (const fanout of fanouts) {
+      expect(fanout).toMatchObject({ traceId: message?.traceId, parentSpanId: job?.spanId });
+      const delivery = spans.find((s) => s.name === 'deliver' && s.parentSpanId === fanout.spanId);
+      expect(delivery).toBeDefined();
+    }
+    // Each function's service name is its resource.
+    expect(new Set(spans.map((s) => s.resource['service.name'])).size).toBeGreaterThanOrEqual(3);
+  });
+});
