@@ -1,11 +1,14 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BUNDLE, externalModules } from '../../infra/bundling.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const out = mkdtempSync(join(ROOT, 'node_modules', '.cache', 'approvals-bundle-'));
+// Inside the repo, so esbuild resolves packages as the stack does; a clean install has no .cache.
+const cache = join(ROOT, 'node_modules', '.cache');
+mkdirSync(cache, { recursive: true });
+const out = mkdtempSync(join(cache, 'approvals-bundle-'));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
 /** functions/<name>.ts built as the stack builds it (infra/bundling.ts), with its metafile. */
@@ -46,7 +49,8 @@ const FORBIDDEN = [
   /node_modules\/openai\//,
 ];
 
-describe('the approvals bundle', () => {
+// esbuild bundles the whole import graph: seconds each on a loaded 2-core machine.
+describe('the approvals bundle', { timeout: 120_000 }, () => {
   it.each([
     [false, 300],
     [true, 700],
