@@ -20,7 +20,11 @@ export const STREAMING = Symbol.for('aws.lambda.runtime.handler.streaming');
 export const PRELUDE_DELIMITER = new Uint8Array(8);
 
 function awslambda(): AwsLambdaGlobal | undefined {
-  return (globalThis as unknown as { awslambda?: AwsLambdaGlobal }).awslambda;
+  const lambda = (globalThis as unknown as { awslambda?: Partial<AwsLambdaGlobal> }).awslambda;
+  // Some libraries define a partial global of their own: only the runtime's full one counts.
+  return typeof lambda?.streamifyResponse === 'function' && lambda.HttpResponseStream
+    ? (lambda as AwsLambdaGlobal)
+    : undefined;
 }
 
 /**

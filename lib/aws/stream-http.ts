@@ -91,13 +91,15 @@ async function route(
   // One front door per request: its turns stream into this response.
   const turns = streamingTurns(deployed, out);
   const door = frontDoorWith(deployed, turns, redact);
-  await door.runNow({
+  const reply = await door.runNow({
     principal,
     ...idempotencyKey(event),
     agent,
     ...(sessionId ? { sessionId } : {}),
     input,
   });
+  // A repeated Idempotency-Key runs nothing: the first request's reply, as one frame.
+  if (!out.started) out.frame('reply', reply);
 }
 
 /** The deployment's front door (as frontDoorOf builds it), its turns run by `turns`. */

@@ -96,7 +96,10 @@ class Relay {
       chunk = this.#pending.subarray(at + PRELUDE_DELIMITER.length);
     }
     this.#sent += chunk.length;
-    if (this.#sent > this.maxBytes) return this.cut();
+    if (this.#sent > this.maxBytes) {
+      this.cut();
+      return;
+    }
     if (chunk.length > 0) this.res.write(chunk);
   }
 
