@@ -92,6 +92,7 @@ class Relay {
         headers?: Record<string, string>;
       };
       this.res.writeHead(prelude.statusCode ?? 200, prelude.headers ?? {});
+      this.res.flushHeaders();
       this.#headed = true;
       chunk = this.#pending.subarray(at + PRELUDE_DELIMITER.length);
     }
@@ -116,7 +117,10 @@ class Relay {
   /** As Lambda past the limit or the timeout: the connection ends mid-stream. */
   cut(): void {
     this.#cut = true;
-    this.res.destroy();
+    // What was written still goes out; the chunked body never gets its last chunk.
+    const socket = this.res.socket;
+    if (socket) socket.destroySoon();
+    else this.res.destroy();
   }
 }
 
