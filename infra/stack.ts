@@ -10,11 +10,17 @@ import {
   Validations,
 } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import {
+  type FunctionUrl,
+  FunctionUrlAuthType,
+  HttpMethod,
+  type IFunction,
+  InvokeMode,
+} from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
@@ -67,6 +73,8 @@ export class AgentKernelStack extends Stack {
   readonly functions = new Map<FunctionName, KernelFunction>();
   readonly webSocket?: KernelWebSocketApi;
   readonly http?: KernelHttpApi;
+  /** The stream function's Function URL (RESPONSE_STREAM): POST /runs as SSE. */
+  readonly streamUrl?: FunctionUrl;
   /** Where alarms notify (`alarmEmail` creates it, `alarmTopicArn` names yours); else none. */
   readonly alarmTopic?: ITopic;
   readonly config: KernelConfig;
@@ -189,6 +197,9 @@ export class AgentKernelStack extends Stack {
       });
     }
 
+    const streamHandler = this.functions.get('stream')?.function;
+    if (streamHandler) this.streamUrl = streamUrlOf(streamHandler, config);
+
     const alarms = config.alarmNotifications;
     if (alarms && 'topicArn' in alarms) {
       this.alarmTopic = Topic.fromTopicArn(this, 'AlarmTopic', alarms.topicArn);
@@ -286,7 +297,7 @@ export class AgentKernelStack extends Stack {
         // Only the name: the authorizer reads the value at cold start (lib/aws/authorizer.ts),
         // so it is never in the function's configuration, the template or the cloud assembly.
         env('JWT_SECRET_NAME', config.auth.secretName);
-        Secret.fromSecretNameV2(this, 'JwtSecret', config.auth.secretName).grantRead(fn);
+        this.jwtSecret(config.auth.secretName).grantRead(fn);
       } else {
         env('JWKS_URL', config.auth.jwksUrl);
         env('JWT_ISSUER', config.auth.issuer);
@@ -299,6 +310,12 @@ export class AgentKernelStack extends Stack {
    * The account-level API Gateway logging role that WebSocket access logs need: created here,
    * already set, or none (access logs off, with a warning saying how to turn them on).
    */
+  /** The development JWT secret, referenced once however many functions verify tokens. */
+  private jwtSecret(secretName: string): ISecret {
+    const found = this.node.tryFindChild('JwtSecret') as ISecret | undefined;
+    return found ?? Secret.fromSecretNameV2(this, 'JwtSecret', secretName);
+  }
+
   private accountRole(config: KernelConfig): { accessLogs: boolean; dependsOn?: Construct } {
     if (config.apiGatewayAccountRole === 'none') {
       Annotations.of(this).addWarning(
@@ -366,6 +383,7 @@ export class AgentKernelStack extends Stack {
     }
     if (this.webSocket) out('WebSocketUrl', this.webSocket.stage.url, 'wss:// URL for clients');
     if (this.http) out('HttpUrl', this.http.url, 'HTTP API base URL');
+    if (this.streamUrl) out('StreamUrl', this.streamUrl.url, 'Streaming runs (SSE) URL');
     const invoke = this.functions.get('invoke');
     if (invoke) out('InvokeFunctionName', invoke.function.functionName, 'Direct invoke target');
     out('DashboardName', monitoring.dashboard.dashboardName, 'CloudWatch dashboard');
@@ -381,4 +399,22 @@ export class AgentKernelStack extends Stack {
 /** `ws-connect` → `WsConnectFunction`: stable construct ids (and so stable logical ids). */
 function functionId(name: string): string {
   return `${name.replace(/(^|-)(\w)/g, (_, _dash, c: string) => c.toUpperCase())}Function`;
+}
+
+/**
+ * A Function URL rather than API Gateway REST streaming: one resource, no 29 s integration
+ * limit, no per-request API charge; its auth is IAM or none, so the function verifies the
+ * bearer token itself with the authorizer's code (docs/architecture.md#streaming-http).
+ */
+function streamUrlOf(fn: NodejsFunction, config: KernelConfig): FunctionUrl {
+  return fn.addFunctionUrl({
+    authType: FunctionUrlAuthType.NONE,
+    invokeMode: InvokeMode.RESPONSE_STREAM,
+    cors: {
+      allowedOrigins: [...config.corsOrigins],
+      allowedMethods: [HttpMethod.POST],
+      allowedHeaders: ['authorization', 'content-type', 'idempotency-key', 'accept'],
+      maxAge: Duration.hours(1),
+    },
+  });
 }
