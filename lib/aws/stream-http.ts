@@ -11,6 +11,7 @@ import type { Reply } from '../core/requests.js';
 import { EventBatcher } from '../transport/batcher.js';
 import { parseMessage } from '../transport/parse.js';
 import { HttpRunBodySchema } from '../transport/protocol.js';
+import { agUiRun } from './ag-ui-http.js';
 import { createAuthorizerHandler } from './authorizer.js';
 import { errorBody, errorResponse, type Redacting, redactWith } from './errors-http.js';
 import type { HttpEvent } from './http.js';
@@ -79,6 +80,9 @@ async function route(
 ): Promise<void> {
   const method = event.requestContext.http.method;
   const path = event.rawPath.split('/').filter(Boolean).join('/');
+  if (method === 'POST' && path === 'ag-ui') {
+    return agUiRun(deployed, bodyOf(event), principal, out, redact);
+  }
   if (method !== 'POST' || path !== 'runs') {
     throw new NotFound(`Route ${method} ${event.rawPath.slice(0, 200)}`);
   }
@@ -89,7 +93,7 @@ async function route(
   if (!body.ok) throw new AgentKernelError(body.error.code, body.error.message);
   const { agent, sessionId, input } = body.message;
   // One front door per request: its turns stream into this response.
-  const turns = streamingTurns(deployed, out);
+  const turns = streamingTurns(deployed, nativeSink(deployed, out));
   const door = frontDoorWith(deployed, turns, redact);
   const reply = await door.runNow({
     principal,
@@ -99,11 +103,11 @@ async function route(
     input,
   });
   // A repeated Idempotency-Key runs nothing: the first request's reply, as one frame.
-  if (!out.started) out.frame('reply', reply);
+  if (!out.started) out.frame(sseFrame('reply', reply));
 }
 
 /** The deployment's front door (as frontDoorOf builds it), its turns run by `turns`. */
-function frontDoorWith(
+export function frontDoorWith(
   deployed: Deployment,
   turns: TurnRunner,
   redact: (text: string) => string,
@@ -124,34 +128,44 @@ function frontDoorWith(
   });
 }
 
+/** Where a turn's events go: pushed in order, closed once the turn ended. */
+export interface EventSink {
+  push(event: StreamEvent): Promise<void>;
+  close(): Promise<void>;
+}
+
 /**
- * The runtime's turns as the front door calls them, each event batched into `events` messages
- * (seq from 0, as a new run's first message on the WebSocket) written to the response as SSE.
+ * The runtime's turns as the front door calls them, each turn's events into a sink of its own
+ * (`open`): the native batcher, or AG-UI's encoder.
  */
-function streamingTurns(deployed: Deployment, out: SseResponse): TurnRunner {
+export function streamingTurns(
+  deployed: Deployment,
+  open: (sessionId: string, runId: string) => EventSink,
+): TurnRunner {
   const { runtime } = deployed;
-  const batcherFor = (sessionId: string, runId: string) =>
+  return {
+    run: (agent, sessionId, input, options) =>
+      drain(runtime.stream(agent, sessionId, input, options), open(sessionId, options.runId)),
+    resume: (sessionId, runId, decisions, options) =>
+      drain(runtime.resumeStream(sessionId, runId, decisions, options), open(sessionId, runId)),
+    clearSession: (sessionId, options) => runtime.clearSession(sessionId, options),
+  };
+}
+
+/** `events` messages (seq from 0, as a new run's first on the WebSocket) as SSE frames. */
+function nativeSink(deployed: Deployment, out: SseResponse) {
+  return (sessionId: string, runId: string): EventSink =>
     new EventBatcher({
       sessionId,
       runId,
       firstSeq: 0,
       maxDelayMs: deployed.config.EVENT_BATCH_MAX_DELAY_MS,
-      sink: async (message) => out.frame('events', message, message.seq),
+      sink: async (message) => out.frame(sseFrame('events', message, message.seq)),
     });
-  return {
-    run: (agent, sessionId, input, options) =>
-      drain(runtime.stream(agent, sessionId, input, options), batcherFor(sessionId, options.runId)),
-    resume: (sessionId, runId, decisions, options) =>
-      drain(
-        runtime.resumeStream(sessionId, runId, decisions, options),
-        batcherFor(sessionId, runId),
-      ),
-    clearSession: (sessionId, options) => runtime.clearSession(sessionId, options),
-  };
 }
 
 /** Streams a turn's events and answers as `Runtime.run` would: its reply, or its error. */
-async function drain(events: AsyncIterable<StreamEvent>, batcher: EventBatcher): Promise<Reply> {
+async function drain(events: AsyncIterable<StreamEvent>, batcher: EventSink): Promise<Reply> {
   let agent = '';
   let text = '';
   let reply: Reply | undefined;
@@ -181,7 +195,7 @@ async function drain(events: AsyncIterable<StreamEvent>, batcher: EventBatcher):
 }
 
 /** The response: its prelude waits for the first event, so an early refusal is an HTTP error. */
-class SseResponse {
+export class SseResponse {
   #stream: Writable;
   #body: Writable | undefined;
   constructor(stream: Writable) {
@@ -192,7 +206,8 @@ class SseResponse {
     return this.#body !== undefined;
   }
 
-  frame(event: string, data: unknown, id?: number): void {
+  /** Writes one encoded frame, the 200 prelude first. */
+  frame(frame: string): void {
     this.#body ??= httpResponseStream(this.#stream, {
       statusCode: 200,
       headers: {
@@ -201,7 +216,7 @@ class SseResponse {
         'x-accel-buffering': 'no',
       },
     });
-    quietWrite(this.#body, sseFrame(event, data, id));
+    quietWrite(this.#body, frame);
   }
 
   error(response: { statusCode: number; headers: Record<string, string>; body: string }): void {
