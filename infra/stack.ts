@@ -10,13 +10,7 @@ import {
   Validations,
 } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import {
-  type FunctionUrl,
-  FunctionUrlAuthType,
-  HttpMethod,
-  type IFunction,
-  InvokeMode,
-} from 'aws-cdk-lib/aws-lambda';
+import type { FunctionUrl, IFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -31,6 +25,7 @@ import { type HttpAuth, KernelHttpApi } from './constructs/http-api.js';
 import { KernelFunction, PROJECT_ROOT } from './constructs/kernel-function.js';
 import { KernelMonitoring } from './constructs/monitoring.js';
 import { KernelQueue } from './constructs/queues.js';
+import { streamUrlOf } from './constructs/stream-url.js';
 import { KernelTable } from './constructs/table.js';
 import { KernelWebSocketApi } from './constructs/websocket-api.js';
 import {
@@ -399,22 +394,4 @@ export class AgentKernelStack extends Stack {
 /** `ws-connect` → `WsConnectFunction`: stable construct ids (and so stable logical ids). */
 function functionId(name: string): string {
   return `${name.replace(/(^|-)(\w)/g, (_, _dash, c: string) => c.toUpperCase())}Function`;
-}
-
-/**
- * A Function URL rather than API Gateway REST streaming: one resource, no 29 s integration
- * limit, no per-request API charge; its auth is IAM or none, so the function verifies the
- * bearer token itself with the authorizer's code (docs/architecture.md#streaming-http).
- */
-function streamUrlOf(fn: NodejsFunction, config: KernelConfig): FunctionUrl {
-  return fn.addFunctionUrl({
-    authType: FunctionUrlAuthType.NONE,
-    invokeMode: InvokeMode.RESPONSE_STREAM,
-    cors: {
-      allowedOrigins: [...config.corsOrigins],
-      allowedMethods: [HttpMethod.POST],
-      allowedHeaders: ['authorization', 'content-type', 'idempotency-key', 'accept'],
-      maxAge: Duration.hours(1),
-    },
-  });
 }

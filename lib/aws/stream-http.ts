@@ -24,7 +24,8 @@ type Authorize = ReturnType<typeof createAuthorizerHandler>;
  * The streaming front (a Function URL with RESPONSE_STREAM): `POST /runs` with `Accept:
  * text/event-stream` runs the turn in this invocation through the front door (same auth,
  * ownership, idempotency and run records as the HTTP API) and streams the run's `events`
- * messages as SSE, batched and numbered as the WebSocket sends them. A Function URL has no
+ * messages as SSE, batched and numbered as the WebSocket sends them; `POST /ag-ui` does the same
+ * for an AG-UI `RunAgentInput` with AG-UI events (ag-ui-http.ts). A Function URL has no
  * authorizer: the token is checked here by the very authorizer the APIs use. A client that goes
  * away does not stop the run: it finishes and is stored (read it with `GET /sessions/...`).
  */
