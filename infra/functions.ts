@@ -12,6 +12,7 @@ export const FUNCTION_NAMES = [
   'ws-disconnect',
   'ws-message',
   'authorizer',
+  'stream',
 ] as const;
 export type FunctionName = (typeof FUNCTION_NAMES)[number];
 
@@ -105,7 +106,13 @@ export interface FunctionSpec {
   readonly table?: TableAccess;
   readonly trigger?: SqsTrigger;
   /** Which API route(s) call it; the API constructs wire them. */
-  readonly route?: 'http' | '$connect' | '$disconnect' | '$default' | 'ws-authorizer';
+  readonly route?:
+    | 'http'
+    | '$connect'
+    | '$disconnect'
+    | '$default'
+    | 'ws-authorizer'
+    | 'function-url';
   /** Only deployed in this delivery mode. */
   readonly deliveryMode?: 'sqs-fanout' | 'direct';
 }
@@ -216,6 +223,18 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
     memorySize: SMALL_MEMORY,
     access: ['verify-tokens'],
     route: 'ws-authorizer',
+  },
+  {
+    name: 'stream',
+    description:
+      'Function URL (response streaming): POST /runs as SSE, the turn run in the request',
+    // Response streaming may last the whole invocation (API Gateway's 30 s does not apply).
+    timeout: Duration.minutes(15),
+    memorySize: AGENT_MEMORY,
+    // A Function URL has no authorizer: the function verifies the bearer token itself.
+    access: ['runs-agents', 'verify-tokens'],
+    table: { sessions: RUN_SESSIONS, idempotency: IDEMPOTENCY },
+    route: 'function-url',
   },
 ];
 

@@ -10,11 +10,11 @@ import {
   Validations,
 } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { FunctionUrl, IFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
@@ -25,6 +25,7 @@ import { type HttpAuth, KernelHttpApi } from './constructs/http-api.js';
 import { KernelFunction, PROJECT_ROOT } from './constructs/kernel-function.js';
 import { KernelMonitoring } from './constructs/monitoring.js';
 import { KernelQueue } from './constructs/queues.js';
+import { streamUrlOf } from './constructs/stream-url.js';
 import { KernelTable } from './constructs/table.js';
 import { KernelWebSocketApi } from './constructs/websocket-api.js';
 import {
@@ -67,6 +68,8 @@ export class AgentKernelStack extends Stack {
   readonly functions = new Map<FunctionName, KernelFunction>();
   readonly webSocket?: KernelWebSocketApi;
   readonly http?: KernelHttpApi;
+  /** The stream function's Function URL (RESPONSE_STREAM): POST /runs as SSE. */
+  readonly streamUrl?: FunctionUrl;
   /** Where alarms notify (`alarmEmail` creates it, `alarmTopicArn` names yours); else none. */
   readonly alarmTopic?: ITopic;
   readonly config: KernelConfig;
@@ -189,6 +192,9 @@ export class AgentKernelStack extends Stack {
       });
     }
 
+    const streamHandler = this.functions.get('stream')?.function;
+    if (streamHandler) this.streamUrl = streamUrlOf(streamHandler, config);
+
     const alarms = config.alarmNotifications;
     if (alarms && 'topicArn' in alarms) {
       this.alarmTopic = Topic.fromTopicArn(this, 'AlarmTopic', alarms.topicArn);
@@ -286,7 +292,7 @@ export class AgentKernelStack extends Stack {
         // Only the name: the authorizer reads the value at cold start (lib/aws/authorizer.ts),
         // so it is never in the function's configuration, the template or the cloud assembly.
         env('JWT_SECRET_NAME', config.auth.secretName);
-        Secret.fromSecretNameV2(this, 'JwtSecret', config.auth.secretName).grantRead(fn);
+        this.jwtSecret(config.auth.secretName).grantRead(fn);
       } else {
         env('JWKS_URL', config.auth.jwksUrl);
         env('JWT_ISSUER', config.auth.issuer);
@@ -299,6 +305,12 @@ export class AgentKernelStack extends Stack {
    * The account-level API Gateway logging role that WebSocket access logs need: created here,
    * already set, or none (access logs off, with a warning saying how to turn them on).
    */
+  /** The development JWT secret, referenced once however many functions verify tokens. */
+  private jwtSecret(secretName: string): ISecret {
+    const found = this.node.tryFindChild('JwtSecret') as ISecret | undefined;
+    return found ?? Secret.fromSecretNameV2(this, 'JwtSecret', secretName);
+  }
+
   private accountRole(config: KernelConfig): { accessLogs: boolean; dependsOn?: Construct } {
     if (config.apiGatewayAccountRole === 'none') {
       Annotations.of(this).addWarning(
@@ -366,6 +378,7 @@ export class AgentKernelStack extends Stack {
     }
     if (this.webSocket) out('WebSocketUrl', this.webSocket.stage.url, 'wss:// URL for clients');
     if (this.http) out('HttpUrl', this.http.url, 'HTTP API base URL');
+    if (this.streamUrl) out('StreamUrl', this.streamUrl.url, 'Streaming runs (SSE) URL');
     const invoke = this.functions.get('invoke');
     if (invoke) out('InvokeFunctionName', invoke.function.functionName, 'Direct invoke target');
     out('DashboardName', monitoring.dashboard.dashboardName, 'CloudWatch dashboard');

@@ -26,6 +26,7 @@ await runCommand(async () => {
   agents         ${entry ?? 'the demo (examples/demo/agents.ts)'}: ${process.env.AGENT_NAMES}
   HTTP API       ${stack.httpUrl}        e.g. curl -H "authorization: Bearer $TOKEN" ${stack.httpUrl}/agents
   WebSocket API  ${stack.wsUrl}?token=$TOKEN
+  Stream URL     ${stack.streamUrl}/runs   (POST, Accept: text/event-stream: the run as SSE)
   SQS endpoint   ${stack.sqsEndpoint}
   approvals      ${stack.queues.approvals}
 

@@ -9,6 +9,7 @@ import { retryDelaySeconds } from '../aws/queues.js';
 import { createDynamoClient, createTable } from '../stores/dynamodb/index.js';
 import { type ScriptEntry, startScriptedModelServer } from '../testing/scripted-model-server.js';
 import { startDynalite } from './dynalite.js';
+import { startFunctionUrl } from './function-url.js';
 import { FUNCTIONS } from './functions.js';
 import { type Gateway, type GatewayHandlers, startGateway } from './gateway.js';
 import { lambdaContext } from './lambda-context.js';
@@ -25,6 +26,8 @@ import {
 export interface LocalStack {
   readonly httpUrl: string;
   readonly wsUrl: string;
+  /** The streaming function's Function URL (RESPONSE_STREAM): `POST /runs` as SSE. */
+  readonly streamUrl: string;
   /** A development token (HS256, sub = `developer`) accepted by both APIs. */
   readonly token: string;
   readonly queues: Record<'run' | 'events' | 'approvals' | 'approvalRequests', string>;
@@ -133,6 +136,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       const url = pathToFileURL(resolve(import.meta.dirname, '../../functions', `${name}.ts`)).href;
       loaded[name] = ((await import(url)) as { handler: Handler }).handler;
     }
+    const streamUrl = await startStreamFunction(stops);
     // Each poller wakes when a message is sent to its queue, as an event source mapping does.
     const wake =
       (url: string): Wake =>
@@ -171,6 +175,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     return {
       httpUrl: gateway.url,
       wsUrl: gateway.wsUrl,
+      streamUrl,
       token: await tokenFor('developer'),
       queues: {
         run: run.url,
@@ -191,4 +196,16 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
 function sqsHandler(handler: Handler, name: string): SqsHandler {
   return (event) => handler(event, lambdaContext(name, 60_000));
+}
+
+/** functions/stream.ts behind its local Function URL (lib/local/function-url.ts). */
+async function startStreamFunction(stops: (() => Promise<void>)[]): Promise<string> {
+  const url = pathToFileURL(resolve(import.meta.dirname, '../../functions/stream.ts')).href;
+  const { handler } = (await import(url)) as { handler: Handler };
+  const functionUrl = await startFunctionUrl(handler, {
+    context: () => lambdaContext('stream', 60_000),
+    timeoutMs: 60_000,
+  });
+  stops.push(() => functionUrl.close());
+  return functionUrl.url;
 }

@@ -303,7 +303,8 @@ describe('least privilege', () => {
     const all = JSON.stringify(statements());
     expect(all).toContain(':secret:agent-kernel/openai-??????');
     const bedrock = statements().filter((s) => list(s.Action).includes('bedrock:InvokeModel'));
-    expect(bedrock).toHaveLength(3);
+    // The functions that run agents: invoke, http, worker, stream.
+    expect(bedrock).toHaveLength(4);
     for (const s of bedrock) {
       expect(s.Resource).toBe('arn:aws:bedrock:us-east-1::foundation-model/anthropic.claude-x');
     }
