@@ -41,8 +41,8 @@ describe('npm run synth with AGENT_KERNEL_AGENTS', () => {
       if (code.includes('Parrot heard')) withParrot.push(dir);
       if (code.includes('book_table')) withDemo.push(dir);
     }
-    // invoke, http and the worker build the agents (approvals routes decisions without them).
-    expect(withParrot).toHaveLength(3);
+    // invoke, http, stream and the worker build the agents (approvals routes decisions without them).
+    expect(withParrot).toHaveLength(4);
     expect(withDemo).toEqual([]);
   }, 180_000);
 
