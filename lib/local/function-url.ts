@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { PRELUDE_DELIMITER } from '../aws/response-stream.js';
+import { httpEventOf } from './http-event.js';
 
 type StreamingHandler = (event: unknown, stream: PassThrough, context: unknown) => Promise<void>;
 
@@ -125,30 +125,7 @@ class Relay {
 }
 
 function eventOf(req: IncomingMessage, body: string) {
-  const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-  const query = Object.fromEntries(url.searchParams);
-  return {
-    version: '2.0',
-    routeKey: '$default',
-    rawPath: url.pathname,
-    rawQueryString: url.search.slice(1),
-    headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)])),
-    ...(url.search ? { queryStringParameters: query } : {}),
-    requestContext: {
-      http: {
-        method: req.method ?? 'GET',
-        path: url.pathname,
-        protocol: 'HTTP/1.1',
-        sourceIp: '127.0.0.1',
-        userAgent: req.headers['user-agent'] ?? '',
-      },
-      requestId: randomUUID(),
-      stage: '$default',
-      timeEpoch: Date.now(),
-    },
-    body,
-    isBase64Encoded: false,
-  };
+  return httpEventOf(req, body, { queryParameters: true });
 }
 
 function readBody(req: IncomingMessage): Promise<string> {

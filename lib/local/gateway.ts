@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { jwtVerify } from 'jose';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { AgentKernelError } from '../core/errors.js';
+import { httpEventOf } from './http-event.js';
 
 type Handler = (event: any, context: any) => Promise<any>;
 
@@ -142,29 +143,7 @@ export async function startGateway(
       res.end(`{"message":"${verdict === 403 ? 'Forbidden' : 'Unauthorized'}"}`);
       return;
     }
-    const authorizer = verdict;
-    const event = {
-      version: '2.0',
-      routeKey: '$default',
-      rawPath: url.pathname,
-      rawQueryString: url.search.slice(1),
-      headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)])),
-      requestContext: {
-        http: {
-          method: req.method ?? 'GET',
-          path: url.pathname,
-          protocol: 'HTTP/1.1',
-          sourceIp: '127.0.0.1',
-          userAgent: req.headers['user-agent'] ?? '',
-        },
-        requestId: randomUUID(),
-        stage: '$default',
-        timeEpoch: Date.now(),
-        ...(authorizer ? { authorizer } : {}),
-      },
-      body,
-      isBase64Encoded: false,
-    };
+    const event = httpEventOf(req, body, verdict ? { authorizer: verdict } : {});
     const result = await handlers.http(event, options.context('http'));
     res.writeHead(result.statusCode ?? 200, result.headers ?? {});
     res.end(result.body ?? '');
