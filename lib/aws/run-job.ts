@@ -1,5 +1,4 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
-import type { RunRecord } from '../app/ports/run-records.js';
 import type { StreamEvent } from '../core/events.js';
 import type { JsonValue, SessionData } from '../core/session.js';
 import { EventBatcher } from '../transport/batcher.js';
@@ -11,6 +10,7 @@ import { deliveryFor } from './delivery.js';
 import { announcePause } from './pause-announce.js';
 import { asJson, RunLog } from './run-log.js';
 import type { Deployment } from './runtime.js';
+import { finished, storedEarlier, storedReply } from './stored-turn.js';
 
 export type Outcome = Extract<StreamEvent, { type: 'run-finished' | 'run-paused' | 'run-error' }>;
 
@@ -83,36 +83,6 @@ export async function runJob(ctx: JobContext): Promise<JobResult> {
     }
   }
   return stream(ctx, log);
-}
-
-/** A run job's record past running, or a completed resume: an earlier delivery finished it. */
-function finished(record: RunRecord, job: TurnJob): boolean {
-  if (record.status === 'completed') return true;
-  return job.kind === 'run' && (record.status === 'paused' || record.status === 'failed');
-}
-
-/**
- * How far an earlier attempt got before it died unrecorded. The session says it without the run
- * record (an attempt may die after the save and before its first events message moved the
- * record to running): a run's reply saved as `lastReply`, or its pause marked on the session. A
- * resume's session no longer marks it paused. Older records: more turns than when it started.
- */
-function storedEarlier(
-  job: TurnJob,
-  previous: RunRecord | undefined,
-  session: SessionData | undefined,
-): 'completed' | 'paused' | undefined {
-  if (!session || (previous && previous.status !== 'running' && previous.status !== 'queued')) {
-    return undefined;
-  }
-  if (job.kind === 'run') {
-    if (session.lastReply?.runId === job.runId) return 'completed';
-    if (session.paused?.some((p) => p.runId === job.runId)) return 'paused';
-    const { turnsBefore } = previous ?? {};
-    return turnsBefore !== undefined && session.turns > turnsBefore ? 'completed' : undefined;
-  }
-  if (previous?.status !== 'running') return undefined;
-  return session.paused?.some((p) => p.runId === job.runId) ? undefined : 'completed';
 }
 
 async function stream(ctx: JobContext, log: RunLog): Promise<JobResult> {
@@ -320,17 +290,6 @@ async function resumeStored(ctx: JobContext, log: RunLog): Promise<SessionData |
   if (!session) return undefined;
   const marked = session.data.paused?.some((p) => p.runId === ctx.job.runId) ?? false;
   return !marked && (!!paused || log.previous?.status === 'running') ? session.data : undefined;
-}
-
-/** The reply the session saved with the run's turn (`lastReply`), else `text` alone. */
-function storedReply(
-  session: SessionData | undefined,
-  runId: string,
-  text: string,
-): { text: string; output?: JsonValue } {
-  const last = session?.lastReply;
-  if (last?.runId !== runId) return { text };
-  return { text: last.text, ...(last.output === undefined ? {} : { output: last.output }) };
 }
 
 /** A duplicate resume: the other one owns the run's events and record; this one sends nothing. */
