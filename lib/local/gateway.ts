@@ -196,8 +196,9 @@ export async function startGateway(
       const connectionId = randomUUID();
       const query = Object.fromEntries(url.searchParams);
       let principal: string | undefined;
-      if (!query.token && !req.headers.authorization) {
-        // No identity source: API Gateway refuses before calling the authorizer.
+      if (!query.token) {
+        // The deployed $connect authorizer's identity source is the `token` query parameter:
+        // without it API Gateway refuses before calling the authorizer, a header notwithstanding.
         socket.end('HTTP/1.1 401 Unauthorized\r\n\r\n');
         return;
       }

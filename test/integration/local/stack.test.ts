@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import { sendApproval } from '../../../lib/local/approve.js';
 import { useLocalStack } from './clients.js';
 import { connect as connectTo, untilTerminal } from './ws-client.js';
@@ -12,6 +13,16 @@ describe('local stack (npm start)', () => {
     // No token: 401 before the authorizer runs; a bad one: its Deny, 403 (as API Gateway).
     await expect(connect()).rejects.toThrow(/401/);
     await expect(connect('not-a-jwt')).rejects.toThrow(/403/);
+    // A header is not the identity source: refused as the deployed API refuses it.
+    const headerOnly = new WebSocket(stack.wsUrl, {
+      headers: { authorization: `Bearer ${stack.token}` },
+    });
+    await expect(
+      new Promise((resolve, reject) => {
+        headerOnly.once('open', resolve);
+        headerOnly.once('error', reject);
+      }),
+    ).rejects.toThrow(/401/);
   });
 
   it('streams a run over the WebSocket through the queue, worker and fan-out, in order', async () => {
