@@ -85,7 +85,8 @@ async function route(
   const method = event.requestContext.http.method;
   const path = event.rawPath.split('/').filter(Boolean).join('/');
   if (method === 'POST' && path === 'ag-ui') {
-    return agUiRun(deployed, bodyOf(event), principal, out, redact);
+    const request = { body: bodyOf(event), principal, ...idempotencyKey(event) };
+    return agUiRun(deployed, request, out, redact);
   }
   if (method !== 'POST' || path !== 'runs') {
     throw new NotFound(`Route ${method} ${event.rawPath.slice(0, 200)}`);
