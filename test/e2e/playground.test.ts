@@ -65,6 +65,8 @@ describe('the playground page in Chromium', () => {
     await untilStatus('Connected. Say something.');
     expect(await page.locator('#error').isHidden()).toBe(true);
     expect(await page.getByLabel('Agent').inputValue()).toBe('demo');
+    // The agents came cross-origin: the page's origin is the stream URL's, not the API's (CORS).
+    expect(new URL(page.url()).origin).not.toBe(new URL(stack.httpUrl).origin);
     // A string: the browser's globals are not in this project's types (no DOM lib).
     await page.evaluate(`(() => {
       const samples = (window.samples = []);
