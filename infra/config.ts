@@ -49,6 +49,8 @@ export interface KernelConfig {
   readonly tableDeletionProtection: boolean;
   /** The Lambda runtime of every function. */
   readonly lambdaRuntime: LambdaRuntime;
+  /** Serve the playground page at the StreamUrl's root (`GET /`): default off. */
+  readonly playground?: boolean;
   /** Memory (MB) of the functions that run agents (invoke, http, worker). */
   readonly agentMemoryMb: number;
   /** The worker's timeout (s); the run queue's visibility is six times it. */
@@ -172,6 +174,7 @@ const ContextSchema = z.object({
     .enum(['create', 'existing', 'none'], 'must be create, existing or none')
     .default('create'),
   tableDeletionProtection: flag.default(true),
+  playground: flag.default(false),
   lambdaRuntime: z
     .enum(['nodejs24.x', 'nodejs22.x'], 'must be nodejs24.x or nodejs22.x')
     .default(DEFAULT_LAMBDA_RUNTIME),
@@ -240,6 +243,7 @@ export function configFromContext(context: Record<string, unknown>): KernelConfi
     ...(c.alarmTopicArn ? { alarmNotifications: { topicArn: c.alarmTopicArn } } : {}),
     apiGatewayAccountRole: c.apiGatewayAccountRole,
     tableDeletionProtection: c.tableDeletionProtection,
+    ...(c.playground ? { playground: true } : {}),
     lambdaRuntime: c.lambdaRuntime,
     agentMemoryMb: c.agentMemoryMb,
     workerTimeoutSeconds: c.workerTimeoutSeconds,

@@ -115,6 +115,8 @@ export interface FunctionSpec {
     | 'function-url';
   /** Only deployed in this delivery mode. */
   readonly deliveryMode?: 'sqs-fanout' | 'direct';
+  /** Project folders copied beside the bundle (files it reads at run time). */
+  readonly copyDirs?: readonly string[];
 }
 
 const AGENT_MEMORY = 1024;
@@ -235,6 +237,8 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
     access: ['runs-agents', 'verify-tokens'],
     table: { sessions: RUN_SESSIONS, idempotency: IDEMPOTENCY },
     route: 'function-url',
+    // The playground page it serves with `playground=true` (lib/aws/playground-http.ts).
+    copyDirs: ['lib/playground'],
   },
 ];
 

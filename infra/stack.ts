@@ -140,6 +140,7 @@ export class AgentKernelStack extends Stack {
         ...(config.agentsEntry ? { agentsEntry: config.agentsEntry } : {}),
         bundleAwsSdk: config.bundleAwsSdk,
         runtime: config.lambdaRuntime,
+        ...(spec.copyDirs ? { copyDirs: spec.copyDirs } : {}),
       });
       this.functions.set(spec.name, fn);
       this.grantAccess(spec, fn.function, config);
@@ -193,7 +194,8 @@ export class AgentKernelStack extends Stack {
     }
 
     const streamHandler = this.functions.get('stream')?.function;
-    if (streamHandler) this.streamUrl = streamUrlOf(streamHandler, config);
+    const apis = { httpUrl: this.http?.url, wsUrl: this.webSocket?.stage.url };
+    if (streamHandler) this.streamUrl = streamUrlOf(streamHandler, config, apis);
 
     const alarms = config.alarmNotifications;
     if (alarms && 'topicArn' in alarms) {

@@ -1,4 +1,4 @@
-import { dirname, resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -34,6 +34,8 @@ export interface KernelFunctionProps {
   readonly bundleAwsSdk?: boolean;
   /** Default: DEFAULT_LAMBDA_RUNTIME (config.ts). */
   readonly runtime?: LambdaRuntime;
+  /** Project folders copied beside the bundle (`lib/playground` → `/var/task/playground`). */
+  readonly copyDirs?: readonly string[];
 }
 
 const RUNTIMES: Record<LambdaRuntime, Runtime> = {
@@ -94,6 +96,7 @@ export class KernelFunction extends Construct {
         ...(props.agentsEntry
           ? { esbuildArgs: { '--alias:#agents': resolve(PROJECT_ROOT, props.agentsEntry) } }
           : {}),
+        ...(props.copyDirs ? { commandHooks: copying(props.copyDirs) } : {}),
       },
     });
     if ((props.runtime ?? DEFAULT_LAMBDA_RUNTIME) !== DEFAULT_LAMBDA_RUNTIME) {
@@ -122,4 +125,14 @@ export class KernelFunction extends Construct {
       },
     );
   }
+}
+
+/** Bundling hooks that copy project folders beside the bundle (read at run time, not imported). */
+function copying(dirs: readonly string[]) {
+  return {
+    beforeBundling: () => [],
+    beforeInstall: () => [],
+    afterBundling: (inputDir: string, outputDir: string) =>
+      dirs.map((dir) => `cp -R "${inputDir}/${dir}" "${outputDir}/${basename(dir)}"`),
+  };
 }

@@ -1,47 +1,101 @@
-import type { Message } from '@ag-ui/core';
+import type { Message, RunAgentInput } from '@ag-ui/core';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { EventEncoder } from '@ag-ui/encoder';
+import type { FrontDoor } from '../app/front-door.js';
 import { InvalidRequest } from '../core/errors.js';
+import type { StreamEvent } from '../core/events.js';
+import type { Reply } from '../core/requests.js';
 import type { Decision } from '../core/runner.js';
 import { toAgUiEvent } from '../transport/ag-ui.js';
 import type { Deployment } from './runtime.js';
 import { type EventSink, frontDoorWith, type SseResponse, streamingTurns } from './stream-http.js';
 
+/** A `POST /ag-ui` request: its body, the caller, and its `Idempotency-Key` if any. */
+export interface AgUiRequest {
+  body: string;
+  principal: unknown;
+  requestId?: string;
+}
+
 /**
  * `POST /ag-ui`: an AG-UI `RunAgentInput` (threadId = our session) → SSE of AG-UI events
  * (lib/transport/ag-ui.ts maps ours, @ag-ui/encoder frames them). A run's input is its last user
  * message; the agent is `forwardedProps.agent` (default: the first deployed). A `resume` answers
- * the thread's paused run: `resolved` approves (`payload.arguments` edits the call), `cancelled`
- * or `payload.approved === false` denies. Through the same front door as `POST /runs`.
+ * the paused run the client names (`parentRunId`, else the one holding the interrupts it
+ * answers): `resolved` approves (`payload.arguments` edits the call), `cancelled` or
+ * `payload.approved === false` denies. Through the same front door as `POST /runs`, with its
+ * `Idempotency-Key`: a repeated key runs nothing and streams the first answer again.
  */
 export async function agUiRun(
   deployed: Deployment,
-  body: string,
-  principal: unknown,
+  request: AgUiRequest,
   out: SseResponse,
   redact: (text: string) => string,
 ): Promise<void> {
-  const input = parseInput(body);
+  const input = parseInput(request.body);
   const encoder = new EventEncoder();
-  const sink = (): EventSink => ({
-    push: async (event) => out.frame(encoder.encodeSSE(toAgUiEvent(event) as never)),
-    close: async () => undefined,
-  });
+  const send = (event: StreamEvent) => out.frame(encoder.encodeSSE(toAgUiEvent(event) as never));
+  const sink = (): EventSink => ({ push: async (event) => send(event), close: async () => {} });
   const door = frontDoorWith(deployed, streamingTurns(deployed, sink), redact);
+  const { principal } = request;
   const sessionId = input.threadId;
+  const key = request.requestId === undefined ? {} : { requestId: request.requestId };
+  let reply: Reply;
   if (input.resume && input.resume.length > 0) {
-    const { paused } = await door.readSession(principal, sessionId);
-    const runId = paused.at(-1)?.runId;
-    if (!runId) throw new InvalidRequest(`Thread "${sessionId}" has no paused run to resume.`);
+    const runId = await pausedRunOf(deployed, door, principal, input);
     const decisions = input.resume.map(decisionOf);
-    await door.resumeNow({ principal, sessionId, runId, decisions });
-    return;
+    reply = await door.resumeNow({ principal, ...key, sessionId, runId, decisions });
+  } else {
+    const agents = deployed.runtime.agents.map((a) => a.name);
+    const named = (input.forwardedProps as { agent?: unknown } | undefined)?.agent;
+    const agent = typeof named === 'string' ? named : agents[0];
+    if (!agent) throw new InvalidRequest('No agent is deployed.');
+    const text = lastUserText(input.messages);
+    reply = await door.runNow({ principal, ...key, agent, sessionId, input: text });
   }
-  const agents = deployed.runtime.agents.map((a) => a.name);
-  const named = (input.forwardedProps as { agent?: unknown } | undefined)?.agent;
-  const agent = typeof named === 'string' ? named : agents[0];
-  if (!agent) throw new InvalidRequest('No agent is deployed.');
-  await door.runNow({ principal, agent, sessionId, input: lastUserText(input.messages) });
+  // A repeated Idempotency-Key ran nothing: the first answer, as the events of a short run.
+  if (!out.started) for (const event of replayOf(reply)) send(event);
+}
+
+/**
+ * The paused run a resume answers: `parentRunId` when the client names it, else the thread's
+ * paused run holding the interrupts it answers (a thread may have several). Owner-checked.
+ */
+async function pausedRunOf(
+  deployed: Deployment,
+  door: FrontDoor,
+  principal: unknown,
+  input: RunAgentInput,
+): Promise<string> {
+  const { paused } = await door.readSession(principal, input.threadId);
+  if (input.parentRunId) return input.parentRunId;
+  const answered = new Set((input.resume ?? []).map((entry) => entry.interruptId));
+  for (const { runId } of paused) {
+    const run = await deployed.runtime.pausedRuns?.get(input.threadId, runId);
+    if (run?.interruptions.some((interruption) => answered.has(interruption.id))) return runId;
+  }
+  const first = [...answered][0]?.slice(0, 100);
+  throw new InvalidRequest(
+    `No paused run of thread "${input.threadId}" waits for interrupt "${first}": name it in parentRunId.`,
+  );
+}
+
+/** A stored reply as the events a client would have seen, for a repeated request. */
+function replayOf(reply: Reply): StreamEvent[] {
+  const { runId, sessionId, agent } = reply;
+  const messageId = `${runId}:reply`;
+  const text: StreamEvent[] = reply.text
+    ? [
+        { type: 'message-start', runId, messageId },
+        { type: 'text-delta', runId, messageId, delta: reply.text },
+        { type: 'message-end', runId, messageId },
+      ]
+    : [];
+  const end: StreamEvent =
+    reply.status === 'completed'
+      ? { type: 'run-finished', runId, reply }
+      : { type: 'run-paused', runId, sessionId, interruptions: reply.interruptions };
+  return [{ type: 'run-started', runId, sessionId, agent }, ...text, end];
 }
 
 function parseInput(body: string) {

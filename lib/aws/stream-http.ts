@@ -15,6 +15,7 @@ import { agUiRun } from './ag-ui-http.js';
 import { createAuthorizerHandler } from './authorizer.js';
 import { errorBody, errorResponse, type Redacting, redactWith } from './errors-http.js';
 import type { HttpEvent } from './http.js';
+import { servePlayground } from './playground-http.js';
 import { httpResponseStream, quietWrite, sseFrame } from './response-stream.js';
 import type { Deployment } from './runtime.js';
 
@@ -25,7 +26,8 @@ type Authorize = ReturnType<typeof createAuthorizerHandler>;
  * text/event-stream` runs the turn in this invocation through the front door (same auth,
  * ownership, idempotency and run records as the HTTP API) and streams the run's `events`
  * messages as SSE, batched and numbered as the WebSocket sends them; `POST /ag-ui` does the same
- * for an AG-UI `RunAgentInput` with AG-UI events (ag-ui-http.ts). A Function URL has no
+ * for an AG-UI `RunAgentInput` with AG-UI events (ag-ui-http.ts); `GET /` is the playground page
+ * when the deployment serves it (playground-http.ts). A Function URL has no
  * authorizer: the token is checked here by the very authorizer the APIs use. A client that goes
  * away does not stop the run: it finishes and is stored (read it with `GET /sessions/...`).
  */
@@ -37,6 +39,7 @@ export function createStreamHandler(
   const redact = redactWith(options);
   const authorizers = new WeakMap<Deployment, Authorize>();
   return async (event: HttpEvent, stream: Writable): Promise<void> => {
+    if (await servePlayground(event, stream)) return;
     const out = new SseResponse(stream);
     try {
       const deployed = await deployment();
@@ -82,7 +85,8 @@ async function route(
   const method = event.requestContext.http.method;
   const path = event.rawPath.split('/').filter(Boolean).join('/');
   if (method === 'POST' && path === 'ag-ui') {
-    return agUiRun(deployed, bodyOf(event), principal, out, redact);
+    const request = { body: bodyOf(event), principal, ...idempotencyKey(event) };
+    return agUiRun(deployed, request, out, redact);
   }
   if (method !== 'POST' || path !== 'runs') {
     throw new NotFound(`Route ${method} ${event.rawPath.slice(0, 200)}`);

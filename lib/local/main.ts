@@ -23,6 +23,7 @@ await runCommand(async () => {
   const stack = await startLocalStack({ port });
   const offline = process.env.OPENAI_API_KEY === 'offline';
   console.log(`Agent Kernel local stack${offline ? ' (offline: scripted model server)' : ''}
+  playground     ${stack.playgroundUrl}   (open it in a browser, paste the TOKEN below)
   agents         ${entry ?? 'the demo (examples/demo/agents.ts)'}: ${process.env.AGENT_NAMES}
   HTTP API       ${stack.httpUrl}        e.g. curl -H "authorization: Bearer $TOKEN" ${stack.httpUrl}/agents
   WebSocket API  ${stack.wsUrl}?token=$TOKEN

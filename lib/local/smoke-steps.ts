@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import type { ApprovalMessage } from '../transport/protocol.js';
+import { streamSteps } from './smoke-stream.js';
 
 /** A deployed or local stack as the smoke check reaches it: two APIs, a queue, maybe invoke. */
 export interface SmokeTarget {
@@ -14,6 +15,8 @@ export interface SmokeTarget {
   sendApproval(message: ApprovalMessage): Promise<void>;
   /** The invoke function, directly; a string says why it cannot be reached from here. */
   readonly invoke: ((payload: unknown) => Promise<unknown>) | string;
+  /** The StreamUrl, and whether it serves the playground; a string says why it is not checked. */
+  readonly stream?: { url: string; playground: boolean } | string;
 }
 
 export interface StepResult {
@@ -174,6 +177,16 @@ export async function runSmoke(target: SmokeTarget, budgetMs = 60_000): Promise<
     if (end.type !== 'run-finished') throw new Error(`expected run-finished, got ${end.type}`);
     return `run ${runId} finished after the queued decision`;
   });
+  const { stream } = target;
+  if (typeof stream === 'object') {
+    const steps = streamSteps({ streamUrl: stream.url, playground: stream.playground, ...target });
+    for (const [name, body] of steps) await step(name, body);
+  } else {
+    const detail = stream ?? 'no StreamUrl given';
+    for (const name of ['stream (SSE)', 'AG-UI (SSE)']) {
+      results.push({ name, status: 'skip', ms: 0, detail });
+    }
+  }
   if (typeof target.invoke === 'string') {
     results.push({ name: 'invoke (direct)', status: 'skip', ms: 0, detail: target.invoke });
   } else {

@@ -19,7 +19,7 @@ import { sendApproval } from './approve.js';
 import { formatReport, runSmoke, type SmokeTarget } from './smoke-steps.js';
 
 const USAGE = `usage: npm run smoke -- --token <jwt> [--outputs cdk-outputs.json] [--stack <name>]
-       npm run smoke -- --local [--http <url> --ws <url> --approvals <queue-url> --token <jwt>]`;
+       npm run smoke -- --local [--http <url> --ws <url> --approvals <queue-url> --token <jwt> [--stream <url>]]`;
 
 type Flags = Record<string, string | boolean | undefined>;
 
@@ -32,6 +32,7 @@ async function main(): Promise<number> {
       http: { type: 'string' },
       ws: { type: 'string' },
       approvals: { type: 'string' },
+      stream: { type: 'string' },
       token: { type: 'string' },
       agent: { type: 'string' },
       principal: { type: 'string' },
@@ -71,6 +72,11 @@ function againstNpmStart(flags: Flags): SmokeTarget {
     sendApproval: (message) => sendApproval(queue, message),
     invoke:
       'npm start serves no Lambda Invoke endpoint (`npm run smoke -- --local` invokes in-process)',
+    // npm start prints the Stream URL; its stream function always serves the playground.
+    stream:
+      typeof flags.stream === 'string'
+        ? { url: flags.stream.replace(/\/runs$/, ''), playground: true }
+        : 'no --stream <url> given (npm start prints it as Stream URL)',
   };
 }
 
@@ -88,6 +94,7 @@ async function inProcess(flags: Flags, stops: (() => Promise<void>)[]): Promise<
     agent: (flags.agent as string | undefined) ?? 'demo',
     sendApproval: (message) => sendApproval(stack.queues.approvals, message),
     invoke: stack.invoke,
+    stream: { url: stack.streamUrl, playground: true },
   };
 }
 
@@ -129,6 +136,9 @@ async function againstAws(flags: Flags, stops: (() => Promise<void>)[]): Promise
             payload,
           )
       : 'the stack has no InvokeFunctionName output (invoke function not deployed)',
+    stream: outputs.StreamUrl
+      ? { url: outputs.StreamUrl, playground: Boolean(outputs.PlaygroundUrl) }
+      : 'the stack has no StreamUrl output',
   };
 }
 

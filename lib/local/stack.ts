@@ -28,6 +28,8 @@ export interface LocalStack {
   readonly wsUrl: string;
   /** The streaming function's Function URL (RESPONSE_STREAM): `POST /runs` as SSE. */
   readonly streamUrl: string;
+  /** The playground page (served by the stream function, as `playground=true` deploys it). */
+  readonly playgroundUrl: string;
   /** A development token (HS256, sub = `developer`) accepted by both APIs. */
   readonly token: string;
   readonly queues: Record<'run' | 'events' | 'approvals' | 'approvalRequests', string>;
@@ -128,6 +130,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       // The back-office principal `npm run approve` may use to decide any session's runs.
       APPROVER_PRINCIPALS: process.env.APPROVER_PRINCIPALS ?? 'back-office',
       JWT_SECRET: secret,
+      // The playground page the stream function serves, talking to these two APIs.
+      PLAYGROUND_DIR: resolve(import.meta.dirname, '../playground'),
+      PLAYGROUND_HTTP_URL: gateway.url,
+      PLAYGROUND_WS_URL: gateway.wsUrl,
       // As the stack sets it on ws-message (infra/app.ts): unknown agents are refused up front.
       AGENT_NAMES:
         process.env.AGENT_NAMES ?? (await agentNamesOf(await import('#agents'))).join(','),
@@ -176,6 +182,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       httpUrl: gateway.url,
       wsUrl: gateway.wsUrl,
       streamUrl,
+      playgroundUrl: `${streamUrl}/`,
       token: await tokenFor('developer'),
       queues: {
         run: run.url,

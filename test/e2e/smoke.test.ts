@@ -11,6 +11,9 @@ const STEPS = [
   'pause (tool approval)',
   'approve over HTTP',
   'approve over the approvals queue',
+  'stream (SSE)',
+  'AG-UI (SSE)',
+  'playground page',
   'invoke (direct)',
 ];
 
@@ -98,6 +101,8 @@ beforeAll(async () => {
     /WebSocket API\s+(\S+)\?token=/.exec(printed)?.[1] as string,
     '--approvals',
     /approvals\s+(\S+)/.exec(printed)?.[1] as string,
+    '--stream',
+    /Stream URL\s+(\S+)/.exec(printed)?.[1] as string,
   );
 }, 90_000);
 
@@ -128,7 +133,7 @@ describe('npm run smoke', () => {
     expect(steps.get('run and stream')?.detail).toMatch(
       /[1-9]\d* text deltas, [1-9]\d* tool events/,
     );
-    expect(smoke.stdout).toMatch(/^smoke: all 5 steps passed, 1 skipped$/m);
+    expect(smoke.stdout).toMatch(/^smoke: all 8 steps passed, 1 skipped$/m);
   }, 180_000);
 
   it('fails, exit 1, with a token the stack refuses', async () => {
@@ -147,10 +152,13 @@ describe('npm run smoke', () => {
     // Assess
     expect(smoke.code, `${smoke.stdout}\n${smoke.stderr}`).toBe(1);
     expect(stepsOf(smoke.stdout).get('connect (WebSocket)')?.status).toBe('FAIL');
-    expect(smoke.stdout).toMatch(/^smoke: 5 of 6 steps FAILED$/m);
+    expect(smoke.stdout).toMatch(/^smoke: 7 of 9 steps FAILED$/m);
+    // The page needs no token; the stream URL refuses the bad one.
+    expect(stepsOf(smoke.stdout).get('playground page')?.status).toBe('PASS');
+    expect(stepsOf(smoke.stdout).get('stream (SSE)')?.detail).toMatch(/401/);
   }, 180_000);
 
-  it('with --local alone starts the stack in its own process and passes all six, invoke too', async () => {
+  it('with --local alone starts the stack in its own process and passes every step, invoke too', async () => {
     // Act
     const smoke = await npmRun(['smoke', '--', '--local']);
 

@@ -44,6 +44,7 @@ const refused: [key: string, value: unknown, message: RegExp][] = [
   ['corsOrigins', 'https://app.example.com/path', /corsOrigins/],
   ['retainTable', 'yes', /retainTable/],
   ['tableDeletionProtection', 'no', /tableDeletionProtection/],
+  ['playground', 'yes', /playground/],
   ['bundleAwsSdk', 'maybe', /bundleAwsSdk/],
   ['agentNames', 'a b', /agentNames/],
 ];

@@ -1,0 +1,309 @@
+// The playground: the public HTTP API (agents, session, run records) and the WebSocket API (run,
+// resume, the run's events), as any client uses them. No framework, no build step.
+import { approvalCard, clearLog, item, pre, setStatus, showError, textOf } from './view.js';
+
+const TOKEN_KEY = 'agent-kernel.playground.token';
+const SESSION_KEY = 'agent-kernel.playground.session';
+
+const $ = (id) => document.getElementById(id);
+const state = {
+  config: { httpUrl: '', wsUrl: '' },
+  socket: undefined,
+  /** `${runId}:${seq}` already shown: queues deliver at least once. */
+  seen: new Set(),
+  /** requestId → the input it sent, until `accepted` names its run. */
+  sent: new Map(),
+  /** runId → decisions so far of its pause, and how many it needs. */
+  pauses: new Map(),
+  parts: new Map(),
+};
+
+/** The session this page talks in, kept across reloads: `{ sessionId, runs: [{runId, input}] }`. */
+function session() {
+  try {
+    return JSON.parse(localStorage.getItem(SESSION_KEY) ?? 'null');
+  } catch {
+    return null;
+  }
+}
+
+function saveSession(value) {
+  if (value) localStorage.setItem(SESSION_KEY, JSON.stringify(value));
+  else localStorage.removeItem(SESSION_KEY);
+  $('session-id').textContent = value?.sessionId ?? 'none yet';
+}
+
+async function api(path) {
+  const token = localStorage.getItem(TOKEN_KEY) ?? '';
+  const res = await fetch(`${state.config.httpUrl}${path}`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  const body = await res.json().catch(() => ({}));
+  return { status: res.status, body };
+}
+
+/** A sentence a person can act on, for an HTTP refusal. */
+function refusal(status, body) {
+  if (status === 401 || status === 403) {
+    return `The API refused this token (HTTP ${status}). Paste the token \`npm start\` printed (or one your deployment issues).`;
+  }
+  const detail = body?.message ? `${body.message} (${body.code ?? status})` : `HTTP ${status}`;
+  return `The API answered: ${detail}`;
+}
+
+async function connect() {
+  showError('');
+  state.socket?.close();
+  $('send').disabled = true;
+  setStatus('Checking the token…');
+  let agents;
+  try {
+    agents = await api('/agents');
+  } catch {
+    setStatus('Not connected.');
+    showError(`Cannot reach the API at ${state.config.httpUrl}. Is the stack running?`);
+    return;
+  }
+  if (agents.status !== 200) {
+    setStatus('Not connected.');
+    showError(refusal(agents.status, agents.body));
+    return;
+  }
+  fillAgents(agents.body.agents ?? []);
+  openSocket();
+  await showHistory();
+}
+
+function fillAgents(cards) {
+  const select = $('agent');
+  select.replaceChildren(
+    ...cards.map((card) => {
+      const option = document.createElement('option');
+      option.value = card.name;
+      option.textContent = card.description ? `${card.name}: ${card.description}` : card.name;
+      return option;
+    }),
+  );
+  select.disabled = cards.length === 0;
+}
+
+function openSocket() {
+  const token = localStorage.getItem(TOKEN_KEY) ?? '';
+  const socket = new WebSocket(`${state.config.wsUrl}?token=${encodeURIComponent(token)}`);
+  state.socket = socket;
+  let opened = false;
+  socket.addEventListener('open', () => {
+    opened = true;
+    $('send').disabled = false;
+    setStatus('Connected. Say something.');
+  });
+  socket.addEventListener('message', (frame) => onMessage(JSON.parse(frame.data)));
+  socket.addEventListener('close', () => {
+    if (state.socket !== socket) return;
+    $('send').disabled = true;
+    setStatus('Not connected.');
+    showError(
+      opened
+        ? 'The connection closed. Press Connect to reconnect.'
+        : 'The WebSocket API refused the connection (is the token still valid?).',
+    );
+  });
+}
+
+function onMessage(message) {
+  if (message.type === 'accepted') {
+    const input = state.sent.get(message.requestId);
+    if (input === undefined) return;
+    state.sent.delete(message.requestId);
+    const current = session() ?? { sessionId: message.sessionId, runs: [] };
+    current.runs.push({ runId: message.runId, input });
+    saveSession(current);
+    return;
+  }
+  if (message.type === 'error') {
+    setStatus('Refused.');
+    showError(`${message.message} (${message.code})`);
+    return;
+  }
+  if (message.type !== 'events') return;
+  const key = `${message.runId}:${message.seq}`;
+  if (state.seen.has(key)) return;
+  state.seen.add(key);
+  for (const event of message.events) onEvent(message.sessionId, event);
+}
+
+function part(kind, id, heading) {
+  const key = `${kind}:${id}`;
+  let li = state.parts.get(key);
+  if (!li) {
+    li = item(kind, heading);
+    state.parts.set(key, li);
+  }
+  return li;
+}
+
+function onEvent(sessionId, event) {
+  switch (event.type) {
+    case 'run-started':
+      return setStatus('Streaming…');
+    case 'message-start':
+      return void part('assistant', event.messageId);
+    case 'text-delta':
+      textOf(part('assistant', event.messageId)).textContent += event.delta;
+      return;
+    case 'reasoning-start':
+      return void part('reasoning', event.reasoningId, 'Reasoning');
+    case 'reasoning-delta':
+      textOf(part('reasoning', event.reasoningId, 'Reasoning')).textContent += event.delta;
+      return;
+    case 'tool-call-start':
+      return void pre(part('tool', event.toolCallId, `Tool call: ${event.toolName}`), 'args', '');
+    case 'tool-call-args': {
+      const li = part('tool', event.toolCallId, 'Tool call');
+      const args = li.querySelector('.args') ?? pre(li, 'args', '');
+      args.textContent += event.delta;
+      return;
+    }
+    case 'tool-call-result': {
+      const li = part('tool', event.toolCallId, 'Tool call');
+      const result = typeof event.result === 'string' ? event.result : JSON.stringify(event.result);
+      pre(li, 'result', `${event.isError ? 'Error: ' : '→ '}${result}`);
+      return;
+    }
+    case 'run-paused':
+      return showPause(sessionId, event.runId, event.interruptions);
+    case 'run-finished':
+      return setStatus('Done.');
+    case 'run-error':
+      setStatus('The run failed.');
+      item('error', 'Error').append(`${event.message} (${event.code})`);
+      return;
+  }
+}
+
+function showPause(sessionId, runId, interruptions) {
+  setStatus('Waiting for your decision.');
+  const pause = { sessionId, needed: interruptions.length, decisions: [] };
+  state.pauses.set(runId, pause);
+  const cards = interruptions.map((interruption) =>
+    approvalCard(interruption, (decision) => {
+      pause.decisions.push(decision);
+      if (pause.decisions.length === pause.needed) resume(runId, pause);
+    }),
+  );
+  cards[0]?.focus();
+}
+
+function resume(runId, pause) {
+  state.pauses.delete(runId);
+  setStatus('Resuming…');
+  send({
+    action: 'resume',
+    requestId: crypto.randomUUID(),
+    sessionId: pause.sessionId,
+    runId,
+    decisions: pause.decisions,
+  });
+}
+
+function send(message) {
+  if (state.socket?.readyState !== WebSocket.OPEN) {
+    showError('Not connected: press Connect first.');
+    return false;
+  }
+  state.socket.send(JSON.stringify(message));
+  return true;
+}
+
+function submitMessage() {
+  const input = $('message').value.trim();
+  if (!input) return;
+  showError('');
+  const current = session() ?? { sessionId: `play-${crypto.randomUUID()}`, runs: [] };
+  saveSession(current);
+  const requestId = crypto.randomUUID();
+  const message = {
+    action: 'run',
+    requestId,
+    agent: $('agent').value,
+    sessionId: current.sessionId,
+    input,
+  };
+  if (!send(message)) return;
+  state.sent.set(requestId, input);
+  item('user').textContent = input;
+  $('message').value = '';
+  setStatus('Sent.');
+}
+
+/** The stored session's turns, from the API: each run's record (its reply, or its pause). */
+async function showHistory() {
+  const current = session();
+  clearLog();
+  state.parts.clear();
+  if (!current) return;
+  $('session-id').textContent = current.sessionId;
+  const id = encodeURIComponent(current.sessionId);
+  const summary = await api(`/sessions/${id}`);
+  if (summary.status === 404) {
+    saveSession(null);
+    setStatus('The stored session is gone (cleared or expired): a new one starts.');
+    return;
+  }
+  if (summary.status !== 200) return showError(refusal(summary.status, summary.body));
+  const paused = new Set((summary.body.paused ?? []).map((p) => p.runId));
+  for (const { runId, input } of current.runs) {
+    item('user history').textContent = input;
+    const run = await api(`/sessions/${id}/runs/${encodeURIComponent(runId)}`);
+    showRecord(current.sessionId, run, paused.has(runId));
+  }
+}
+
+function showRecord(sessionId, run, stillPaused) {
+  if (run.status !== 200) {
+    item('error history', 'Error').append(refusal(run.status, run.body));
+    return;
+  }
+  const { status, reply, error, runId } = run.body;
+  if (reply?.text) item('assistant history').textContent = reply.text;
+  if (status === 'failed' && error) {
+    item('error history', 'Error').append(`${error.message} (${error.code})`);
+  } else if (status === 'paused' && stillPaused) {
+    showPause(sessionId, runId, reply.interruptions);
+  } else if (status === 'queued' || status === 'running') {
+    item('assistant history').textContent = `(this run is ${status}: reload later)`;
+  }
+}
+
+async function start() {
+  const res = await fetch('playground/config.json').catch(() => undefined);
+  if (!res?.ok) return showError('This page has no configuration (playground/config.json).');
+  state.config = await res.json();
+  $('token').value = localStorage.getItem(TOKEN_KEY) ?? '';
+  $('session-id').textContent = session()?.sessionId ?? 'none yet';
+  $('settings').addEventListener('submit', (event) => {
+    event.preventDefault();
+    localStorage.setItem(TOKEN_KEY, $('token').value.trim());
+    void connect();
+  });
+  $('new-session').addEventListener('click', () => {
+    saveSession(null);
+    clearLog();
+    state.parts.clear();
+    setStatus('New session: say something.');
+    $('message').focus();
+  });
+  $('composer').addEventListener('submit', (event) => {
+    event.preventDefault();
+    submitMessage();
+  });
+  $('message').addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && !event.shiftKey) {
+      event.preventDefault();
+      submitMessage();
+    }
+  });
+  if ($('token').value) await connect();
+}
+
+void start();
