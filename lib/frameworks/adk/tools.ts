@@ -1,4 +1,4 @@
-import { type Context, FunctionTool } from '@google/adk';
+import { type Context, FunctionTool, type RunAsyncToolRequest } from '@google/adk';
 import { tryToolContext } from '../../core/tool-context.js';
 import type { ToolSpec } from '../../tools/spec.js';
 import { type ExportOptions, IntegrationBase } from '../base/integration.js';
@@ -15,11 +15,32 @@ type SpecToolOptions = Omit<ConstructorParameters<typeof FunctionTool<undefined>
 
 export class AdkSpecTool extends FunctionTool {
   readonly #schema: unknown;
+  /** Cancellations seen by `execute`, by call context: ADK's `runAsync` rewraps every error. */
+  readonly #aborted = new WeakMap<object, unknown>();
 
   constructor(options: SpecToolOptions & { schema: unknown }) {
-    const { schema, ...rest } = options;
-    super(rest);
+    const { schema, execute, ...rest } = options;
+    super({
+      ...rest,
+      execute: async (args, context) => {
+        try {
+          return await execute(args, context);
+        } catch (err) {
+          if (context && isAbortError(err)) this.#aborted.set(context, err);
+          throw err;
+        }
+      },
+    });
     this.#schema = schema;
+  }
+
+  /** Cancellation propagates as itself (ADK would wrap it in a plain Error). */
+  override async runAsync(request: RunAsyncToolRequest): Promise<unknown> {
+    try {
+      return await super.runAsync(request);
+    } catch (err) {
+      throw this.#aborted.get(request.toolContext) ?? err;
+    }
   }
 
   override _getDeclaration(): Declaration {
@@ -62,6 +83,10 @@ export class AdkIntegration extends IntegrationBase<AdkSpecTool> {
 function withRunSignal(adk: AbortSignal): AbortSignal {
   const run = tryToolContext()?.signal;
   return run ? AbortSignal.any([run, adk]) : adk;
+}
+
+function isAbortError(err: unknown): boolean {
+  return err instanceof Error && err.name === 'AbortError';
 }
 
 /** What discovery loads (`getIntegration('adk')`). */
