@@ -3,6 +3,7 @@ import {
   type BaseAgent,
   BaseLlm,
   type BaseLlmConnection,
+  Gemini,
   isLlmAgent,
   type LlmRequest,
   type LlmResponse,
@@ -92,7 +93,7 @@ export class KernelLlm extends BaseLlm {
     const span = activeSpan()
       ? startChildSpan('model', 'model', {
           model: request.model ?? this.model,
-          provider: 'adk',
+          provider: this.inner instanceof Gemini ? 'gemini' : this.inner.constructor.name,
           ...(stream ? { streamed: true } : {}),
         })
       : undefined;
