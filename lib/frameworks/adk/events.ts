@@ -102,7 +102,7 @@ export class AdkEventMapper {
     }
     const response = part.functionResponse;
     if (response?.name && response.name !== REQUEST_CONFIRMATION_FUNCTION_CALL_NAME) {
-      const result = response.response;
+      const result = unwrap(response.response);
       yield {
         type: 'tool-call-result',
         runId,
@@ -126,6 +126,20 @@ export class AdkEventMapper {
       args: original.args ?? {},
     });
   }
+}
+
+/**
+ * The tool's own result: ADK sends the model an object, wrapping a plain value as
+ * `{ result }` and an array as `{ results }`.
+ */
+function unwrap(response: Record<string, unknown> | undefined): unknown {
+  const keys = response ? Object.keys(response) : [];
+  if (keys.length !== 1 || !response) return response;
+  if (keys[0] === 'result' && (typeof response.result !== 'object' || response.result === null)) {
+    return response.result;
+  }
+  if (keys[0] === 'results' && Array.isArray(response.results)) return response.results;
+  return response;
 }
 
 /** Our model-visible errors, and ADK's own `{ error: string }` (a tool that threw). */
