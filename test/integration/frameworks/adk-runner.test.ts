@@ -100,6 +100,16 @@ describe('ADK runner over Gemini’s API', () => {
     });
   });
 
+  it('derives its A2A card’s skills from the agent’s tools', () => {
+    // Act
+    const card = setup().agent('assistant').card();
+
+    // Assess
+    expect(card.skills).toEqual([
+      expect.objectContaining({ name: 'get_weather', description: 'Current weather for a city' }),
+    ]);
+  });
+
   it('maps Gemini’s 429 (RESOURCE_EXHAUSTED) to model-rate-limited', async () => {
     // Prepare
     server.push({ error: { status: 429, message: 'Quota exceeded' } });
