@@ -179,13 +179,28 @@ function withEdits(
 export function toUserContent(requests: readonly Request[]): Content {
   const parts = requests.map((request) => {
     if (request.type === 'text') return { text: request.text };
-    if ('url' in request) {
-      const mimeType = request.type === 'image' ? 'image/*' : 'application/octet-stream';
-      return { fileData: { fileUri: request.url, mimeType } };
-    }
+    if ('url' in request) return { fileData: { fileUri: request.url, mimeType: mimeOf(request) } };
     return { inlineData: { data: request.data, mimeType: request.mimeType } };
   });
   return { role: 'user', parts };
+}
+
+const MIME_BY_EXTENSION: Record<string, string> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  pdf: 'application/pdf',
+  txt: 'text/plain',
+};
+
+/** Gemini wants a file's MIME type: from the URL's extension, else a generic one. */
+function mimeOf(request: { type: 'image' | 'file'; url: string }): string {
+  const extension = new URL(request.url).pathname.split('.').at(-1)?.toLowerCase() ?? '';
+  const known = MIME_BY_EXTENSION[extension];
+  if (known) return known;
+  return request.type === 'image' ? 'image/png' : 'application/octet-stream';
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

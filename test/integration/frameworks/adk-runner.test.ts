@@ -100,6 +100,61 @@ describe('ADK runner over Gemini’s API', () => {
     });
   });
 
+  it('sends images and files as inlineData and fileData parts', async () => {
+    // Prepare
+    server.push({ text: 'A PNG, a PDF and a link.' });
+
+    // Act
+    await setup().run('assistant', 's-media', [
+      { type: 'text', text: 'What are these?' },
+      { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' },
+      { type: 'file', data: 'JVBERi0=', mimeType: 'application/pdf', name: 'doc.pdf' },
+      { type: 'image', url: 'https://example.com/cat.jpg' },
+    ]);
+
+    // Assess
+    expect(server.requests[0]?.body.contents).toEqual([
+      {
+        role: 'user',
+        parts: [
+          { text: 'What are these?' },
+          { inlineData: { data: 'iVBORw0KGgo=', mimeType: 'image/png' } },
+          { inlineData: { data: 'JVBERi0=', mimeType: 'application/pdf' } },
+          { fileData: { fileUri: 'https://example.com/cat.jpg', mimeType: 'image/jpeg' } },
+        ],
+      },
+    ]);
+  });
+
+  it('an aborted run ends with run-error and its in-flight model span ended', async () => {
+    // Prepare
+    const docs: SegmentDocument[] = [];
+    const tracer = new CloudWatchTracer({
+      env: {},
+      emitter: { send: (doc) => docs.push(...flattenSegment(doc)) },
+      sink: () => undefined,
+    });
+    server.push({ text: 'too late', delayMs: 2_000 });
+    const controller = new AbortController();
+
+    // Act
+    const events: StreamEvent[] = [];
+    for await (const event of setup(tracer).stream('assistant', 's-abort', 'Hi', {
+      signal: controller.signal,
+    })) {
+      events.push(event);
+      if (event.type === 'run-started') setTimeout(() => controller.abort(), 100);
+    }
+    await tracer.close();
+
+    // Assess
+    expect(events.at(-1)?.type).toBe('run-error');
+    const models = docs.filter((d) => d.annotations?.kind === 'model');
+    expect(models).toHaveLength(1);
+    expect(models[0]).toMatchObject({ fault: true });
+    expect(models[0]?.end_time).toBeDefined();
+  });
+
   it('derives its A2A card’s skills from the agent’s tools', () => {
     // Act
     const card = setup().agent('assistant').card();
