@@ -43,6 +43,11 @@ function setup(tracer?: CloudWatchTracer) {
   });
 }
 
+async function abortOnceRequested(controller: AbortController): Promise<void> {
+  while (server.requests.length === 0) await new Promise((r) => setTimeout(r, 10));
+  controller.abort();
+}
+
 async function collect(stream: AsyncIterable<StreamEvent>): Promise<StreamEvent[]> {
   const events: StreamEvent[] = [];
   for await (const event of stream) events.push(event);
@@ -143,7 +148,8 @@ describe('ADK runner over Gemini’s API', () => {
       signal: controller.signal,
     })) {
       events.push(event);
-      if (event.type === 'run-started') setTimeout(() => controller.abort(), 100);
+      // Abort once the model has the request (so no late request takes the next test's script).
+      if (event.type === 'run-started') void abortOnceRequested(controller);
     }
     await tracer.close();
 
