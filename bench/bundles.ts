@@ -28,6 +28,18 @@ const names = readdirSync(join(ROOT, 'functions'))
   .filter((f) => f.endsWith('.ts'))
   .map((f) => f.slice(0, -3))
   .sort();
+/** The worker again with a framework's agents entry as `#agents`: that framework's bundle. */
+const FRAMEWORK_WORKERS: [label: string, agents: string][] = [
+  ['worker (adk)', 'examples/adk/agents.ts'],
+];
+const entries: [label: string, fn: string, agents?: string][] = [
+  ...names.map((name): [string, string] => [name, name]),
+  ...FRAMEWORK_WORKERS.map(([label, agents]): [string, string, string] => [
+    label,
+    'worker',
+    agents,
+  ]),
+];
 // Inside the project, so a bundle's external `@aws-sdk/*` imports resolve from node_modules.
 const cache = join(ROOT, 'node_modules', '.cache');
 mkdirSync(cache, { recursive: true });
@@ -93,8 +105,13 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] as number;
 }
 
-async function bundle(name: string, bundleAwsSdk: boolean): Promise<[string, string[]]> {
-  const file = join(out, bundleAwsSdk ? 'bundled' : 'external', name, 'index.mjs');
+async function bundle(
+  label: string,
+  name: string,
+  bundleAwsSdk: boolean,
+  agents?: string,
+): Promise<[string, string[]]> {
+  const file = join(out, bundleAwsSdk ? 'bundled' : 'external', label, 'index.mjs');
   const result = await build({
     entryPoints: [join(ROOT, 'functions', `${name}.ts`)],
     outfile: file,
@@ -108,6 +125,7 @@ async function bundle(name: string, bundleAwsSdk: boolean): Promise<[string, str
     sourcesContent: BUNDLE.sourcesContent,
     banner: { js: BUNDLE.banner },
     external: externalModules(bundleAwsSdk),
+    ...(agents ? { alias: { '#agents': join(ROOT, agents) } } : {}),
     metafile: true,
     logLevel: 'error',
   });
@@ -140,10 +158,10 @@ try {
   const empty = join(out, 'empty.mjs');
   writeFileSync(empty, 'export {};\n');
   const rows: string[] = [];
-  for (const name of names) {
+  for (const [label, name, agents] of entries) {
     let external: Buffer | undefined;
     for (const bundleAwsSdk of [false, true]) {
-      const [file, inputs] = await bundle(name, bundleAwsSdk);
+      const [file, inputs] = await bundle(label, name, bundleAwsSdk, agents);
       if (name === 'approvals') {
         leaks.push(...inputs.filter((input) => AGENTS_ONLY.some((re) => re.test(input))));
       }
@@ -156,7 +174,7 @@ try {
       external = bytes;
       const kb = bytes.length / 1024;
       const cells = [
-        name,
+        label,
         bundleAwsSdk ? 'bundled' : 'runtime',
         `${kb.toFixed(0)} KB`,
         `${(gzipSync(bytes).length / 1024).toFixed(0)} KB`,

@@ -3,6 +3,13 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { buildChatChunks, buildChatCompletion } from './scripted-model-server/chat-api.js';
 import {
+  buildGeminiChunks,
+  buildGeminiResponse,
+  geminiRoute,
+  resolveGeminiTurn,
+  sendGeminiError,
+} from './scripted-model-server/gemini-api.js';
+import {
   isGone,
   nextTick,
   readBody,
@@ -94,7 +101,7 @@ function serverError(res: ServerResponse, message: string): void {
 }
 
 /**
- * Starts an OpenAI-compatible model server on localhost whose answers come from a script, so
+ * Starts a model server on localhost (OpenAI-compatible, and Gemini's `generateContent`) whose answers come from a script, so
  * agents can be tested offline against the real client libraries.
  */
 export async function startScriptedModelServer(
@@ -130,6 +137,7 @@ export async function startScriptedModelServer(
     res: ServerResponse,
     path: string,
     api: RecordedRequest['api'],
+    gemini?: { model: string; stream: boolean },
   ): Promise<void> {
     const raw = await readBody(req);
     let body: unknown;
@@ -148,7 +156,7 @@ export async function startScriptedModelServer(
     const recorded: RecordedRequest = {
       path,
       api,
-      stream: (body as { stream?: unknown }).stream === true,
+      stream: gemini ? gemini.stream : (body as { stream?: unknown }).stream === true,
       body,
       headers: { ...req.headers },
       receivedAt: Date.now(),
@@ -161,7 +169,8 @@ export async function startScriptedModelServer(
       return;
     }
     if (isErrorTurn(turn)) {
-      sendScriptedError(res, turn);
+      if (gemini) sendGeminiError(res, turn);
+      else sendScriptedError(res, turn);
       return;
     }
     if (turn.delayMs) {
@@ -173,7 +182,22 @@ export async function startScriptedModelServer(
     }
     if (isGone(res)) return;
 
-    const resolved = resolveTurn(turn, body, api, { freshCallIds: options.freshCallIds === true });
+    const freshCallIds = options.freshCallIds === true;
+    if (gemini) {
+      const resolved = resolveGeminiTurn(turn, body, { freshCallIds });
+      if (!recorded.stream) {
+        sendJson(res, 200, buildGeminiResponse(resolved, gemini.model));
+        return;
+      }
+      startSse(res);
+      for (const chunk of buildGeminiChunks(resolved, gemini.model, chunkSize)) {
+        writeSse(res, chunk);
+        await nextTick();
+      }
+      if (!isGone(res)) res.end();
+      return;
+    }
+    const resolved = resolveTurn(turn, body, api as 'responses' | 'chat', { freshCallIds });
     if (api === 'responses') {
       const { response, events } = buildResponse(resolved, body, chunkSize);
       if (!recorded.stream) {
@@ -204,6 +228,11 @@ export async function startScriptedModelServer(
     // The official clients expose this as `_request_id`, as with the real API.
     res.setHeader('x-request-id', hexId('req_', 16));
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    const gemini = req.method === 'POST' ? geminiRoute(path) : undefined;
+    if (gemini) {
+      await answerModelRequest(req, res, path, 'gemini', gemini);
+      return;
+    }
     const api = req.method === 'POST' ? MODEL_PATHS[path] : undefined;
     if (api) {
       await answerModelRequest(req, res, path, api);

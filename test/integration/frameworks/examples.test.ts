@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { main as adkExample, OFFLINE_SCRIPT as adkScript } from '../../../examples/adk/payments.js';
 import {
   main as aiSdkExample,
   OFFLINE_SCRIPT as aiSdkScript,
@@ -76,6 +77,61 @@ describe.each([
     expect(server.requests.length).toBeGreaterThanOrEqual(2);
     expect(approved).toBe(paused[0]);
     expect(lines).toContain('tool send_payment → "sent 10 to Bob"');
+    expect(lines.at(-1)).toBe('reply: Done: I sent Bob 10.');
+  });
+});
+
+describe('the adk example', () => {
+  const GEMINI_ENV = ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'GEMINI_BASE_URL', 'GEMINI_MODEL'];
+  /** Runs `fn` with the Gemini variables set to `env` only, then puts them back. */
+  async function withGeminiEnv(env: Record<string, string>, fn: () => Promise<void>) {
+    const saved = GEMINI_ENV.map((key) => [key, process.env[key]] as const);
+    for (const key of GEMINI_ENV) delete process.env[key];
+    Object.assign(process.env, env);
+    try {
+      await withModelEnv({}, fn);
+    } finally {
+      for (const [key, value] of saved) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+    }
+  }
+
+  it('pauses on the payment, approves the call id it received and answers (offline)', async () => {
+    // Prepare
+    const lines: string[] = [];
+
+    // Act
+    await withGeminiEnv({}, () => adkExample((line) => lines.push(line)));
+
+    // Assess: the offline model's ids are random, never the script's
+    expect(lines[0]).toMatch(/^paused: .*"send_payment"/);
+    const { paused, approved } = ids(lines);
+    expect(paused).toHaveLength(1);
+    expect(paused[0]).not.toBe('call_pay');
+    expect(approved).toBe(paused[0]);
+    expect(lines).toContain('tool send_payment → "sent 10 to Bob"');
+    expect(lines.at(-1)).toBe('reply: Done: I sent Bob 10.');
+  });
+
+  it('talks to a Gemini API server given by GEMINI_BASE_URL and GEMINI_MODEL', async () => {
+    // Prepare
+    const server = await startScriptedModelServer({ script: adkScript, freshCallIds: true });
+    const lines: string[] = [];
+    const env = { GEMINI_BASE_URL: server.url.replace(/\/v1$/, ''), GEMINI_MODEL: 'gemini-x' };
+
+    // Act
+    try {
+      await withGeminiEnv(env, () => adkExample((line) => lines.push(line)));
+    } finally {
+      await server.close();
+    }
+
+    // Assess
+    const { paused, approved } = ids(lines);
+    expect(server.requests[0]?.path).toBe('/v1beta/models/gemini-x:streamGenerateContent');
+    expect(approved).toBe(paused[0]);
     expect(lines.at(-1)).toBe('reply: Done: I sent Bob 10.');
   });
 });

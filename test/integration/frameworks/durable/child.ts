@@ -37,6 +37,21 @@ class KillingStore extends FileRunJournalStore {
 /** The framework's agent with `pay` as its native tool (only that framework is loaded). */
 async function agent(): Promise<Agent<any>> {
   const description = 'Send money';
+  if (framework === 'adk') {
+    const adk = await import('@google/adk');
+    const { adkAgent, geminiModel } = await import('../../../../lib/frameworks/adk/index.js');
+    // ADK logs to stdout, where this process prints its result.
+    adk.setLogLevel(adk.LogLevel.ERROR);
+    const model = geminiModel({ apiKey: 'k', baseUrl: modelUrl?.replace(/\/v1$/, '') });
+    const execute = (args: unknown) => pay(args as Payment);
+    const payTool = new adk.FunctionTool({
+      name: 'pay',
+      description,
+      parameters: schema as any,
+      execute,
+    });
+    return adkAgent(new adk.LlmAgent({ name: 'agent', model, tools: [payTool] }));
+  }
   if (framework === 'openai') {
     const { OpenAIProvider, Agent: SdkAgent, tool } = await import('@openai/agents');
     const { default: OpenAI } = await import('openai');

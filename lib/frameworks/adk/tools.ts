@@ -1,0 +1,93 @@
+import { type Context, FunctionTool, type RunAsyncToolRequest } from '@google/adk';
+import { tryToolContext } from '../../core/tool-context.js';
+import type { ToolSpec } from '../../tools/spec.js';
+import { type ExportOptions, IntegrationBase } from '../base/integration.js';
+import { markExecutorTool } from './tool-journal.js';
+
+type Declaration = ReturnType<FunctionTool['_getDeclaration']>;
+
+/**
+ * An ADK `FunctionTool` declared with our JSON Schema (`parametersJsonSchema`): ADK's own
+ * `parameters` take a zod object or Gemini's `Schema` dialect, and ours is neither. ADK does not
+ * validate such arguments: the executor does, and the model reads its invalid-arguments errors.
+ */
+type SpecToolOptions = Omit<ConstructorParameters<typeof FunctionTool<undefined>>[0], 'parameters'>;
+
+export class AdkSpecTool extends FunctionTool {
+  readonly #schema: unknown;
+  /** Cancellations seen by `execute`, by call context: ADK's `runAsync` rewraps every error. */
+  readonly #aborted = new WeakMap<object, unknown>();
+
+  constructor(options: SpecToolOptions & { schema: unknown }) {
+    const { schema, execute, ...rest } = options;
+    super({
+      ...rest,
+      execute: async (args, context) => {
+        try {
+          return await execute(args, context);
+        } catch (err) {
+          if (context && isAbortError(err)) this.#aborted.set(context, err);
+          throw err;
+        }
+      },
+    });
+    this.#schema = schema;
+  }
+
+  /** Cancellation propagates as itself (ADK would wrap it in a plain Error). */
+  override async runAsync(request: RunAsyncToolRequest): Promise<unknown> {
+    try {
+      return await super.runAsync(request);
+    } catch (err) {
+      throw this.#aborted.get(request.toolContext) ?? err;
+    }
+  }
+
+  override _getDeclaration(): Declaration {
+    return { name: this.name, description: this.description, parametersJsonSchema: this.#schema };
+  }
+}
+
+/**
+ * ToolSpec → ADK tool. Every call goes through the executor with ADK's `functionCallId` as
+ * `ctx.callId`. A `confirm` tool uses ADK's own gate (`requireConfirmation`: the run pauses
+ * with a confirmation request) unless an approval port was bound before export. ADK has no
+ * error channel of its own beyond a thrown message, so failures are returned as the
+ * model-visible error.
+ */
+export class AdkIntegration extends IntegrationBase<AdkSpecTool> {
+  readonly name = 'adk';
+  readonly requires = ['@google/adk'] as const;
+  readonly extra = '@google/adk';
+  protected override readonly callIdFields = ['functionCallId'];
+
+  exportTool(spec: ToolSpec<any, any>, options: ExportOptions = {}): AdkSpecTool {
+    const nativeGate = spec.confirm && !this.approvalPort;
+    const tool = new AdkSpecTool({
+      name: spec.name,
+      description: spec.description,
+      schema: spec.jsonSchema(),
+      requireConfirmation: nativeGate,
+      execute: (args: unknown, context?: Context) =>
+        this.runBound(spec, args, context, options, {
+          // ADK runs a gated call only once it was confirmed.
+          ...(nativeGate ? { approval: { status: 'approved' } } : {}),
+          ...(context?.abortSignal ? { signal: withRunSignal(context.abortSignal) } : {}),
+        }),
+    });
+    return markExecutorTool(tool);
+  }
+}
+
+/** ADK's signal together with the run's: either one cancels the call. */
+function withRunSignal(adk: AbortSignal): AbortSignal {
+  const run = tryToolContext()?.signal;
+  return run ? AbortSignal.any([run, adk]) : adk;
+}
+
+function isAbortError(err: unknown): boolean {
+  return err instanceof Error && err.name === 'AbortError';
+}
+
+/** What discovery loads (`getIntegration('adk')`). */
+export const INTEGRATION = new AdkIntegration();
