@@ -3,6 +3,11 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { buildChatChunks, buildChatCompletion } from './scripted-model-server/chat-api.js';
 import {
+  converseRoute,
+  sendConverse,
+  sendConverseError,
+} from './scripted-model-server/converse-api.js';
+import {
   isGone,
   nextTick,
   readBody,
@@ -148,7 +153,8 @@ export async function startScriptedModelServer(
     const recorded: RecordedRequest = {
       path,
       api,
-      stream: (body as { stream?: unknown }).stream === true,
+      // Converse streams by path (`/converse-stream`), the OpenAI APIs by a body field.
+      stream: converseRoute(path)?.stream ?? (body as { stream?: unknown }).stream === true,
       body,
       headers: { ...req.headers },
       receivedAt: Date.now(),
@@ -161,7 +167,8 @@ export async function startScriptedModelServer(
       return;
     }
     if (isErrorTurn(turn)) {
-      sendScriptedError(res, turn);
+      if (api === 'converse') sendConverseError(res, turn);
+      else sendScriptedError(res, turn);
       return;
     }
     if (turn.delayMs) {
@@ -173,7 +180,13 @@ export async function startScriptedModelServer(
     }
     if (isGone(res)) return;
 
-    const resolved = resolveTurn(turn, body, api, { freshCallIds: options.freshCallIds === true });
+    const resolved = resolveTurn(turn, body, api === 'converse' ? 'chat' : api, {
+      freshCallIds: options.freshCallIds === true,
+    });
+    if (api === 'converse') {
+      await sendConverse(res, resolved, recorded.stream, chunkSize);
+      return;
+    }
     if (api === 'responses') {
       const { response, events } = buildResponse(resolved, body, chunkSize);
       if (!recorded.stream) {
@@ -204,7 +217,10 @@ export async function startScriptedModelServer(
     // The official clients expose this as `_request_id`, as with the real API.
     res.setHeader('x-request-id', hexId('req_', 16));
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    const api = req.method === 'POST' ? MODEL_PATHS[path] : undefined;
+    const api =
+      req.method === 'POST'
+        ? (MODEL_PATHS[path] ?? (converseRoute(path) && 'converse'))
+        : undefined;
     if (api) {
       await answerModelRequest(req, res, path, api);
       return;
