@@ -1,5 +1,5 @@
-import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { BedrockModel, FunctionTool, type JSONSchema } from '@strands-agents/sdk';
+import { FunctionTool, type JSONSchema } from '@strands-agents/sdk';
+import { offlineBedrock as scriptedBedrock } from '../../../examples/strands/bedrock.js';
 import {
   STRANDS_INTEGRATION,
   strandsAgent,
@@ -11,24 +11,6 @@ import {
   runnerContract,
   stepLimitProbe,
 } from '../../../lib/testing/runner-contract/index.js';
-
-/**
- * Strands' default provider, Bedrock, against the scripted model server's Converse API: the
- * server root from the contract's `/v1` URL, static test credentials (the SDK signs, the server
- * does not check), HTTP/1.1 (the Bedrock client defaults to HTTP/2) and no SDK retries.
- */
-export function scriptedBedrock(modelUrl: string): BedrockModel {
-  return new BedrockModel({
-    modelId: 'scripted-model',
-    region: 'us-east-1',
-    clientConfig: {
-      endpoint: modelUrl.replace(/\/v1\/?$/, ''),
-      credentials: { accessKeyId: 'AKIDTEST', secretAccessKey: 'test-secret' },
-      maxAttempts: 1,
-      requestHandler: new NodeHttpHandler(),
-    },
-  });
-}
 
 /** The contract's native tools as Strands `FunctionTool`s, gated with `withApproval`. */
 function nativeTool(spec: ContractNativeTool): FunctionTool {
