@@ -48,12 +48,18 @@ export function guardTools(agent: Agent): void {
     if (!tryToolContext()?.journal || !tool || executorTools.has(tool)) return yield* next(ctx);
     const { toolUseId, name } = ctx.toolUse;
     const effects = effectsOf(tool);
+    const entry = resumedEntry(ctx.agent, toolUseId);
     // The tool's progress events wait for its outcome: the guard takes one async function.
     const events: AgentStreamEvent[] = [];
     let result: ToolResultBlock;
     try {
       const recorded = await guardNativeTool<Recorded>(
-        { callId: toolUseId, tool: name, ...(effects ? { effects } : {}) },
+        {
+          callId: toolUseId,
+          tool: name,
+          ...(effects ? { effects } : {}),
+          ...(entry ? { entry } : {}),
+        },
         async () => {
           const run = next(ctx);
           let step = await run.next();
@@ -78,4 +84,17 @@ export function guardTools(agent: Agent): void {
     yield* events;
     return { result };
   });
+}
+
+/**
+ * A tool that called `context.interrupt()` ended its first execution there (recorded as that
+ * failure); resumed with the answer, Strands runs it again from the start: that execution is
+ * journaled as `<toolUseId>#<answers so far>`, so it runs (once) rather than replaying the pause.
+ */
+function resumedEntry(agent: unknown, toolUseId: string): string | undefined {
+  const state = (agent as Partial<Agent> | undefined)?._interruptState;
+  const answered = Object.values(state?.interrupts ?? {}).filter(
+    (i) => i.id.startsWith(`tool:${toolUseId}:`) && i.response !== undefined,
+  ).length;
+  return answered > 0 ? `${toolUseId}#${answered}` : undefined;
 }
