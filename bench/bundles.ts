@@ -93,10 +93,17 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] as number;
 }
 
+/** Workers built with another agents entry (`-c agentsEntry=...`: `#agents` aliased to it). */
+const FRAMEWORK_WORKERS: Record<string, string> = {
+  'worker (strands)': 'examples/strands/agents.ts',
+};
+
 async function bundle(name: string, bundleAwsSdk: boolean): Promise<[string, string[]]> {
   const file = join(out, bundleAwsSdk ? 'bundled' : 'external', name, 'index.mjs');
+  const agents = FRAMEWORK_WORKERS[name];
   const result = await build({
-    entryPoints: [join(ROOT, 'functions', `${name}.ts`)],
+    entryPoints: [join(ROOT, 'functions', `${agents ? 'worker' : name}.ts`)],
+    ...(agents ? { alias: { '#agents': join(ROOT, agents) } } : {}),
     outfile: file,
     bundle: true,
     platform: BUNDLE.platform,
@@ -140,7 +147,7 @@ try {
   const empty = join(out, 'empty.mjs');
   writeFileSync(empty, 'export {};\n');
   const rows: string[] = [];
-  for (const name of names) {
+  for (const name of [...names, ...Object.keys(FRAMEWORK_WORKERS)]) {
     let external: Buffer | undefined;
     for (const bundleAwsSdk of [false, true]) {
       const [file, inputs] = await bundle(name, bundleAwsSdk);
