@@ -95,12 +95,18 @@ export function toUserContent(requests: readonly Request[]): ContentBlockData[] 
     }
     return {
       document: {
-        name: request.name ?? 'document',
+        name: documentName(request.name),
         format: documentFormat(subtype),
         source: { bytes },
       },
     } as ContentBlockData;
   });
+}
+
+/** Bedrock takes letters, digits, spaces, hyphens, parentheses and brackets: no extension. */
+function documentName(name: string | undefined): string {
+  const base = (name ?? '').replace(/\.[^.]*$/, '').replace(/[^A-Za-z0-9\s()[\]-]/g, '-');
+  return base.trim() || 'document';
 }
 
 function documentFormat(subtype: string): string {

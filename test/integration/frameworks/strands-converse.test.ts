@@ -86,4 +86,24 @@ describe('the scripted model server speaks Bedrock Converse to the AWS SDK (thro
     expect(last?.type === 'run-error' ? last.message : '').toContain(name);
     expect(server.requests).toHaveLength(1);
   });
+
+  it('sends images and files of a turn as Bedrock image and document blocks', async () => {
+    // Prepare
+    server.push({ text: 'A dot and a PDF.' });
+
+    // Act
+    const reply = await runtime(offlineBedrock(server.url)).run('agent', 's-media', [
+      { type: 'text', text: 'What is in these?' },
+      { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' },
+      { type: 'file', data: 'JVBERi0=', mimeType: 'application/pdf', name: 'doc v1.pdf' },
+    ]);
+
+    // Assess
+    expect(reply).toMatchObject({ status: 'completed', text: 'A dot and a PDF.' });
+    expect(server.requests[0]?.body.messages[0].content).toEqual([
+      { text: 'What is in these?' },
+      { image: { format: 'png', source: { bytes: 'iVBORw0KGgo=' } } },
+      { document: { name: 'doc v1', format: 'pdf', source: { bytes: 'JVBERi0=' } } },
+    ]);
+  });
 });
