@@ -31,6 +31,7 @@ const names = readdirSync(join(ROOT, 'functions'))
 /** The worker again with a framework's agents entry as `#agents`: that framework's bundle. */
 const FRAMEWORK_WORKERS: [label: string, agents: string][] = [
   ['worker (adk)', 'examples/adk/agents.ts'],
+  ['worker (strands)', 'examples/strands/agents.ts'],
 ];
 const entries: [label: string, fn: string, agents?: string][] = [
   ...names.map((name): [string, string] => [name, name]),

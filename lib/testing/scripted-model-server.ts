@@ -3,6 +3,11 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { buildChatChunks, buildChatCompletion } from './scripted-model-server/chat-api.js';
 import {
+  converseRoute,
+  sendConverse,
+  sendConverseError,
+} from './scripted-model-server/converse-api.js';
+import {
   buildGeminiChunks,
   buildGeminiResponse,
   geminiRoute,
@@ -156,7 +161,11 @@ export async function startScriptedModelServer(
     const recorded: RecordedRequest = {
       path,
       api,
-      stream: gemini ? gemini.stream : (body as { stream?: unknown }).stream === true,
+      // Gemini and Converse stream by path, the OpenAI APIs by a body field.
+      stream:
+        gemini?.stream ??
+        converseRoute(path)?.stream ??
+        (body as { stream?: unknown }).stream === true,
       body,
       headers: { ...req.headers },
       receivedAt: Date.now(),
@@ -170,6 +179,7 @@ export async function startScriptedModelServer(
     }
     if (isErrorTurn(turn)) {
       if (gemini) sendGeminiError(res, turn);
+      else if (api === 'converse') sendConverseError(res, turn);
       else sendScriptedError(res, turn);
       return;
     }
@@ -197,7 +207,18 @@ export async function startScriptedModelServer(
       if (!isGone(res)) res.end();
       return;
     }
-    const resolved = resolveTurn(turn, body, api as 'responses' | 'chat', { freshCallIds });
+    const resolved = resolveTurn(
+      turn,
+      body,
+      api === 'converse' ? 'chat' : (api as 'responses' | 'chat'),
+      {
+        freshCallIds,
+      },
+    );
+    if (api === 'converse') {
+      await sendConverse(res, resolved, recorded.stream, chunkSize);
+      return;
+    }
     if (api === 'responses') {
       const { response, events } = buildResponse(resolved, body, chunkSize);
       if (!recorded.stream) {
@@ -233,7 +254,10 @@ export async function startScriptedModelServer(
       await answerModelRequest(req, res, path, 'gemini', gemini);
       return;
     }
-    const api = req.method === 'POST' ? MODEL_PATHS[path] : undefined;
+    const api =
+      req.method === 'POST'
+        ? (MODEL_PATHS[path] ?? (converseRoute(path) && 'converse'))
+        : undefined;
     if (api) {
       await answerModelRequest(req, res, path, api);
       return;

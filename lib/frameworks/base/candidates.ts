@@ -33,6 +33,7 @@ const BUILTINS: readonly (readonly [string, string, string])[] = [
   ['ai-sdk', '../ai-sdk/tools', 'ai'],
   ['langgraph', '../langgraph/tools', '@langchain/langgraph'],
   ['adk', '../adk/tools', '@google/adk'],
+  ['strands', '../strands/tools', '@strands-agents/sdk'],
 ];
 
 /** The integrations this project ships; found like a plugin's, before any plugin. */

@@ -32,7 +32,7 @@ export type ScriptedError = Extract<ScriptedTurn, { error: unknown }>;
 /** A request as the server received it, kept so tests can assert what a framework sent. */
 export interface RecordedRequest {
   path: string;
-  api: 'responses' | 'chat' | 'gemini';
+  api: 'responses' | 'chat' | 'gemini' | 'converse';
   stream: boolean;
   body: any;
   headers: Record<string, string | string[] | undefined>;

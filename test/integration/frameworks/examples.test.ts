@@ -8,6 +8,10 @@ import {
   main as langgraphExample,
   OFFLINE_SCRIPT as langgraphScript,
 } from '../../../examples/langgraph/payments.js';
+import {
+  main as strandsExample,
+  OFFLINE_SCRIPT as strandsScript,
+} from '../../../examples/strands/payments.js';
 import { startScriptedModelServer } from '../../../lib/testing/index.js';
 
 const MODEL_ENV = ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENAI_MODEL'] as const;
@@ -131,6 +135,63 @@ describe('the adk example', () => {
     // Assess
     const { paused, approved } = ids(lines);
     expect(server.requests[0]?.path).toBe('/v1beta/models/gemini-x:streamGenerateContent');
+    expect(approved).toBe(paused[0]);
+    expect(lines.at(-1)).toBe('reply: Done: I sent Bob 10.');
+  });
+});
+
+describe('the strands example', () => {
+  const BEDROCK_ENV = ['BEDROCK_MODEL_ID', 'BEDROCK_ENDPOINT'] as const;
+
+  async function withBedrockEnv(env: Record<string, string>, fn: () => Promise<void>) {
+    const saved = BEDROCK_ENV.map((key) => [key, process.env[key]] as const);
+    for (const key of BEDROCK_ENV) delete process.env[key];
+    Object.assign(process.env, env);
+    try {
+      await fn();
+    } finally {
+      for (const [key, value] of saved) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+    }
+  }
+
+  it('pauses on the payment, approves the call id it received and answers (offline)', async () => {
+    // Prepare
+    const lines: string[] = [];
+
+    // Act
+    await withBedrockEnv({}, () => strandsExample((line) => lines.push(line)));
+
+    // Assess
+    expect(lines[0]).toMatch(/^paused: .*"send_payment"/);
+    const { paused, approved } = ids(lines);
+    expect(paused).toHaveLength(1);
+    expect(paused[0]).not.toBe('call_pay');
+    expect(approved).toBe(paused[0]);
+    expect(lines).toContain('tool send_payment → "sent 10 to Bob"');
+    expect(lines.at(-1)).toBe('reply: Done: I sent Bob 10.');
+  });
+
+  it('talks to a Converse endpoint given by BEDROCK_ENDPOINT and BEDROCK_MODEL_ID', async () => {
+    // Prepare
+    const server = await startScriptedModelServer({ script: strandsScript, freshCallIds: true });
+    const lines: string[] = [];
+
+    // Act
+    try {
+      await withBedrockEnv(
+        { BEDROCK_ENDPOINT: server.url, BEDROCK_MODEL_ID: 'anthropic.claude-test' },
+        () => strandsExample((line) => lines.push(line)),
+      );
+    } finally {
+      await server.close();
+    }
+
+    // Assess
+    expect(server.requests[0]?.path).toBe('/model/anthropic.claude-test/converse-stream');
+    const { paused, approved } = ids(lines);
     expect(approved).toBe(paused[0]);
     expect(lines.at(-1)).toBe('reply: Done: I sent Bob 10.');
   });

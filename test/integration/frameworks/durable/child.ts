@@ -79,6 +79,15 @@ async function agent(): Promise<Agent<any>> {
       tools: { pay: tool({ description, inputSchema, execute: pay }) },
     });
   }
+  if (framework === 'strands') {
+    const { FunctionTool } = await import('@strands-agents/sdk');
+    const { offlineBedrock } = await import('../../../../examples/strands/bedrock.js');
+    const { strandsAgent } = await import('../../../../lib/frameworks/strands/index.js');
+    const callback = (input: unknown) => pay(input as Payment);
+    const inputSchema = schema as never;
+    const payTool = new FunctionTool({ name: 'pay', description, inputSchema, callback });
+    return strandsAgent({ name: 'agent', model: offlineBedrock(modelUrl ?? ''), tools: [payTool] });
+  }
   const { tool } = await import('@langchain/core/tools');
   const { createReactAgent } = await import('@langchain/langgraph/prebuilt');
   const { ChatOpenAI } = await import('@langchain/openai');
