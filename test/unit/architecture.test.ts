@@ -43,12 +43,13 @@ function importsOf(file: string): Import[] {
 }
 
 const ALL = ['lib', 'functions', 'infra'].flatMap(sources).flatMap(importsOf);
-const FRAMEWORKS = ['openai', 'ai-sdk', 'langgraph'] as const;
+const FRAMEWORKS = ['openai', 'ai-sdk', 'langgraph', 'mastra'] as const;
 /** The SDK packages of each framework: imported in lib/ only under lib/frameworks/<name>/. */
 const SDKS: Record<(typeof FRAMEWORKS)[number], RegExp> = {
   openai: /^(?:@openai\/agents(?:-[a-z]+)?|openai)(?:\/|$)/,
   'ai-sdk': /^(?:ai|@ai-sdk\/[^/]+)(?:\/|$)/,
   langgraph: /^(?:@langchain\/[^/]+|langchain)(?:\/|$)/,
+  mastra: /^@mastra\/[^/]+(?:\/|$)/,
 };
 
 const inDir = (path: string, dir: string) => path === dir || path.startsWith(`${dir}/`);

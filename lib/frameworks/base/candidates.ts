@@ -32,6 +32,7 @@ const BUILTINS: readonly (readonly [string, string, string])[] = [
   ['openai', '../openai/tools', '@openai/agents'],
   ['ai-sdk', '../ai-sdk/tools', 'ai'],
   ['langgraph', '../langgraph/tools', '@langchain/langgraph'],
+  ['mastra', '../mastra/tools', '@mastra/core'],
 ];
 
 /** The integrations this project ships; found like a plugin's, before any plugin. */

@@ -1,0 +1,82 @@
+import type { Agent } from '@mastra/core/agent';
+import { Mastra } from '@mastra/core/mastra';
+import { InMemoryStore } from '@mastra/core/storage';
+import type { StoredSnapshot } from './state.js';
+
+/** The workflows an agent's run suspends in (its execution workflow and agentic loop). */
+const AGENT_WORKFLOWS = ['executionWorkflow', 'agentic-loop'] as const;
+
+type WorkflowsStore = NonNullable<
+  Awaited<ReturnType<InstanceType<typeof InMemoryStore>['getStore']>>
+> & {
+  persistWorkflowSnapshot(args: {
+    workflowName: string;
+    runId: string;
+    snapshot: any;
+  }): Promise<void>;
+  loadWorkflowSnapshot(args: { workflowName: string; runId: string }): Promise<unknown>;
+  deleteWorkflowRunById(args: { workflowName: string; runId: string }): Promise<void>;
+};
+
+/** Stores this runner registered: process memory only, emptied after every turn. */
+const owned = new WeakSet<object>();
+
+/**
+ * Mastra keeps a suspended run's workflow snapshots in its storage. Our paused-run store is where
+ * a paused run lives: when a run suspends, its snapshots are copied out into the paused state;
+ * a resume writes them back first, so any process (a fresh Lambda) resumes it. An agent without a
+ * Mastra of its own gets one with an in-memory store, emptied of a run's rows once the turn ends.
+ */
+export class RunSnapshots {
+  readonly #agent: Agent<any, any, any, any>;
+
+  constructor(agent: Agent<any, any, any, any>) {
+    this.#agent = agent;
+  }
+
+  /** Gives the agent a storage before its run starts, so the run's snapshots are kept. */
+  async prepare(): Promise<void> {
+    await this.#store();
+  }
+
+  async export(runId: string): Promise<StoredSnapshot[]> {
+    const store = await this.#store();
+    const found = await Promise.all(
+      AGENT_WORKFLOWS.map(async (workflowName) => {
+        const snapshot = await store.loadWorkflowSnapshot({ workflowName, runId });
+        return snapshot ? [{ workflowName, snapshot: snapshot as Record<string, unknown> }] : [];
+      }),
+    );
+    return found.flat();
+  }
+
+  async import(runId: string, snapshots: readonly StoredSnapshot[]): Promise<void> {
+    const store = await this.#store();
+    for (const { workflowName, snapshot } of snapshots) {
+      await store.persistWorkflowSnapshot({ workflowName, runId, snapshot });
+    }
+  }
+
+  /** Forgets a run's snapshots when they live in our in-memory store (a warm Lambda stays small). */
+  async release(runId: string): Promise<void> {
+    const storage = this.#agent.getMastraInstance()?.getStorage();
+    if (!storage || !owned.has(storage)) return;
+    const store = await this.#store();
+    await Promise.all(
+      AGENT_WORKFLOWS.map((workflowName) => store.deleteWorkflowRunById({ workflowName, runId })),
+    );
+  }
+
+  async #store(): Promise<WorkflowsStore> {
+    let storage = this.#agent.getMastraInstance()?.getStorage();
+    if (!storage) {
+      storage = new InMemoryStore({ id: 'agent-kernel' });
+      owned.add(storage);
+      // Registers itself on the agent: its runs then persist snapshots to `storage`.
+      new Mastra({ agents: { [this.#agent.id]: this.#agent }, storage, logger: false });
+    }
+    const store = await storage.getStore('workflows');
+    if (!store) throw new Error('The Mastra storage has no workflows domain.');
+    return store as WorkflowsStore;
+  }
+}
