@@ -20,7 +20,7 @@ import { MastraEventMapper, type PendingApproval } from './events.js';
 import { isModelV3, layered } from './model.js';
 import { CallIndex, journalLayer } from './model-journal.js';
 import { MastraModelSpans } from './model-tracing.js';
-import { RunSnapshots } from './snapshots.js';
+import { RunSnapshots, withEditedArguments } from './snapshots.js';
 import {
   loadHistory,
   loadPaused,
@@ -29,7 +29,7 @@ import {
   toPaused,
   toUserMessage,
 } from './state.js';
-import { type ArgumentEdits, guardedTools } from './tool-journal.js';
+import { guardedTools } from './tool-journal.js';
 
 /** A Mastra agent (`new Agent({ id, name, instructions, model, tools })` of `@mastra/core/agent`). */
 export type MastraNativeAgent = MastraAgent<any, any, any, any>;
@@ -78,7 +78,7 @@ export class MastraRunner implements Runner<MastraNativeAgent> {
     const history = loadHistory(input.sessionId, input.state);
     const messages = [...history, toUserMessage(input.requests)];
     const agent = input.agent.native;
-    return this.#turn(input, history, new Map(), (options) =>
+    return this.#turn(input, history, (options) =>
       agent.stream(messages as never, options as never),
     );
   }
@@ -104,9 +104,8 @@ export class MastraRunner implements Runner<MastraNativeAgent> {
     return this.#turn(
       input,
       paused.history,
-      edits,
       async (options) => {
-        await new RunSnapshots(agent).import(runId, paused.snapshots);
+        await new RunSnapshots(agent).import(runId, withEditedArguments(paused.snapshots, edits));
         return resume(first, options);
       },
       { decisions: input.decisions, resume },
@@ -116,7 +115,6 @@ export class MastraRunner implements Runner<MastraNativeAgent> {
   async *#turn(
     input: RunnerInput<MastraNativeAgent> | RunnerResumeInput<MastraNativeAgent>,
     history: readonly StoredMessage[],
-    edits: ArgumentEdits,
     start: Start,
     resuming?: {
       decisions: readonly Decision[];
@@ -134,7 +132,7 @@ export class MastraRunner implements Runner<MastraNativeAgent> {
     let mastraRunId: string | undefined;
     try {
       await snapshots.prepare();
-      const options = await this.#options(input, requestContext, spans, edits);
+      const options = await this.#options(input, requestContext, spans);
       let output = await call(() => start(options));
       mastraRunId = output.runId;
       const mapper = new MastraEventMapper(input.runId);
@@ -158,7 +156,6 @@ export class MastraRunner implements Runner<MastraNativeAgent> {
     input: RunnerInput<MastraNativeAgent> | RunnerResumeInput<MastraNativeAgent>,
     requestContext: RequestContext<any>,
     spans: MastraModelSpans,
-    edits: ArgumentEdits,
   ): Promise<StreamOptions> {
     const agent = input.agent.native;
     const given = input.options as Partial<StreamOptions>;
@@ -166,7 +163,6 @@ export class MastraRunner implements Runner<MastraNativeAgent> {
     const model = await this.#model(agent, requestContext, spans, calls);
     const tools = guardedTools(
       (await agent.listTools({ requestContext })) as Record<string, unknown>,
-      edits,
       calls,
     );
     return {
@@ -283,7 +279,7 @@ function toInterruption(a: PendingApproval): Interruption {
 function argumentEdits(
   approvals: readonly PendingApproval[],
   decisions: readonly Decision[],
-): ArgumentEdits {
+): ReadonlyMap<string, unknown> {
   const edits = new Map<string, unknown>();
   for (const { toolCallId } of approvals) {
     const decision = gateDecision(decisions, toolCallId);

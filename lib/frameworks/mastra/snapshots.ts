@@ -80,3 +80,53 @@ export class RunSnapshots {
     return store as WorkflowsStore;
   }
 }
+
+/**
+ * The snapshots with an approver's edited arguments written in wherever they hold the call (its
+ * tool-call step input, pending approval and message parts): the approved call then runs with
+ * them, and the history the model reads shows them, as if the model had sent them.
+ */
+export function withEditedArguments(
+  snapshots: readonly StoredSnapshot[],
+  edits: ReadonlyMap<string, unknown>,
+): StoredSnapshot[] {
+  if (edits.size === 0) return [...snapshots];
+  return snapshots.map((s) => ({
+    ...s,
+    snapshot: edit(s.snapshot, edits) as Record<string, unknown>,
+  }));
+}
+
+function edit(value: unknown, edits: ReadonlyMap<string, unknown>): unknown {
+  if (Array.isArray(value)) return value.map((item) => edit(item, edits));
+  if (typeof value !== 'object' || value === null) return value;
+  const node = value as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const [key, child] of Object.entries(node)) {
+    // `pendingToolApprovals` is keyed by the call id.
+    out[key] =
+      key === 'pendingToolApprovals' && child && typeof child === 'object'
+        ? editPending(child as Record<string, unknown>, edits)
+        : edit(child, edits);
+  }
+  const id = node.toolCallId;
+  if (typeof id !== 'string' || !edits.has(id)) return out;
+  if ('args' in out) out.args = edits.get(id);
+  if ('input' in out && out.type === 'tool-call') out.input = edits.get(id);
+  return out;
+}
+
+function editPending(
+  pending: Record<string, unknown>,
+  edits: ReadonlyMap<string, unknown>,
+): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(pending).map(([id, entry]) => {
+      const edited = edit(entry, edits) as Record<string, unknown>;
+      return [
+        id,
+        edits.has(id) && edited && 'args' in edited ? { ...edited, args: edits.get(id) } : edited,
+      ];
+    }),
+  );
+}

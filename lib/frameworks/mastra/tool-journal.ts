@@ -1,3 +1,4 @@
+import type { ToolEffects } from '../../core/journal.js';
 import { tryToolContext } from '../../core/tool-context.js';
 import {
   asksToRunAgain,
@@ -17,45 +18,37 @@ export function markExecutorTool<T extends object>(tool: T): T {
 
 type Execute = (input: unknown, context: unknown) => unknown;
 
-/** Edited arguments an approver gave, by tool call id, for the calls of one resumed run. */
-export type ArgumentEdits = ReadonlyMap<string, unknown>;
-
 /**
  * The agent's tools for one run: each native tool's `execute` runs at most once across the run's
- * attempts, keyed by the model's tool call id, with `ctx.idempotencyKey` bound; an approved call
- * whose arguments were edited runs with the edit. New objects per run (the agent's own tools are
- * not changed); ToolSpec tools are guarded by the executor. Undefined when nothing is to change.
+ * attempts, keyed by the model's tool call id, with `ctx.idempotencyKey` bound. New objects per
+ * run (the agent's own tools are not changed); ToolSpec tools are guarded by the executor.
+ * Undefined without a journal.
  */
 export function guardedTools(
   tools: Record<string, unknown>,
-  edits: ArgumentEdits,
   calls: CallIndex,
 ): Record<string, unknown> | undefined {
-  const journal = tryToolContext()?.journal;
-  if (!journal && edits.size === 0) return undefined;
+  if (!tryToolContext()?.journal) return undefined;
   return Object.fromEntries(
-    Object.entries(tools).map(([name, tool]) => [name, guarded(name, tool, edits, calls)]),
+    Object.entries(tools).map(([name, tool]) => [name, guarded(name, tool, calls)]),
   );
 }
 
 type ApprovalFn = (args: unknown, context?: unknown) => unknown;
 
-function guarded(name: string, tool: unknown, edits: ArgumentEdits, calls: CallIndex): unknown {
+function guarded(name: string, tool: unknown, calls: CallIndex): unknown {
   if (typeof tool !== 'object' || tool === null) return tool;
   const execute = (tool as { execute?: Execute }).execute;
-  if (typeof execute !== 'function') return tool;
-  const native = !executorTools.has(tool);
-  const journaled = !!tryToolContext()?.journal;
+  if (typeof execute !== 'function' || executorTools.has(tool)) return tool;
+  const effects = effectsOf(tool);
   const copy = Object.create(Object.getPrototypeOf(tool), Object.getOwnPropertyDescriptors(tool));
-  if (native && journaled) gateUnknownOutcomes(copy, name, tool, calls);
+  if (effects?.onUnknownOutcome === 'pause') gateUnknownOutcomes(copy, name, effects, calls);
   copy.execute = async (input: unknown, context: unknown) => {
     const callId = callIdOf(context);
-    const args = callId !== undefined && edits.has(callId) ? edits.get(callId) : input;
-    if (!native || !journaled || callId === undefined) return execute.call(tool, args, context);
-    const effects = effectsOf(tool);
+    if (callId === undefined) return execute.call(tool, input, context);
     try {
       return await guardNativeTool({ callId, tool: name, ...(effects ? { effects } : {}) }, () =>
-        Promise.resolve(execute.call(tool, args, context)),
+        Promise.resolve(execute.call(tool, input, context)),
       );
     } catch (err) {
       // Not run again: the model reads why, as it reads a ToolSpec tool's failure.
@@ -72,9 +65,7 @@ function guarded(name: string, tool: unknown, edits: ArgumentEdits, calls: CallI
  * gate. Mastra asks its policy with the arguments only: the call is found by name and arguments
  * among the model's calls of this run.
  */
-function gateUnknownOutcomes(copy: any, name: string, tool: object, calls: CallIndex): void {
-  const effects = effectsOf(tool);
-  if (effects?.onUnknownOutcome !== 'pause') return;
+function gateUnknownOutcomes(copy: any, name: string, effects: ToolEffects, calls: CallIndex) {
   const own = copy.needsApprovalFn as ApprovalFn | undefined;
   const flag = !!copy.requireApproval;
   copy.needsApprovalFn = async (args: unknown, context?: unknown) => {
