@@ -7,6 +7,10 @@ import {
   main as langgraphExample,
   OFFLINE_SCRIPT as langgraphScript,
 } from '../../../examples/langgraph/payments.js';
+import {
+  main as mastraExample,
+  OFFLINE_SCRIPT as mastraScript,
+} from '../../../examples/mastra/payments.js';
 import { startScriptedModelServer } from '../../../lib/testing/index.js';
 
 const MODEL_ENV = ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENAI_MODEL'] as const;
@@ -39,6 +43,7 @@ function ids(lines: string[]) {
 describe.each([
   ['ai-sdk', aiSdkExample, aiSdkScript],
   ['langgraph', langgraphExample, langgraphScript],
+  ['mastra', mastraExample, mastraScript],
 ])('the %s example', (_name, main, script) => {
   it('pauses on the payment, approves the call id it received and answers (offline)', async () => {
     // Prepare
