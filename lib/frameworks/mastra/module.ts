@@ -1,6 +1,6 @@
 import { Agent } from '../../core/agent.js';
 import { Module, type WrapOptions } from '../../core/module.js';
-import { type MastraNativeAgent, MastraRunner } from './runner.js';
+import { type MastraNativeAgent, MastraRunner, warmTools } from './runner.js';
 
 /** Wraps Mastra agents so a Runtime can run them (`runtime.use(module)`), each under its id. */
 export class MastraModule extends Module<MastraNativeAgent> {
@@ -10,6 +10,7 @@ export class MastraModule extends Module<MastraNativeAgent> {
   }
 
   protected describe(native: MastraNativeAgent): { name: string; description: string } {
+    void warmTools(native).catch(() => undefined);
     return { name: native.id, description: native.getDescription() };
   }
 }
@@ -20,6 +21,8 @@ export function mastraAgent(
   options: WrapOptions<MastraNativeAgent> & { runner?: MastraRunner; name?: string } = {},
 ): Agent<MastraNativeAgent> {
   const { runner, name, ...rest } = options;
+  // The card's skills: Mastra lists tools asynchronously, so they are listed now, ahead of it.
+  void warmTools(native).catch(() => undefined);
   return new Agent({
     name: name ?? native.id,
     description: native.getDescription(),

@@ -49,6 +49,24 @@ export const MASTRA_RESERVED_RUN_OPTIONS: ReservedRunOptions = {
   toolsets: 'tools belong to the agent (the runner guards them per run)',
 };
 
+/** Each agent's tools as last listed (a card is built synchronously). */
+const listedTools = new WeakMap<object, ToolSummary[]>();
+
+/** Lists the agent's tools for its card; a turn lists them again (a tools function may vary). */
+export async function warmTools(
+  native: MastraNativeAgent,
+  tools?: Record<string, unknown>,
+): Promise<void> {
+  const listed = tools ?? ((await native.listTools()) as Record<string, unknown>);
+  listedTools.set(
+    native,
+    Object.entries(listed).map(([name, t]) => ({
+      name,
+      description: String((t as { description?: unknown } | undefined)?.description ?? ''),
+    })),
+  );
+}
+
 /** One turn's Mastra call: a new stream, or a resume of a suspended run. */
 type Start = (options: StreamOptions) => Promise<StreamOutput>;
 
@@ -64,14 +82,9 @@ export class MastraRunner implements Runner<MastraNativeAgent> {
   readonly supportsPause = true;
   readonly reservedRunOptions = MASTRA_RESERVED_RUN_OPTIONS;
 
+  /** The agent's tools as Mastra last listed them (`warmTools`: listing is async in Mastra). */
   describeTools(native: MastraNativeAgent): ToolSummary[] {
-    // A static tool record only: a tools function needs a request context.
-    const tools = (native as unknown as { listTools(): unknown }).listTools();
-    if (!tools || typeof tools !== 'object' || 'then' in tools) return [];
-    return Object.entries(tools as Record<string, { description?: string }>).map(([name, t]) => ({
-      name,
-      description: t.description ?? '',
-    }));
+    return listedTools.get(native) ?? [];
   }
 
   stream(input: RunnerInput<MastraNativeAgent>): RunnerStream {
@@ -161,10 +174,9 @@ export class MastraRunner implements Runner<MastraNativeAgent> {
     const given = input.options as Partial<StreamOptions>;
     const calls = new CallIndex();
     const model = await this.#model(agent, requestContext, spans, calls);
-    const tools = guardedTools(
-      (await agent.listTools({ requestContext })) as Record<string, unknown>,
-      calls,
-    );
+    const listed = (await agent.listTools({ requestContext })) as Record<string, unknown>;
+    await warmTools(agent, listed);
+    const tools = guardedTools(listed, calls);
     return {
       ...given,
       // Retries are the caller's policy; a failed turn stores nothing and can be sent again.

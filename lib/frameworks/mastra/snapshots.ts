@@ -18,8 +18,22 @@ type WorkflowsStore = NonNullable<
   deleteWorkflowRunById(args: { workflowName: string; runId: string }): Promise<void>;
 };
 
-/** Stores this runner registered: process memory only, emptied after every turn. */
+/** Mastras this runner registered (their in-memory store is emptied after every turn). */
 const owned = new WeakSet<object>();
+/** One store per agent, however many of its first turns start at once. */
+const given = new WeakMap<object, InMemoryStore>();
+
+/** Registers the agent on a Mastra with an in-memory store: its runs then persist snapshots there. */
+function ownStorage(agent: Agent<any, any, any, any>): InMemoryStore {
+  let storage = given.get(agent);
+  if (!storage) {
+    storage = new InMemoryStore({ id: 'agent-kernel' });
+    given.set(agent, storage);
+    // Mastra hands the storage back wrapped: ownership is known by the Mastra instance.
+    owned.add(new Mastra({ agents: { [agent.id]: agent }, storage, logger: false }));
+  }
+  return storage;
+}
 
 /**
  * Mastra keeps a suspended run's workflow snapshots in its storage. Our paused-run store is where
@@ -59,8 +73,8 @@ export class RunSnapshots {
 
   /** Forgets a run's snapshots when they live in our in-memory store (a warm Lambda stays small). */
   async release(runId: string): Promise<void> {
-    const storage = this.#agent.getMastraInstance()?.getStorage();
-    if (!storage || !owned.has(storage)) return;
+    const mastra = this.#agent.getMastraInstance();
+    if (!mastra || !owned.has(mastra)) return;
     const store = await this.#store();
     await Promise.all(
       AGENT_WORKFLOWS.map((workflowName) => store.deleteWorkflowRunById({ workflowName, runId })),
@@ -68,13 +82,7 @@ export class RunSnapshots {
   }
 
   async #store(): Promise<WorkflowsStore> {
-    let storage = this.#agent.getMastraInstance()?.getStorage();
-    if (!storage) {
-      storage = new InMemoryStore({ id: 'agent-kernel' });
-      owned.add(storage);
-      // Registers itself on the agent: its runs then persist snapshots to `storage`.
-      new Mastra({ agents: { [this.#agent.id]: this.#agent }, storage, logger: false });
-    }
+    const storage = this.#agent.getMastraInstance()?.getStorage() ?? ownStorage(this.#agent);
     const store = await storage.getStore('workflows');
     if (!store) throw new Error('The Mastra storage has no workflows domain.');
     return store as WorkflowsStore;
