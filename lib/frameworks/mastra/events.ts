@@ -3,11 +3,16 @@ import type { StreamEvent } from '../../core/events.js';
 import { isModelVisibleError, modelVisibleError } from '../../tools/errors.js';
 import { mapMastraError } from './errors.js';
 
-/** A tool call Mastra's approval gate holds: the run suspends until it is approved or declined. */
+/**
+ * A tool call Mastra holds: at its approval gate (approved or declined later), or suspended by the
+ * tool itself (`suspend(payload)`, resumed with the person's answer as resume data).
+ */
 export interface PendingApproval {
   readonly toolCallId: string;
   readonly toolName: string;
   readonly args: unknown;
+  /** Present when the tool suspended itself: what it asked. */
+  readonly suspended?: { readonly payload: unknown };
 }
 
 /**
@@ -100,6 +105,14 @@ export class MastraEventMapper {
           toolCallId: chunk.payload.toolCallId,
           toolName: chunk.payload.toolName,
           args: chunk.payload.args,
+        });
+        return;
+      case 'tool-call-suspended':
+        this.approvals.push({
+          toolCallId: chunk.payload.toolCallId,
+          toolName: chunk.payload.toolName,
+          args: chunk.payload.args,
+          suspended: { payload: chunk.payload.suspendPayload ?? null },
         });
         return;
       case 'error':

@@ -105,6 +105,11 @@ export class MastraRunner implements Runner<MastraNativeAgent> {
     const resume = (call: PendingApproval, options: StreamOptions) => {
       const decision = gateDecision(input.decisions, call.toolCallId);
       const at = { ...options, runId, toolCallId: call.toolCallId };
+      if (call.suspended) {
+        // The tool's own suspend(): it reads the decision (status, message, arguments) as resume data.
+        const { id: _id, ...answer } = decision ?? { id: call.toolCallId, status: 'denied' };
+        return agent.resumeStream(answer, at as never);
+      }
       return decision?.status === 'approved'
         ? agent.approveToolCall(at as never)
         : agent.declineToolCall({
@@ -224,9 +229,7 @@ export class MastraRunner implements Runner<MastraNativeAgent> {
     const usage = toUsage(await output.totalUsage);
     if (output.status === 'suspended') {
       if (mapper.approvals.length === 0) {
-        throw new RunnerError(
-          'A Mastra tool suspended the run; only tool approval pauses are supported.',
-        );
+        throw new RunnerError('The Mastra run suspended without a held tool call.');
       }
       return {
         status: 'paused',
@@ -279,6 +282,11 @@ function pendingDecided(
 }
 
 function toInterruption(a: PendingApproval): Interruption {
+  if (a.suspended) {
+    const { payload } = a.suspended;
+    const message = typeof payload === 'string' ? payload : JSON.stringify(payload);
+    return { id: a.toolCallId, kind: 'input', toolName: a.toolName, message };
+  }
   return {
     ...gateInterruption(a.toolCallId),
     kind: 'tool-approval',
@@ -293,7 +301,8 @@ function argumentEdits(
   decisions: readonly Decision[],
 ): ReadonlyMap<string, unknown> {
   const edits = new Map<string, unknown>();
-  for (const { toolCallId } of approvals) {
+  for (const { toolCallId, suspended } of approvals) {
+    if (suspended) continue;
     const decision = gateDecision(decisions, toolCallId);
     if (decision?.status === 'approved' && decision.arguments !== undefined) {
       edits.set(toolCallId, decision.arguments);

@@ -27,7 +27,14 @@ const PausedSchema = z.object({
   mastraRunId: z.string().min(1),
   history: z.array(MessageSchema),
   snapshots: z.array(SnapshotSchema).min(1),
-  approvals: z.array(z.object({ toolCallId: z.string(), toolName: z.string(), args: z.unknown() })),
+  approvals: z.array(
+    z.object({
+      toolCallId: z.string(),
+      toolName: z.string(),
+      args: z.unknown(),
+      suspended: z.object({ payload: z.unknown() }).optional(),
+    }),
+  ),
 });
 
 export type StoredMessage = Record<string, unknown>;

@@ -163,6 +163,56 @@ describe('Mastra runner', () => {
     expect(server.requests).toHaveLength(2);
   });
 
+  it('pauses for input when a tool suspends itself and resumes it with the decision', async () => {
+    // Prepare
+    const shipped: unknown[] = [];
+    const ship = createTool({
+      id: 'ship',
+      description: 'Ships an order once the address is confirmed',
+      inputSchema: z.object({ order: z.string() }),
+      suspendSchema: z.object({ question: z.string() }),
+      resumeSchema: z.object({
+        status: z.enum(['approved', 'denied']),
+        arguments: z.object({ address: z.string() }).optional(),
+      }),
+      execute: async ({ order }, ctx) => {
+        const answer = ctx.agent?.resumeData;
+        if (!answer) return ctx.agent?.suspend?.({ question: `Where to ship ${order}?` });
+        if (answer.status !== 'approved') return 'not shipped';
+        shipped.push([order, answer.arguments?.address]);
+        return `shipped ${order} to ${answer.arguments?.address}`;
+      },
+    });
+    const { runtime } = runtimeWith({ ship });
+    server.push(
+      { toolCalls: [{ id: 'call_s1', name: 'ship', arguments: { order: 'o-7' } }] },
+      { text: 'Shipped.' },
+    );
+
+    // Act
+    const paused = await runtime.run('assistant', 's-suspend', 'Ship o-7');
+    const done = await runtime.resume('s-suspend', paused.runId, [
+      { id: 'call_s1', status: 'approved', arguments: { address: '1 Main St' } },
+    ]);
+
+    // Assess
+    expect(paused).toMatchObject({
+      status: 'paused',
+      interruptions: [
+        {
+          id: 'call_s1',
+          kind: 'input',
+          toolName: 'ship',
+          message: '{"question":"Where to ship o-7?"}',
+        },
+      ],
+    });
+    expect(done).toMatchObject({ status: 'completed', text: 'Shipped.' });
+    expect(shipped).toEqual([['o-7', '1 Main St']]);
+    expect(server.requests).toHaveLength(2);
+    expect(JSON.stringify(server.requests[1]?.body)).toContain('shipped o-7 to 1 Main St');
+  });
+
   it('lists the agent’s tools on its card and names it by its id', async () => {
     // Prepare
     const tool = MASTRA_INTEGRATION.exportTool(weather, { executor: new Executor() });
