@@ -129,7 +129,7 @@ function recordOnToolCall(
         const next = await reader.read();
         if (next.done) {
           if (holding && !failed)
-            await journal.recordModel(key, asJson<JsonValue>({ stream: parts }));
+            await journal.recordModel(key, asJson<JsonValue>({ stream: compact(parts) }));
           for (const part of held) controller.enqueue(part);
           controller.close();
           return;
@@ -147,6 +147,25 @@ function recordOnToolCall(
     },
     cancel: (reason) => reader.cancel(reason),
   });
+}
+
+/** Consecutive deltas of one text, reasoning or tool input merged: a smaller journal entry. */
+function compact(parts: readonly StreamPart[]): StreamPart[] {
+  const deltas = new Set(['text-delta', 'reasoning-delta', 'tool-input-delta']);
+  const out: StreamPart[] = [];
+  for (const part of parts) {
+    const last = out.at(-1);
+    if (
+      last &&
+      deltas.has(part.type) &&
+      last.type === part.type &&
+      last.id === part.id &&
+      !part.providerMetadata
+    ) {
+      out[out.length - 1] = { ...last, delta: String(last.delta ?? '') + String(part.delta ?? '') };
+    } else out.push(part);
+  }
+  return out;
 }
 
 function replay(parts: readonly StreamPart[]): ReadableStream<StreamPart> {
