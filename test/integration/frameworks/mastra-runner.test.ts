@@ -85,6 +85,39 @@ describe('Mastra runner', () => {
     expect(usage(models[1])).toMatchObject({ inputTokens: 23, outputTokens: 5 });
   });
 
+  it('ends an aborted run with run-error and its model span ended', async () => {
+    // Prepare
+    const docs: SegmentDocument[] = [];
+    const tracer = new CloudWatchTracer({
+      env: {},
+      emitter: { send: (doc) => docs.push(...flattenSegment(doc)) },
+      sink: () => undefined,
+    });
+    const { runtime, sessions } = runtimeWith({}, { tracer });
+    server.push({ text: 'too late', delayMs: 2_000 });
+    const controller = new AbortController();
+    const started = Date.now();
+
+    // Act: abort while the model has not answered yet.
+    const types: string[] = [];
+    for await (const event of runtime.stream('assistant', 's-abort', 'Hi', {
+      signal: controller.signal,
+    })) {
+      types.push(event.type);
+      if (event.type === 'run-started') setTimeout(() => controller.abort(), 100);
+    }
+    await tracer.close();
+
+    // Assess
+    expect(types.at(-1)).toBe('run-error');
+    expect(Date.now() - started).toBeLessThan(1_900);
+    const models = docs.filter((d) => d.annotations?.kind === 'model');
+    expect(models).toHaveLength(1);
+    expect(models[0]).toMatchObject({ fault: true });
+    expect(models[0]?.end_time).toBeDefined();
+    expect(await sessions.load('s-abort')).toBeUndefined();
+  });
+
   it('hands the framework context to native tools as a RequestContext and keeps what they set', async () => {
     // Prepare
     const seen: unknown[] = [];
