@@ -43,7 +43,7 @@ function importsOf(file: string): Import[] {
 }
 
 const ALL = ['lib', 'functions', 'infra'].flatMap(sources).flatMap(importsOf);
-const FRAMEWORKS = ['openai', 'ai-sdk', 'langgraph', 'adk', 'strands'] as const;
+const FRAMEWORKS = ['openai', 'ai-sdk', 'langgraph', 'adk', 'strands', 'mastra'] as const;
 /** The SDK packages of each framework: imported in lib/ only under lib/frameworks/<name>/. */
 const SDKS: Record<(typeof FRAMEWORKS)[number], RegExp> = {
   openai: /^(?:@openai\/agents(?:-[a-z]+)?|openai)(?:\/|$)/,
@@ -51,6 +51,7 @@ const SDKS: Record<(typeof FRAMEWORKS)[number], RegExp> = {
   langgraph: /^(?:@langchain\/[^/]+|langchain)(?:\/|$)/,
   adk: /^@google\/(?:adk|genai)(?:\/|$)/,
   strands: /^@strands-agents\/[^/]+(?:\/|$)/,
+  mastra: /^@mastra\/[^/]+(?:\/|$)/,
 };
 
 const inDir = (path: string, dir: string) => path === dir || path.startsWith(`${dir}/`);

@@ -34,6 +34,7 @@ const BUILTINS: readonly (readonly [string, string, string])[] = [
   ['langgraph', '../langgraph/tools', '@langchain/langgraph'],
   ['adk', '../adk/tools', '@google/adk'],
   ['strands', '../strands/tools', '@strands-agents/sdk'],
+  ['mastra', '../mastra/tools', '@mastra/core'],
 ];
 
 /** The integrations this project ships; found like a plugin's, before any plugin. */

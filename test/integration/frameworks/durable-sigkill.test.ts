@@ -39,7 +39,7 @@ async function effects(name: string): Promise<string[]> {
 
 const payCall = { toolCalls: [{ name: 'pay', arguments: { to: 'bob', amount: 10 } }] };
 
-describe.each(['openai', 'ai-sdk', 'langgraph', 'adk', 'strands'])(
+describe.each(['openai', 'ai-sdk', 'langgraph', 'adk', 'strands', 'mastra'])(
   '%s runner: a worker killed with SIGKILL',
   (framework) => {
     it('right after the tool ran: the redelivered attempt runs it no more and asks the model only for the next step', async () => {

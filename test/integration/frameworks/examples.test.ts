@@ -9,6 +9,10 @@ import {
   OFFLINE_SCRIPT as langgraphScript,
 } from '../../../examples/langgraph/payments.js';
 import {
+  main as mastraExample,
+  OFFLINE_SCRIPT as mastraScript,
+} from '../../../examples/mastra/payments.js';
+import {
   main as strandsExample,
   OFFLINE_SCRIPT as strandsScript,
 } from '../../../examples/strands/payments.js';
@@ -44,6 +48,7 @@ function ids(lines: string[]) {
 describe.each([
   ['ai-sdk', aiSdkExample, aiSdkScript],
   ['langgraph', langgraphExample, langgraphScript],
+  ['mastra', mastraExample, mastraScript],
 ])('the %s example', (_name, main, script) => {
   it('pauses on the payment, approves the call id it received and answers (offline)', async () => {
     // Prepare

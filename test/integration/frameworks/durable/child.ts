@@ -88,6 +88,20 @@ async function agent(): Promise<Agent<any>> {
     const payTool = new FunctionTool({ name: 'pay', description, inputSchema, callback });
     return strandsAgent({ name: 'agent', model: offlineBedrock(modelUrl ?? ''), tools: [payTool] });
   }
+  if (framework === 'mastra') {
+    const { createOpenAI } = await import('@ai-sdk/openai');
+    const { Agent: MastraAgent } = await import('@mastra/core/agent');
+    const { createTool } = await import('@mastra/core/tools');
+    const { mastraAgent } = await import('../../../../lib/frameworks/mastra/index.js');
+    const { jsonOnlySchema } = await import('../../../../lib/frameworks/mastra/tools.js');
+    const model = createOpenAI({ baseURL: modelUrl, apiKey: 'k' })('scripted-model');
+    const inputSchema = jsonOnlySchema(schema);
+    const payTool = createTool({ id: 'pay', description, inputSchema, execute: pay } as any);
+    const tools = { pay: payTool };
+    return mastraAgent(
+      new MastraAgent({ id: 'agent', name: 'agent', instructions: '', model, tools }),
+    );
+  }
   const { tool } = await import('@langchain/core/tools');
   const { createReactAgent } = await import('@langchain/langgraph/prebuilt');
   const { ChatOpenAI } = await import('@langchain/openai');

@@ -1,0 +1,80 @@
+import type { ToolEffects } from '../../core/journal.js';
+import { tryToolContext } from '../../core/tool-context.js';
+import {
+  asksToRunAgain,
+  effectsOf,
+  guardNativeTool,
+  unknownOutcomeError,
+} from '../../tools/guard.js';
+import type { CallIndex } from './model-journal.js';
+
+/** Tools exported from a ToolSpec: the executor guards their calls. */
+const executorTools = new WeakSet<object>();
+
+export function markExecutorTool<T extends object>(tool: T): T {
+  executorTools.add(tool);
+  return tool;
+}
+
+type Execute = (input: unknown, context: unknown) => unknown;
+
+/**
+ * The agent's tools for one run: each native tool's `execute` runs at most once across the run's
+ * attempts, keyed by the model's tool call id, with `ctx.idempotencyKey` bound. New objects per
+ * run (the agent's own tools are not changed); ToolSpec tools are guarded by the executor.
+ * Undefined without a journal.
+ */
+export function guardedTools(
+  tools: Record<string, unknown>,
+  calls: CallIndex,
+): Record<string, unknown> | undefined {
+  if (!tryToolContext()?.journal) return undefined;
+  return Object.fromEntries(
+    Object.entries(tools).map(([name, tool]) => [name, guarded(name, tool, calls)]),
+  );
+}
+
+type ApprovalFn = (args: unknown, context?: unknown) => unknown;
+
+function guarded(name: string, tool: unknown, calls: CallIndex): unknown {
+  if (typeof tool !== 'object' || tool === null) return tool;
+  const execute = (tool as { execute?: Execute }).execute;
+  if (typeof execute !== 'function' || executorTools.has(tool)) return tool;
+  const effects = effectsOf(tool);
+  const copy = Object.create(Object.getPrototypeOf(tool), Object.getOwnPropertyDescriptors(tool));
+  if (effects?.onUnknownOutcome === 'pause') gateUnknownOutcomes(copy, name, effects, calls);
+  copy.execute = async (input: unknown, context: unknown) => {
+    const callId = callIdOf(context);
+    if (callId === undefined) return execute.call(tool, input, context);
+    try {
+      return await guardNativeTool({ callId, tool: name, ...(effects ? { effects } : {}) }, () =>
+        Promise.resolve(execute.call(tool, input, context)),
+      );
+    } catch (err) {
+      // Not run again: the model reads why, as it reads a ToolSpec tool's failure.
+      const visible = unknownOutcomeError(err);
+      if (visible) return visible;
+      throw err;
+    }
+  };
+  return copy;
+}
+
+/**
+ * A `pause` tool's call left unfinished by an earlier attempt waits at Mastra's own approval
+ * gate. Mastra asks its policy with the arguments only: the call is found by name and arguments
+ * among the model's calls of this run.
+ */
+function gateUnknownOutcomes(copy: any, name: string, effects: ToolEffects, calls: CallIndex) {
+  const own = copy.needsApprovalFn as ApprovalFn | undefined;
+  const flag = !!copy.requireApproval;
+  copy.needsApprovalFn = async (args: unknown, context?: unknown) => {
+    if (calls.idsOf(name, args).some((id) => asksToRunAgain(id, effects))) return true;
+    return own ? own(args, context) : flag;
+  };
+}
+
+function callIdOf(context: unknown): string | undefined {
+  const id = (context as { agent?: { toolCallId?: unknown } } | undefined)?.agent?.toolCallId;
+  return typeof id === 'string' && id ? id : undefined;
+}
