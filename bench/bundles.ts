@@ -32,6 +32,7 @@ const names = readdirSync(join(ROOT, 'functions'))
 const FRAMEWORK_WORKERS: [label: string, agents: string][] = [
   ['worker (adk)', 'examples/adk/agents.ts'],
   ['worker (strands)', 'examples/strands/agents.ts'],
+  ['worker (mastra)', 'examples/mastra/agents.ts'],
 ];
 const entries: [label: string, fn: string, agents?: string][] = [
   ...names.map((name): [string, string] => [name, name]),

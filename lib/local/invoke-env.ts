@@ -12,6 +12,7 @@ import { createDynamoClient, createTable } from '../stores/dynamodb/index.js';
 import { type ScriptEntry, startScriptedModelServer } from '../testing/scripted-model-server.js';
 import { CliError, isUnreachable } from './cli.js';
 import { startDynalite } from './dynalite.js';
+import { offlineModelEnv } from './offline-model.js';
 import { createQueue, localSqsClient, startLocalSqs } from './sqs.js';
 
 export type Stop = () => Promise<void>;
@@ -33,7 +34,8 @@ export async function prepareEnvironment(env: NodeJS.ProcessEnv = process.env): 
       env.AUTH_MODE = 'hs256';
       env.JWT_SECRET ??= randomBytes(24).toString('hex');
     }
-    if (!env.OPENAI_API_KEY && !env.OPENAI_BASE_URL) await prepareModel(env, stops);
+    // Any provider left unconfigured (OpenAI, Gemini, Bedrock) gets the scripted model server.
+    if (Object.keys(offlineModelEnv(env, 'http://x/v1')).length > 0) await prepareModel(env, stops);
     return stops;
   } catch (err) {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
@@ -117,8 +119,7 @@ async function prepareModel(env: NodeJS.ProcessEnv, stops: Stop[]): Promise<void
     fallback: entry.offlineResponder ?? { text: 'Hello from the offline scripted model.' },
   });
   stops.push(() => model.close());
-  env.OPENAI_BASE_URL = model.url;
-  env.OPENAI_API_KEY = 'offline';
+  Object.assign(env, offlineModelEnv(env, model.url));
 }
 
 /**

@@ -13,6 +13,7 @@ import { startFunctionUrl } from './function-url.js';
 import { FUNCTIONS } from './functions.js';
 import { type Gateway, type GatewayHandlers, startGateway } from './gateway.js';
 import { lambdaContext } from './lambda-context.js';
+import { offlineModelEnv } from './offline-model.js';
 import {
   createQueue,
   localSqsClient,
@@ -46,8 +47,9 @@ type Handler = (event: any, context: any) => Promise<any>;
 /**
  * The whole deployment on 127.0.0.1, offline: dynalite, local-aws-sqs with Lambda-like pollers,
  * API Gateway emulation, and the very handler modules of functions/ (loaded once the environment
- * they read at cold start is in place). Without OPENAI_API_KEY the agents talk to the scripted
- * model server, answering with the agents entry's `offlineResponder`.
+ * they read at cold start is in place). Without a model configured (OpenAI, Gemini or Bedrock
+ * settings: `offlineModelEnv`) the agents talk to the scripted model server, answering with the
+ * agents entry's `offlineResponder`.
  */
 export interface LocalStackOptions {
   port?: number;
@@ -77,14 +79,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const approvals = await createQueue(sqs, 'approvals', { maxReceiveCount: 3 });
     const approvalRequests = await createQueue(sqs, 'approval-requests');
 
-    if (!process.env.OPENAI_API_KEY && !process.env.OPENAI_BASE_URL) {
+    if (Object.keys(offlineModelEnv(process.env, 'http://x/v1')).length > 0) {
       const entry = (await import('#agents')) as { offlineResponder?: ScriptEntry };
       const model = await startScriptedModelServer({
         fallback: entry.offlineResponder ?? { text: 'Hello from the offline scripted model.' },
       });
       stops.push(() => model.close());
-      process.env.OPENAI_BASE_URL = model.url;
-      process.env.OPENAI_API_KEY = 'offline';
+      Object.assign(process.env, offlineModelEnv(process.env, model.url));
     }
 
     const secret = process.env.JWT_SECRET ?? randomBytes(24).toString('hex');

@@ -11,6 +11,11 @@ export function userEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   for (const key of [
     'OPENAI_API_KEY',
     'OPENAI_BASE_URL',
+    'GEMINI_API_KEY',
+    'GOOGLE_API_KEY',
+    'GEMINI_BASE_URL',
+    'BEDROCK_MODEL_ID',
+    'BEDROCK_ENDPOINT',
     'AGENT_KERNEL_WS_URL',
     'AGENT_KERNEL_TOKEN',
     'AGENT_KERNEL_AGENTS',
