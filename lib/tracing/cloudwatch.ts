@@ -78,7 +78,8 @@ export class CloudWatchTracer implements Tracer, SpanHost {
 
   startSpan(name: string, attributes: SpanAttributes = {}, options: SpanOptions = {}): Span {
     // A span opened without a parent hangs under the active one (a handler's span, a run).
-    const parent = options.parent ?? (options.traceHeader ? undefined : activeSpan());
+    const remote = options.traceHeader !== undefined || options.traceContext !== undefined;
+    const parent = options.parent ?? (remote ? undefined : activeSpan());
     return new CloudWatchSpan(this, name, attributes, parent ? { ...options, parent } : options);
   }
 
