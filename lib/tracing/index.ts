@@ -53,3 +53,4 @@ export {
   type TraceHeader,
   UdpSegmentEmitter,
 } from './xray.js';
+export { bridgeXraySdk, type XraySdkLike } from './xray-sdk.js';

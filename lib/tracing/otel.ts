@@ -44,6 +44,7 @@ import { type OtlpTarget, otlpTargets } from './otel-presets.js';
 import { formatTraceparent, parseTraceparent } from './propagation.js';
 import { Redactor, secretsFromEnv } from './redact.js';
 import { formatTraceHeader, parseTraceHeader } from './xray.js';
+import { discoverXraySdk } from './xray-sdk.js';
 
 export interface OtelTracerOptions {
   /** Defaults to `tracingConfigFromEnv(env)`; fields given here win. */
@@ -114,6 +115,7 @@ export class OtelTracer implements FlushableTracer {
   }
 
   startSpan(name: string, attributes: SpanAttributes = {}, options: SpanOptions = {}): Span {
+    discoverXraySdk();
     const kind = options.kind ?? 'internal';
     const remote = options.traceHeader !== undefined || options.traceContext !== undefined;
     const explicit = options.parent ?? (remote ? undefined : activeSpan());
