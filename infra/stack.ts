@@ -41,6 +41,7 @@ import {
   type TableAccess,
   tunedFunctions,
 } from './functions.js';
+import { wireTracing } from './tracing.js';
 
 export interface AgentKernelStackProps extends StackProps {
   readonly config: KernelConfig;
@@ -140,9 +141,11 @@ export class AgentKernelStack extends Stack {
         ...(config.agentsEntry ? { agentsEntry: config.agentsEntry } : {}),
         bundleAwsSdk: config.bundleAwsSdk,
         runtime: config.lambdaRuntime,
+        tracing: config.tracing.backends,
       });
       this.functions.set(spec.name, fn);
       this.grantAccess(spec, fn.function, config);
+      wireTracing(this, fn.function, config.tracing);
       if (spec.trigger) {
         const queue = this.queues[spec.trigger.queue];
         if (!queue) throw new Error(`${spec.name}: queue ${spec.trigger.queue} is not deployed`);

@@ -11,7 +11,7 @@ import {
 } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { announceBundling, BUNDLE, externalModules } from '../bundling.js';
+import { announceBundling, BUNDLE, bundleDefine, externalModules } from '../bundling.js';
 import { DEFAULT_LAMBDA_RUNTIME, type LambdaRuntime } from '../config.js';
 
 /** The repository root: package.json (with its "imports") and package-lock.json live here. */
@@ -34,6 +34,8 @@ export interface KernelFunctionProps {
   readonly bundleAwsSdk?: boolean;
   /** Default: DEFAULT_LAMBDA_RUNTIME (config.ts). */
   readonly runtime?: LambdaRuntime;
+  /** The deployed tracing backends: without an OTel preset the bundle leaves the OTel SDK out. */
+  readonly tracing?: readonly string[];
 }
 
 const RUNTIMES: Record<LambdaRuntime, Runtime> = {
@@ -91,6 +93,7 @@ export class KernelFunction extends Construct {
         sourcesContent: BUNDLE.sourcesContent,
         // By default our pinned `@aws-sdk/*` is bundled; `bundleAwsSdk: false` uses the runtime's.
         externalModules: externalModules(props.bundleAwsSdk ?? true),
+        define: bundleDefine(props.tracing ?? ['cloudwatch']),
         ...(props.agentsEntry
           ? { esbuildArgs: { '--alias:#agents': resolve(PROJECT_ROOT, props.agentsEntry) } }
           : {}),
