@@ -1,4 +1,5 @@
-import { createRequire } from 'node:module';
+// Not `createRequire`: the bundles' banner declares that name at the top level (infra/bundling.ts).
+import { createRequire as requireFrom } from 'node:module';
 import { activeSpan, type Span } from '../core/tracer.js';
 import { parseTraceHeader } from './xray.js';
 
@@ -69,7 +70,7 @@ export function discoverXraySdk(): void {
 function requireSubsegment(): SubsegmentClass | undefined {
   try {
     // Unbundled deployments: the copy in node_modules (already loaded by the user's import).
-    const sdk = createRequire(import.meta.url)('aws-xray-sdk-core') as XraySdkLike;
+    const sdk = requireFrom(import.meta.url)('aws-xray-sdk-core') as XraySdkLike;
     return sdk.Subsegment as SubsegmentClass;
   } catch {
     return undefined; // Bundled: the class is taken from the segment in the namespace.
