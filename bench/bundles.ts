@@ -9,6 +9,8 @@
  * under 300 KB minified, cold import within 40 ms of an empty process.
  * Cold imports run under Node.js 22 and 24 side by side (the Lambda runtimes to choose between,
  * from the npm `node` package via npx; BENCH_NODES=22 or BENCH_NODES=current to narrow it).
+ * Bundles are built for the default `tracing=cloudwatch` (no OTel SDK in them); one more row is
+ * the worker built for `tracing=cloudwatch,otlp`, imported with that backend on (it loads lazily).
  * Fails (exit 1) when the approvals bundle holds the agents entry, a framework or the Runtime.
  *
  *   npm run bench:bundles          BENCH_IMPORTS=9 npm run bench:bundles
@@ -19,7 +21,7 @@ import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { gzipSync } from 'node:zlib';
 import { build, type Metafile } from 'esbuild';
-import { BUNDLE, externalModules } from '../infra/bundling.js';
+import { BUNDLE, bundleDefine, externalModules } from '../infra/bundling.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const IMPORTS = Number(process.env.BENCH_IMPORTS ?? 5);
@@ -86,14 +88,18 @@ const AGENTS_ONLY = [/^examples\//, /^lib\/frameworks\//, /^lib\/core\/runtime\.
  * One fresh process importing `file`: its wall time from spawn to exit, and inside it the import's
  * own wall and CPU time (user + system), which a busy machine disturbs less than the former.
  */
-function coldImport(file: string, node: string): { process: number; import: number; cpu: number } {
+function coldImport(
+  file: string,
+  node: string,
+  extraEnv: Record<string, string> = {},
+): { process: number; import: number; cpu: number } {
   const script = `const t = performance.now(), c = process.cpuUsage();
 await import(${JSON.stringify(file)});
 const u = process.cpuUsage(c);
 process.stdout.write(JSON.stringify({ import: performance.now() - t, cpu: (u.user + u.system) / 1000 }));`;
   const started = performance.now();
   const result = spawnSync(node, ['--input-type=module', '-e', script], {
-    env,
+    env: { ...env, ...extraEnv },
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -112,8 +118,10 @@ async function bundle(
   name: string,
   bundleAwsSdk: boolean,
   agents?: string,
+  tracing: readonly string[] = ['cloudwatch'],
 ): Promise<[string, string[]]> {
-  const file = join(out, bundleAwsSdk ? 'bundled' : 'external', label, 'index.mjs');
+  const variant = `${bundleAwsSdk ? 'bundled' : 'external'}-${tracing.join('-')}`;
+  const file = join(out, variant, label, 'index.mjs');
   const result = await build({
     entryPoints: [join(ROOT, 'functions', `${name}.ts`)],
     outfile: file,
@@ -128,6 +136,7 @@ async function bundle(
     banner: { js: BUNDLE.banner },
     external: externalModules(bundleAwsSdk),
     ...(agents ? { alias: { '#agents': join(ROOT, agents) } } : {}),
+    define: bundleDefine(tracing),
     metafile: true,
     logLevel: 'error',
   });
@@ -137,13 +146,13 @@ async function bundle(
 type Timing = ReturnType<typeof coldImport>;
 
 /** Interleaved cold imports of `file` and the empty module under one Node.js binary; medians. */
-function measure(file: string, empty: string, node: string) {
+function measure(file: string, empty: string, node: string, extraEnv: Record<string, string> = {}) {
   const empties: Timing[] = [];
   const runs: Timing[] = [];
   for (let i = 0; i < IMPORTS; i++) {
     // Interleaved, so machine noise hits both alike.
     empties.push(coldImport(empty, node));
-    runs.push(coldImport(file, node));
+    runs.push(coldImport(file, node, extraEnv));
   }
   const at = (list: Timing[], key: keyof Timing) => median(list.map((r) => r[key]));
   return {
@@ -189,6 +198,26 @@ try {
       }
       rows.push([...cells, aim].join(' | '));
     }
+  }
+  // The worker as deployed with `-c tracing=cloudwatch` and `-c tracing=cloudwatch,otlp`,
+  // each imported with its backends on (as on Lambda), side by side.
+  for (const tracing of [['cloudwatch'], ['cloudwatch', 'otlp']]) {
+    const label = `worker (tracing=${tracing.join(',')})`;
+    const [file] = await bundle(label, 'worker', true, undefined, tracing);
+    const bytes = readFileSync(file);
+    const value = tracing.join(',');
+    const cells = [
+      label,
+      'bundled',
+      `${(bytes.length / 1024).toFixed(0)} KB`,
+      `${(gzipSync(bytes).length / 1024).toFixed(0)} KB`,
+    ];
+    const tracingEnv = { AGENT_KERNEL_TRACING: value, AWS_LAMBDA_FUNCTION_NAME: 'worker' };
+    for (const node of NODES) {
+      const m = measure(file, empty, node.bin, tracingEnv);
+      cells.push(ms(m.empty), `+${ms(m.extra)}`, ms(m.cpu));
+    }
+    rows.push([...cells, ''].join(' | '));
   }
   console.log(
     `bundles: infra/bundling.ts options, ${IMPORTS} interleaved cold imports each with ${BUNDLE.nodeOptions}, under ${NODES.map((n) => `Node ${n.version}`).join(' and ')}`,

@@ -1,10 +1,12 @@
 /**
  * Tracing overhead: the same turn (a model call, a tool call through the Executor, a second model
- * call) through two Runtimes, one with the no-op tracer and one with the cloudwatch tracer
- * (segments over UDP to a stand-in daemon in another process, EMF and log lines written to
- * /dev/null), interleaved turn by turn. Prints medians and their ratio (aim: under 1.05), for
- * wall time and for CPU time of this process (steadier on a busy machine; it includes the
- * in-process model server, the same in both arms).
+ * call) through three Runtimes: the no-op tracer, the cloudwatch tracer (segments over UDP to a
+ * stand-in daemon in another process, EMF and log lines written to /dev/null) and the otel
+ * backend (`otlp` preset: OTLP/HTTP JSON to a receiver in another process, flushed after every
+ * turn as `withLogging` flushes before a Lambda answers), interleaved turn by turn. Prints
+ * medians and their ratios to tracing off (aim: under 1.05), for wall time and for CPU time of
+ * this process (steadier on a busy machine; it includes the in-process model server, the same
+ * in every arm).
  *
  *   npm run bench:tracing            BENCH_TURNS=400 npm run bench:tracing
  *   BENCH_XRAY=0 npm run bench:tracing     (EMF and logs only: the cost of the UDP sends apart)
@@ -19,7 +21,7 @@ import { OPENAI_INTEGRATION, OpenAIModule } from '../lib/frameworks/openai/index
 import { InMemorySessionStore, noopTracer, Runtime, type Tracer } from '../lib/index.js';
 import { startScriptedModelServer } from '../lib/testing/index.js';
 import { defineTool, Executor } from '../lib/tools/index.js';
-import { CloudWatchTracer } from '../lib/tracing/index.js';
+import { CloudWatchTracer, OtelTracer } from '../lib/tracing/index.js';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 200);
 const WARMUP = 20;
@@ -40,6 +42,29 @@ const daemon = spawn(
 const daemonPort = await new Promise<number>((resolve) =>
   daemon.stdout.once('data', (data) => resolve(Number(String(data).trim()))),
 );
+
+// The collector is another process too (the ADOT layer's, or a vendor's endpoint).
+const collector = spawn(
+  process.execPath,
+  [
+    '-e',
+    `let n = 0; const s = require('node:http').createServer((req, res) => {
+       req.on('data', () => {}); req.on('end', () => { n++; res.writeHead(200).end('{}'); });
+     });
+     s.listen(0, '127.0.0.1', () => console.log(s.address().port));
+     process.on('SIGTERM', () => { console.error(n); process.exit(0); });`,
+  ],
+  { stdio: ['ignore', 'pipe', 'pipe'] },
+);
+const collectorPort = await new Promise<number>((resolve) =>
+  collector.stdout.once('data', (data) => resolve(Number(String(data).trim()))),
+);
+const otel = new OtelTracer({
+  env: {
+    AGENT_KERNEL_TRACING: 'otlp',
+    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${collectorPort}`,
+  },
+});
 
 const server = await startScriptedModelServer();
 const client = new OpenAI({ apiKey: 'bench', baseURL: server.url, maxRetries: 0 });
@@ -77,7 +102,12 @@ function makeRuntime(tracer: Tracer): Runtime {
   });
 }
 
-const arms = { off: makeRuntime(noopTracer), on: makeRuntime(traced) };
+const arms = {
+  off: makeRuntime(noopTracer),
+  cloudwatch: makeRuntime(traced),
+  otel: makeRuntime(otel),
+};
+const ARMS = Object.keys(arms) as ArmName[];
 type ArmName = keyof typeof arms;
 
 async function turn(arm: ArmName, mode: 'run' | 'stream', n: number, prefix: string) {
@@ -95,20 +125,26 @@ async function turn(arm: ArmName, mode: 'run' | 'stream', n: number, prefix: str
   }
 }
 
+/** A turn as one invocation: the otel arm exports its spans before "answering". */
+async function invocation(arm: ArmName, mode: 'run' | 'stream', n: number, prefix: string) {
+  await turn(arm, mode, n, prefix);
+  if (arm === 'otel') await otel.flush();
+}
+
 type Medians = Record<ArmName, { wall: number; cpu: number }>;
 
 async function measure(mode: 'run' | 'stream'): Promise<Medians> {
-  const times: Record<ArmName, number[]> = { off: [], on: [] };
-  const cpu: Record<ArmName, number[]> = { off: [], on: [] };
+  const times: Record<ArmName, number[]> = { off: [], cloudwatch: [], otel: [] };
+  const cpu: Record<ArmName, number[]> = { off: [], cloudwatch: [], otel: [] };
   for (let n = 0; n < WARMUP + TURNS; n++) {
     // The server keeps every request: drop them so memory stays flat.
     if (n % 50 === 0) server.reset();
-    // Alternate which arm goes first so neither always gets a warmer cache.
-    const order: ArmName[] = n % 2 === 0 ? ['off', 'on'] : ['on', 'off'];
+    // Rotate which arm goes first so none always gets a warmer cache.
+    const order = ARMS.map((_, i) => ARMS[(i + n) % ARMS.length] as ArmName);
     for (const arm of order) {
       const started = performance.now();
       const cpuStarted = process.cpuUsage();
-      await turn(arm, mode, n, mode);
+      await invocation(arm, mode, n, mode);
       const used = process.cpuUsage(cpuStarted);
       if (n >= WARMUP) {
         times[arm].push(performance.now() - started);
@@ -116,10 +152,8 @@ async function measure(mode: 'run' | 'stream'): Promise<Medians> {
       }
     }
   }
-  return {
-    off: { wall: median(times.off), cpu: median(cpu.off) },
-    on: { wall: median(times.on), cpu: median(cpu.on) },
-  };
+  const of = (arm: ArmName) => ({ wall: median(times[arm]), cpu: median(cpu[arm]) });
+  return { off: of('off'), cloudwatch: of('cloudwatch'), otel: of('otel') };
 }
 
 function median(values: number[]): number {
@@ -134,20 +168,25 @@ console.log(
   `tracing-overhead: ${TURNS} turns per arm (+${WARMUP} warm-up), each 2 model calls + 1 tool call, Node ${process.version}`,
 );
 for (const mode of ['run', 'stream'] as const) {
-  const { off, on } = await measure(mode);
+  const { off, cloudwatch, otel: o } = await measure(mode);
   for (const kind of ['wall', 'cpu'] as const) {
     console.log(
-      `${mode.padEnd(6)} ${kind.padEnd(4)} tracing off median ${off[kind].toFixed(3)} ms | cloudwatch median ${on[kind].toFixed(3)} ms | ratio ${(on[kind] / off[kind]).toFixed(3)}`,
+      `${mode.padEnd(6)} ${kind.padEnd(4)} tracing off median ${off[kind].toFixed(3)} ms | cloudwatch ${cloudwatch[kind].toFixed(3)} ms, ratio ${(cloudwatch[kind] / off[kind]).toFixed(3)} | otel ${o[kind].toFixed(3)} ms, ratio ${(o[kind] / off[kind]).toFixed(3)}`,
     );
   }
 }
 await traced.close();
+await otel.close();
 await server.close();
 closeSync(devNull);
 daemon.kill('SIGTERM');
 const received = await new Promise<string>((resolve) =>
   daemon.stderr.once('data', (data) => resolve(String(data).trim())),
 );
+collector.kill('SIGTERM');
+const exports = await new Promise<string>((resolve) =>
+  collector.stderr.once('data', (data) => resolve(String(data).trim())),
+);
 console.log(
-  `cloudwatch arm wrote ${lines} EMF/log lines; the daemon received ${received} segments`,
+  `cloudwatch arm wrote ${lines} EMF/log lines; the daemon received ${received} segments; the collector received ${exports} OTLP requests`,
 );

@@ -31,6 +31,18 @@ export const BUNDLE = {
   nodeOptions: '--enable-source-maps',
 } as const;
 
+/** The OpenTelemetry presets of lib/tracing (config.ts OTEL_PRESETS; a test keeps them equal). */
+export const OTEL_PRESETS = ['otlp', 'langfuse', 'logfire', 'openllmetry'] as const;
+
+/**
+ * esbuild `define`s for the deployed tracing backends: without an OTel preset the OTel backend's
+ * lazy import is dead code (lib/tracing/select.ts), so the bundle holds no OTel SDK.
+ */
+export function bundleDefine(tracing: readonly string[]): Record<string, string> {
+  const otel = tracing.some((name) => (OTEL_PRESETS as readonly string[]).includes(name));
+  return otel ? {} : { 'process.env.AGENT_KERNEL_BUNDLE_OTEL': '"false"' };
+}
+
 /** What esbuild must not bundle: the AWS SDK, unless it is to be bundled (the pinned version). */
 export function externalModules(bundleAwsSdk: boolean): string[] {
   return bundleAwsSdk ? [] : [...AWS_SDK_EXTERNALS];

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { OTEL_PRESETS } from './bundling.js';
 
 /** Where the model provider's API key lives: only its name reaches the functions, never the value. */
 export type ModelSecret = { secretName: string } | { parameterName: string };
@@ -60,6 +61,18 @@ export interface KernelConfig {
   readonly fanoutBatchSize: number;
   /** Receives before a message is dead-lettered, on every queue (the worker's JOB_MAX_RECEIVES). */
   readonly maxReceiveCount: number;
+  readonly tracing: TracingSettings;
+}
+
+/**
+ * The functions' tracing backends (AGENT_KERNEL_TRACING) and the OTel presets' endpoints; their
+ * credentials stay in the Secrets Manager secret `secretName`, read at cold start by name.
+ */
+export interface TracingSettings {
+  readonly backends: readonly string[];
+  readonly secretName?: string;
+  /** Variables set on every function (names and URLs only, never a credential). */
+  readonly environment: Readonly<Record<string, string>>;
 }
 
 export type ApiGatewayAccountRole = 'create' | 'existing' | 'none';
@@ -123,6 +136,17 @@ const origin = z
     'each must be * or an origin like https://app.example.com',
   );
 const YEAR = 365 * 24 * 3600;
+const TRACING_BACKENDS = ['cloudwatch', 'none', ...OTEL_PRESETS] as const;
+const endpoint = z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' });
+/** Endpoint knobs: the preset that reads each and the variable (the vendor's own name) it sets. */
+const ENDPOINTS = {
+  otlpEndpoint: ['otlp', 'OTEL_EXPORTER_OTLP_ENDPOINT'],
+  langfuseBaseUrl: ['langfuse', 'LANGFUSE_BASE_URL'],
+  logfireBaseUrl: ['logfire', 'LOGFIRE_BASE_URL'],
+  traceloopBaseUrl: ['openllmetry', 'TRACELOOP_BASE_URL'],
+} as const;
+/** Presets that cannot send without a credential. */
+const NEED_SECRET = ['langfuse', 'logfire'];
 
 /** Context keys (cdk.json or `cdk -c key=value`); every one is optional. */
 const ContextSchema = z.object({
@@ -185,6 +209,14 @@ const ContextSchema = z.object({
   fanoutBatchSize: between(1, 10, 10, "Lambda's batch size limit for a FIFO queue"),
   // SQS allows 1..1000; below 5 a throttled consumer dead-letters messages (AWS's advice).
   maxReceiveCount: between(5, 1000, 5, 'SQS allows up to 1000; under 5 throttling dead-letters'),
+  tracing: list
+    .pipe(z.array(z.enum(TRACING_BACKENDS, `each must be ${TRACING_BACKENDS.join(', ')}`)).min(1))
+    .default(['cloudwatch']),
+  tracingSecretName: secretName.optional(),
+  otlpEndpoint: endpoint.optional(),
+  langfuseBaseUrl: endpoint.optional(),
+  logfireBaseUrl: endpoint.optional(),
+  traceloopBaseUrl: endpoint.optional(),
 });
 
 export const CONTEXT_KEYS = Object.keys(
@@ -250,7 +282,39 @@ export function configFromContext(context: Record<string, unknown>): KernelConfi
     workerMaxConcurrency: c.workerMaxConcurrency,
     fanoutBatchSize: c.fanoutBatchSize,
     maxReceiveCount: c.maxReceiveCount,
+    tracing: tracingFromContext(c),
   };
+}
+
+/** The tracing knobs together: a preset's endpoint or secret without the preset is a mistake. */
+function tracingFromContext(c: z.output<typeof ContextSchema>): TracingSettings {
+  const backends = [...new Set(c.tracing)];
+  const fail = (message: string) => new InvalidContextError(`Invalid tracing context: ${message}`);
+  if (backends.includes('none') && backends.length > 1)
+    throw fail('none cannot be listed with others.');
+  const environment: Record<string, string> = {};
+  // Unset is cloudwatch on Lambda: only a choice of yours reaches the functions.
+  if (backends.join(',') !== 'cloudwatch') environment.AGENT_KERNEL_TRACING = backends.join(',');
+  for (const [key, [preset, variable]] of Object.entries(ENDPOINTS)) {
+    const url = c[key as keyof typeof ENDPOINTS];
+    if (!url) continue;
+    if (!backends.includes(preset))
+      throw fail(`${key} is set but tracing does not list ${preset}.`);
+    environment[variable] = url;
+  }
+  const needing = backends.filter((name) => NEED_SECRET.includes(name));
+  if (needing.length > 0 && !c.tracingSecretName) {
+    throw fail(
+      `${needing.join(', ')} needs tracingSecretName: a Secrets Manager secret holding its keys as JSON (docs/tracing.md).`,
+    );
+  }
+  const otel = backends.some((name) => (OTEL_PRESETS as readonly string[]).includes(name));
+  if (c.tracingSecretName && !otel) {
+    throw fail('tracingSecretName is set but tracing lists no OTel preset to read it.');
+  }
+  if (!c.tracingSecretName) return { backends, environment };
+  environment.AGENT_KERNEL_TRACING_SECRET_NAME = c.tracingSecretName;
+  return { backends, secretName: c.tracingSecretName, environment };
 }
 
 /** CloudFormation stack names: a letter, then letters, digits and hyphens (128 at most). */

@@ -16,7 +16,6 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
-import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import type { KernelConfig } from './config.js';
 import { KernelAlarmTopic } from './constructs/alarm-topic.js';
@@ -41,6 +40,8 @@ import {
   type TableAccess,
   tunedFunctions,
 } from './functions.js';
+import { grantModelAccess } from './model-access.js';
+import { wireTracing } from './tracing.js';
 
 export interface AgentKernelStackProps extends StackProps {
   readonly config: KernelConfig;
@@ -134,16 +135,17 @@ export class AgentKernelStack extends Stack {
         description: spec.description,
         timeout: spec.timeout,
         memorySize: spec.memorySize,
-        environment: {},
         logRetention,
         logRemovalPolicy,
         ...(config.agentsEntry ? { agentsEntry: config.agentsEntry } : {}),
+        ...(spec.copyDirs ? { copyDirs: spec.copyDirs } : {}),
         bundleAwsSdk: config.bundleAwsSdk,
         runtime: config.lambdaRuntime,
-        ...(spec.copyDirs ? { copyDirs: spec.copyDirs } : {}),
+        tracing: config.tracing.backends,
       });
       this.functions.set(spec.name, fn);
       this.grantAccess(spec, fn.function, config);
+      wireTracing(this, fn.function, config.tracing);
       if (spec.trigger) {
         const queue = this.queues[spec.trigger.queue];
         if (!queue) throw new Error(`${spec.name}: queue ${spec.trigger.queue} is not deployed`);
@@ -287,7 +289,7 @@ export class AgentKernelStack extends Stack {
       env('WEBSOCKET_ENDPOINT', this.webSocket.stage.callbackUrl);
       this.webSocket.grantPostToConnections(fn);
     }
-    if (access.has('runs-agents')) this.grantModelAccess(fn, config, env);
+    if (access.has('runs-agents')) grantModelAccess(this, fn, config, env);
     if (access.has('verify-tokens')) {
       env('AUTH_MODE', config.auth.mode);
       if (config.auth.mode === 'hs256') {
@@ -339,33 +341,6 @@ export class AgentKernelStack extends Stack {
               'dynamodb:LeadingKeys': FAMILY_PARTITIONS[family].map((prefix) => `${prefix}*`),
             },
           },
-        }),
-      );
-    }
-  }
-
-  private grantModelAccess(
-    fn: IFunction,
-    config: KernelConfig,
-    env: (name: string, value: string) => void,
-  ): void {
-    const secret = config.modelSecret;
-    if (secret && 'secretName' in secret) {
-      env('MODEL_SECRET_NAME', secret.secretName);
-      Secret.fromSecretNameV2(this, `ModelSecret${fn.node.addr}`, secret.secretName).grantRead(fn);
-    } else if (secret) {
-      env('MODEL_SECRET_PARAMETER', secret.parameterName);
-      StringParameter.fromStringParameterName(
-        this,
-        `ModelParameter${fn.node.addr}`,
-        secret.parameterName,
-      ).grantRead(fn);
-    }
-    if (config.bedrockModelArns.length > 0) {
-      fn.addToRolePolicy(
-        new PolicyStatement({
-          actions: ['bedrock:InvokeModel', 'bedrock:InvokeModelWithResponseStream'],
-          resources: [...config.bedrockModelArns],
         }),
       );
     }

@@ -11,7 +11,7 @@ import {
 } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { announceBundling, BUNDLE, externalModules } from '../bundling.js';
+import { announceBundling, BUNDLE, bundleDefine, externalModules } from '../bundling.js';
 import { DEFAULT_LAMBDA_RUNTIME, type LambdaRuntime } from '../config.js';
 
 /** The repository root: package.json (with its "imports") and package-lock.json live here. */
@@ -20,7 +20,7 @@ export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..
 export interface KernelFunctionProps {
   readonly entry: string;
   readonly description: string;
-  readonly environment: Record<string, string>;
+  readonly environment?: Record<string, string>;
   readonly timeout: Duration;
   readonly memorySize: number;
   readonly logRetention: RetentionDays;
@@ -36,6 +36,8 @@ export interface KernelFunctionProps {
   readonly runtime?: LambdaRuntime;
   /** Project folders copied beside the bundle (`lib/playground` → `/var/task/playground`). */
   readonly copyDirs?: readonly string[];
+  /** The deployed tracing backends: without an OTel preset the bundle leaves the OTel SDK out. */
+  readonly tracing?: readonly string[];
 }
 
 const RUNTIMES: Record<LambdaRuntime, Runtime> = {
@@ -93,6 +95,7 @@ export class KernelFunction extends Construct {
         sourcesContent: BUNDLE.sourcesContent,
         // By default our pinned `@aws-sdk/*` is bundled; `bundleAwsSdk: false` uses the runtime's.
         externalModules: externalModules(props.bundleAwsSdk ?? true),
+        define: bundleDefine(props.tracing ?? ['cloudwatch']),
         ...(props.agentsEntry
           ? { esbuildArgs: { '--alias:#agents': resolve(PROJECT_ROOT, props.agentsEntry) } }
           : {}),

@@ -1,7 +1,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { inSpan, noopTracer, type Span, type Tracer } from '../core/tracer.js';
-import { traceHeaderFromSqs } from '../tracing/propagation.js';
+import { spanOptionsFromSqs } from '../tracing/propagation.js';
 import { emitCount } from './emf.js';
 
 export interface BatchOptions {
@@ -15,7 +15,7 @@ export interface BatchOptions {
  * Processes a batch one record at a time and reports the failed ones (`batchItemFailures`),
  * so SQS retries only those. On a FIFO queue a failed record also fails the later records of
  * its group: handling them now would break the group's order. Each record runs in a span that
- * continues the trace its sender put in `AWSTraceHeader`.
+ * continues the trace its sender put in `AWSTraceHeader` (and `traceparent`).
  */
 export async function processBatch(
   event: SQSEvent,
@@ -32,12 +32,11 @@ export async function processBatch(
       continue;
     }
     try {
-      const traceHeader = traceHeaderFromSqs(record);
       await inSpan(
         tracer,
         spanName,
         { messageId: record.messageId },
-        traceHeader ? { traceHeader } : {},
+        spanOptionsFromSqs(record),
         (span) => handle(record, span),
       );
     } catch (err) {

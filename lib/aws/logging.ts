@@ -5,11 +5,13 @@ import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { inSpan, noopTracer, type Tracer } from '../core/tracer.js';
 import type { LogLevel } from '../tracing/config.js';
+import { tracersReady } from '../tracing/lazy.js';
 import type { LogContext, LogPort } from '../tracing/logger.js';
 import { flushBufferedTracers } from '../tracing/multi.js';
 import { Redactor, secretsFromEnv } from '../tracing/redact.js';
 import { createTracer } from '../tracing/select.js';
 import { activeLogContext } from '../tracing/span.js';
+import { loadTracingSecret } from './tracing-secret.js';
 
 /**
  * Powertools' line (level, message, timestamp, service, Lambda context, X-Ray id) plus the ids
@@ -97,7 +99,19 @@ export function observability(
   });
   // A root segment off Lambda is named after the function, as Lambda names its own.
   const config = env.AGENT_KERNEL_SERVICE_NAME ? {} : { serviceName: service };
-  const tracer = createTracer({ env, config, redactor, logger: logPortOf(logger) });
+  // The presets' credentials come from Secrets Manager at cold start, before the OTel backend.
+  const secret = env.AGENT_KERNEL_TRACING_SECRET_NAME;
+  const tracer = createTracer({
+    env,
+    config,
+    redactor,
+    logger: logPortOf(logger),
+    ...(secret ? { prepareOtel: async () => void (await loadTracingSecret(env, redactor)) } : {}),
+    onBackendError: (error) =>
+      logger.error('tracing backend unavailable: its spans are not recorded', {
+        error: error as Error,
+      }),
+  });
   return { logger, tracer, redactor };
 }
 
@@ -125,6 +139,8 @@ export function withLogging<E, R>(
       : handler;
   // Spans an OTel backend buffered leave before the response: after it the sandbox may freeze.
   const flushed = async (event: E, context: Context) => {
+    // A lazily imported backend (OTel) is ready before the first span of the invocation.
+    await tracersReady();
     try {
       return await traced(event, context);
     } finally {

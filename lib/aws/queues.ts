@@ -4,14 +4,15 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
-import { withTraceHeader } from '../tracing/propagation.js';
+import { withTraceContext } from '../tracing/propagation.js';
 import type { FifoKeys } from '../transport/fifo.js';
 import type { Config, ConfigKey } from './config.js';
 import { ConfigError } from './errors.js';
 
 /**
  * Sends one JSON message; FIFO keys when the queue is FIFO. The active span's X-Ray header rides
- * along (`AWSTraceHeader`), so the consumer's spans join this request's trace.
+ * along (`AWSTraceHeader`), and its W3C context with an OTel backend (`traceparent`), so the
+ * consumer's spans join this request's trace.
  */
 export async function sendJson(
   sqs: SQSClient,
@@ -21,7 +22,7 @@ export async function sendJson(
 ): Promise<void> {
   await sqs.send(
     new SendMessageCommand(
-      withTraceHeader({
+      withTraceContext({
         QueueUrl: queueUrl,
         MessageBody: JSON.stringify(body),
         ...(keys

@@ -16,6 +16,14 @@ export interface SpanOptions {
   readonly parent?: Span;
   /** A trace header from another process (an SQS message): the span continues that trace. */
   readonly traceHeader?: string;
+  /** W3C trace context from another process: OTel backends prefer it to `traceHeader`. */
+  readonly traceContext?: TraceContext;
+}
+
+/** W3C `traceparent` / `tracestate` (https://www.w3.org/TR/trace-context/). */
+export interface TraceContext {
+  readonly traceparent: string;
+  readonly tracestate?: string;
 }
 
 export interface PayloadOptions {
@@ -34,6 +42,8 @@ export interface Span {
   end(): void;
   /** The header that lets another process continue this trace (undefined: not traced). */
   traceHeader(): string | undefined;
+  /** The W3C context of this span, for backends with their own ids (OTel); optional. */
+  traceContext?(): TraceContext | undefined;
 }
 
 export interface Tracer {

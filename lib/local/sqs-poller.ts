@@ -333,10 +333,26 @@ export function sqsRecordOf(message: Message, queueUrl: string, receives: number
       // Lambda hands the sender's X-Ray header on as a system attribute (lib/tracing/propagation).
       ...(attributes.AWSTraceHeader ? { AWSTraceHeader: attributes.AWSTraceHeader } : {}),
     },
-    messageAttributes: {},
+    messageAttributes: lambdaMessageAttributes(message.MessageAttributes),
     md5OfBody: message.MD5OfBody ?? '',
     eventSource: 'aws:sqs',
     eventSourceARN: `arn:aws:sqs:us-east-1:${account}:${name}`,
     awsRegion: 'us-east-1',
   };
+}
+
+/** Message attributes as Lambda's event source spells them (`traceparent` rides there). */
+function lambdaMessageAttributes(
+  attributes: Message['MessageAttributes'],
+): SQSRecord['messageAttributes'] {
+  const out: SQSRecord['messageAttributes'] = {};
+  for (const [name, value] of Object.entries(attributes ?? {})) {
+    out[name] = {
+      dataType: value.DataType ?? 'String',
+      ...(value.StringValue !== undefined ? { stringValue: value.StringValue } : {}),
+      stringListValues: [],
+      binaryListValues: [],
+    };
+  }
+  return out;
 }

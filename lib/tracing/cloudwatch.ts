@@ -17,6 +17,7 @@ import {
   type TraceHeader,
   UdpSegmentEmitter,
 } from './xray.js';
+import { discoverXraySdk } from './xray-sdk.js';
 
 /** A local root that never ends must not hold documents forever: past this they go alone. */
 const MAX_PENDING = 500;
@@ -77,8 +78,10 @@ export class CloudWatchTracer implements Tracer, SpanHost {
   }
 
   startSpan(name: string, attributes: SpanAttributes = {}, options: SpanOptions = {}): Span {
+    discoverXraySdk();
     // A span opened without a parent hangs under the active one (a handler's span, a run).
-    const parent = options.parent ?? (options.traceHeader ? undefined : activeSpan());
+    const remote = options.traceHeader !== undefined || options.traceContext !== undefined;
+    const parent = options.parent ?? (remote ? undefined : activeSpan());
     return new CloudWatchSpan(this, name, attributes, parent ? { ...options, parent } : options);
   }
 

@@ -1,3 +1,6 @@
+import { OtelTracer } from './otel.js';
+import { registerOtelBackend } from './select.js';
+
 export { type CapturableClient, captureClient } from './capture.js';
 export { CloudWatchTracer, type CloudWatchTracerOptions } from './cloudwatch.js';
 export {
@@ -12,6 +15,8 @@ export {
   tracingConfigFromEnv,
 } from './config.js';
 export * from './errors.js';
+
+export { LazyTracer, tracersReady } from './lazy.js';
 export {
   JsonLogger,
   type LineSink,
@@ -38,7 +43,12 @@ export {
   withTraceHeader,
 } from './propagation.js';
 export { REDACTED, Redactor, type RedactorOptions, secretsFromEnv } from './redact.js';
-export { type CreateTracerOptions, createTracer } from './select.js';
+export {
+  type CreateTracerOptions,
+  createTracer,
+  type OtelFactory,
+  registerOtelBackend,
+} from './select.js';
 export { activeLogContext, CloudWatchSpan } from './span.js';
 export {
   flattenSegment,
@@ -53,3 +63,7 @@ export {
   type TraceHeader,
   UdpSegmentEmitter,
 } from './xray.js';
+export { bridgeXraySdk, type XraySdkLike } from './xray-sdk.js';
+
+// The public entry holds OtelTracer anyway: createTracer builds it at once (no lazy import).
+registerOtelBackend((options) => new OtelTracer(options));

@@ -4,6 +4,7 @@ import {
   type Span,
   type SpanAttributes,
   type SpanOptions,
+  type TraceContext,
   type Tracer,
 } from '../core/tracer.js';
 
@@ -46,7 +47,8 @@ export class MultiTracer implements FlushableTracer {
 
   startSpan(name: string, attributes: SpanAttributes = {}, options: SpanOptions = {}): Span {
     // Each backend gets its own part of the parent: they never see each other's spans.
-    const parent = options.parent ?? (options.traceHeader ? undefined : activeSpan());
+    const remote = options.traceHeader !== undefined || options.traceContext !== undefined;
+    const parent = options.parent ?? (remote ? undefined : activeSpan());
     const parts = this.tracers.map((tracer, i) =>
       tracer.startSpan(name, attributes, {
         ...options,
@@ -95,6 +97,15 @@ export class MultiSpan implements Span {
     for (const part of this.parts) {
       const header = part.traceHeader();
       if (header) return header;
+    }
+    return undefined;
+  }
+
+  /** The first OTel part's W3C context: the OTel backends continue from it, X-Ray from the header. */
+  traceContext(): TraceContext | undefined {
+    for (const part of this.parts) {
+      const context = part.traceContext?.();
+      if (context) return context;
     }
     return undefined;
   }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import {
   type Attributes,
   type Context,
+  createTraceState,
   SpanKind as OtelKind,
   type Span as OtelSpanApi,
   type Tracer as OtelTracerApi,
@@ -28,6 +29,7 @@ import {
   type SpanAttributes,
   type SpanKind,
   type SpanOptions,
+  type TraceContext,
 } from '../core/tracer.js';
 import { type TracingConfig, tracingConfigFromEnv } from './config.js';
 import { type FlushableTracer, registerBuffering } from './multi.js';
@@ -39,8 +41,10 @@ import {
   toOtelAttributes,
 } from './otel-attributes.js';
 import { type OtlpTarget, otlpTargets } from './otel-presets.js';
+import { formatTraceparent, parseTraceparent } from './propagation.js';
 import { Redactor, secretsFromEnv } from './redact.js';
 import { formatTraceHeader, parseTraceHeader } from './xray.js';
+import { discoverXraySdk } from './xray-sdk.js';
 
 export interface OtelTracerOptions {
   /** Defaults to `tracingConfigFromEnv(env)`; fields given here win. */
@@ -111,8 +115,10 @@ export class OtelTracer implements FlushableTracer {
   }
 
   startSpan(name: string, attributes: SpanAttributes = {}, options: SpanOptions = {}): Span {
+    discoverXraySdk();
     const kind = options.kind ?? 'internal';
-    const explicit = options.parent ?? (options.traceHeader ? undefined : activeSpan());
+    const remote = options.traceHeader !== undefined || options.traceContext !== undefined;
+    const explicit = options.parent ?? (remote ? undefined : activeSpan());
     const parent = explicit instanceof OtelSpan ? explicit : undefined;
     const ids: SpanAttributes = {};
     for (const key of INHERITED) ids[key] = attributes[key] ?? parent?.ids[key];
@@ -126,7 +132,7 @@ export class OtelTracer implements FlushableTracer {
           ...this.#attributes(all),
         },
       },
-      this.#parentContext(parent, options.traceHeader),
+      this.#parentContext(parent, options),
     );
     return new OtelSpan(this, span, kind, ids);
   }
@@ -157,10 +163,25 @@ export class OtelTracer implements FlushableTracer {
     return out;
   }
 
-  /** The parent span, else the remote parent of an X-Ray header (SQS, Lambda's own trace). */
-  #parentContext(parent: OtelSpan | undefined, header: string | undefined): Context {
+  /**
+   * The parent span, else the remote parent of a W3C context (SQS message attributes), else of
+   * an X-Ray header (SQS, Lambda's own trace).
+   */
+  #parentContext(parent: OtelSpan | undefined, options: SpanOptions): Context {
     if (parent) return trace.setSpan(ROOT_CONTEXT, parent.span);
-    const raw = header ?? this.#env._X_AMZN_TRACE_ID;
+    const w3c = options.traceContext && parseTraceparent(options.traceContext.traceparent);
+    if (w3c) {
+      const state = options.traceContext?.tracestate;
+      return trace.setSpanContext(ROOT_CONTEXT, {
+        traceId: w3c.traceId,
+        spanId: w3c.spanId,
+        // Our own sender's decision: an unsampled parent exported nothing, neither do we.
+        traceFlags: w3c.sampled ? TraceFlags.SAMPLED : TraceFlags.NONE,
+        isRemote: true,
+        ...(state ? { traceState: createTraceState(state) } : {}),
+      });
+    }
+    const raw = options.traceHeader ?? this.#env._X_AMZN_TRACE_ID;
     if (!raw) return ROOT_CONTEXT;
     try {
       const parsed = parseTraceHeader(raw);
@@ -273,6 +294,18 @@ export class OtelSpan implements Span {
       parentId: spanId,
       sampled: (traceFlags & TraceFlags.SAMPLED) !== 0,
     });
+  }
+
+  /** The W3C context of this span: what SQS message attributes carry to the consumer. */
+  traceContext(): TraceContext | undefined {
+    const { traceId, spanId, traceFlags, traceState } = this.span.spanContext();
+    const traceparent = formatTraceparent({
+      traceId,
+      spanId,
+      sampled: (traceFlags & TraceFlags.SAMPLED) !== 0,
+    });
+    const tracestate = traceState?.serialize();
+    return tracestate ? { traceparent, tracestate } : { traceparent };
   }
 }
 

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BUNDLE, externalModules } from '../../infra/bundling.js';
+import { BUNDLE, bundleDefine, externalModules } from '../../infra/bundling.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 // Inside the repo, so esbuild resolves packages as the stack does; a clean install has no .cache.
@@ -27,6 +27,8 @@ async function bundle(name: string, bundleAwsSdk: boolean) {
     sourcesContent: BUNDLE.sourcesContent,
     banner: { js: BUNDLE.banner },
     external: externalModules(bundleAwsSdk),
+    // The stack's default tracing (cloudwatch): no OTel backend in the bundle.
+    define: bundleDefine(['cloudwatch']),
     metafile: true,
     write: false,
     logLevel: 'error',

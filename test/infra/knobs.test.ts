@@ -47,6 +47,12 @@ const refused: [key: string, value: unknown, message: RegExp][] = [
   ['playground', 'yes', /playground/],
   ['bundleAwsSdk', 'maybe', /bundleAwsSdk/],
   ['agentNames', 'a b', /agentNames/],
+  ['tracing', 'cloudwatch,jaeger', /tracing: each must be cloudwatch, none, otlp/],
+  ['tracingSecretName', 'a b', /tracingSecretName: must be a Secrets Manager name/],
+  ['otlpEndpoint', 'collector:4318', /otlpEndpoint: must be an http/],
+  ['langfuseBaseUrl', 'ftp://x', /langfuseBaseUrl: must be an http/],
+  ['logfireBaseUrl', 'logfire', /logfireBaseUrl: must be an http/],
+  ['traceloopBaseUrl', '//x', /traceloopBaseUrl: must be an http/],
 ];
 
 describe('context knobs refused at synth', () => {

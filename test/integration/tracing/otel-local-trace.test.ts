@@ -1,22 +1,28 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalStack, startLocalStack } from '../../../lib/local/stack.js';
+import { startFakeDaemon } from '../../unit/tracing/helpers.js';
 import { connect, untilTerminal } from '../local/ws-client.js';
 import { type ReceivedSpan, startOtlpReceiver } from './otlp-receiver.js';
 
-// One WebSocket `run` through ws-message → worker → fan-out with the functions' own otel tracers
-// exporting to a local OTLP/HTTP receiver: one trace, linked through the SQS trace header.
+// One WebSocket `run` through ws-message → worker → fan-out with the functions' own tracers set to
+// `cloudwatch,otlp`: the OTel spans (to a local OTLP/HTTP receiver) form one trace linked through
+// the SQS `traceparent` message attribute, the X-Ray documents (to a UDP listener) one trace
+// linked through `AWSTraceHeader`. The two carry different span ids, so each needs its own.
 let stack: LocalStack;
 let receiver: Awaited<ReturnType<typeof startOtlpReceiver>>;
+let daemon: Awaited<ReturnType<typeof startFakeDaemon>>;
 
 beforeAll(async () => {
   receiver = await startOtlpReceiver();
+  daemon = await startFakeDaemon();
   for (const key of ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'TABLE_NAME', 'DYNAMODB_ENDPOINT']) {
     delete process.env[key];
   }
   // Read by the functions at cold start (lib/aws/logging.ts observability()).
   Object.assign(process.env, {
     POWERTOOLS_LOG_LEVEL: 'ERROR',
-    AGENT_KERNEL_TRACING: 'otlp',
+    AGENT_KERNEL_TRACING: 'cloudwatch,otlp',
+    AWS_XRAY_DAEMON_ADDRESS: daemon.address,
     OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
   });
   stack = await startLocalStack();
@@ -24,6 +30,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.stop();
   await receiver?.close();
+  await daemon?.close();
 });
 
 async function until<T>(probe: () => T | undefined, budgetMs = 10_000): Promise<T> {
@@ -36,7 +43,7 @@ async function until<T>(probe: () => T | undefined, budgetMs = 10_000): Promise<
   }
 }
 
-describe('one OTel trace across ws-message, worker and fan-out (local stack)', () => {
+describe('one OTel trace across ws-message, worker and fan-out (local stack, cloudwatch,otlp)', () => {
   it('exports the three functions spans in one trace, each invocation flushed', async () => {
     // Prepare
     const ws = await connect(stack.wsUrl, stack.token);
@@ -83,5 +90,16 @@ describe('one OTel trace across ws-message, worker and fan-out (local stack)', (
     }
     // Each function's service name is its resource.
     expect(new Set(spans.map((s) => s.resource['service.name'])).size).toBeGreaterThanOrEqual(3);
+    // The X-Ray side: the job's segment hangs under the ws-message one, in the same trace.
+    const xrayJob = await until(() =>
+      daemon.documents.find((d) => d.name === 'job' && d.annotations?.runId === runId),
+    );
+    const xrayMessage = daemon.documents.find((d) => d.id === xrayJob.parent_id);
+    expect(xrayMessage).toMatchObject({
+      trace_id: xrayJob.trace_id,
+      annotations: { span: 'ws-message' },
+    });
+    // Different ids per backend: the OTel links above could not come from the X-Ray header.
+    expect(xrayJob.id).not.toBe(job?.spanId);
   });
 });
