@@ -5,7 +5,7 @@ import { isPrincipal } from '../transport/ids.js';
 import type { Config } from './config.js';
 import { emitCount } from './emf.js';
 import { ConfigError } from './errors.js';
-import { readSecretText } from './secrets.js';
+import { readSecretText } from './secret-text.js';
 
 type AuthConfig = Pick<
   Config,

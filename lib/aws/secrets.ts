@@ -1,6 +1,14 @@
 import * as z from 'zod';
 import { bothModelSecretsError, type Config, modelKeyVariableProblem } from './config.js';
 import { ConfigError, ModelSecretError } from './errors.js';
+import {
+  describeSource,
+  fetchFromSecretsManager,
+  readSecretText,
+  type SecretSource,
+} from './secret-text.js';
+
+export { describeSource, readSecretText, type SecretProblem } from './secret-text.js';
 
 /**
  * The model provider key, read once per cold start from where the stack keeps it (a Secrets
@@ -10,9 +18,7 @@ import { ConfigError, ModelSecretError } from './errors.js';
  * `{"OPENAI_API_KEY": "…", "ANTHROPIC_API_KEY": "…"}`. Every name must be secret-shaped (see
  * `modelKeyVariableProblem`), so the tracing redactor's `secretsFromEnv` hides every value.
  */
-export type ModelSecretSource =
-  | { readonly kind: 'secrets-manager'; readonly name: string }
-  | { readonly kind: 'ssm'; readonly name: string };
+export type ModelSecretSource = SecretSource;
 
 export interface ModelSecretLoaded {
   readonly source: ModelSecretSource;
@@ -43,73 +49,23 @@ export async function loadModelSecret(
   return { source, variables: Object.keys(values) };
 }
 
-export function describeSource(source: ModelSecretSource): string {
-  return source.kind === 'secrets-manager'
-    ? `Secrets Manager secret "${source.name}"`
-    : `SSM parameter "${source.name}"`;
-}
-
 /** The secret's text through the real SDK client (loaded only when a secret is configured). */
 async function readModelSecret(source: ModelSecretSource, config: Config): Promise<string> {
-  return readSecretText(source, config, (code, message) => new ModelSecretError(code, message));
+  return readSecretText(
+    source,
+    config,
+    (code, message) => new ModelSecretError(code, message),
+    'model key',
+    fetchSecret,
+  );
 }
 
-export type SecretProblem = 'model-secret-unavailable' | 'model-secret-invalid';
-
-/**
- * A secret's text from Secrets Manager or SSM (the real SDK client, loaded on first use). Errors
- * come from `fail`, so each caller names its own secret; messages never quote the value.
- */
-export async function readSecretText(
-  source: ModelSecretSource,
-  config: Pick<Config, 'AWS_REGION' | 'SECRETS_MANAGER_ENDPOINT' | 'SSM_ENDPOINT'>,
-  fail: (code: SecretProblem, message: string) => Error,
-  what = 'model key',
-): Promise<string> {
-  const endpoint =
-    source.kind === 'secrets-manager' ? config.SECRETS_MANAGER_ENDPOINT : config.SSM_ENDPOINT;
-  const client = {
-    region: config.AWS_REGION,
-    // An emulator accepts any signature, but the SDK still needs credentials to sign.
-    ...(endpoint
-      ? { endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
-      : {}),
-  };
-  let text: string | undefined;
-  try {
-    text = await fetchSecret(source, client);
-  } catch (err) {
-    // Only the error's name and message (AWS's own words): no `cause`, whose raw response could
-    // hold more than a log should see.
-    const { name, message } = err instanceof Error ? err : { name: 'Error', message: String(err) };
-    throw fail(
-      'model-secret-unavailable',
-      `Could not read the ${what} from the ${describeSource(source)}: ${name}: ${message}`,
-    );
-  }
-  if (text === undefined || text.trim() === '') {
-    throw fail(
-      'model-secret-invalid',
-      `The ${describeSource(source)} holds no text (a binary or empty secret cannot be a ${what}).`,
-    );
-  }
-  return text;
-}
-
+/** Both kinds: only the model key may live in SSM. */
 async function fetchSecret(
   source: ModelSecretSource,
   client: Record<string, unknown>,
 ): Promise<string | undefined> {
-  if (source.kind === 'secrets-manager') {
-    const sm = await import('@aws-sdk/client-secrets-manager');
-    const secrets = new sm.SecretsManagerClient(client);
-    try {
-      const out = await secrets.send(new sm.GetSecretValueCommand({ SecretId: source.name }));
-      return out.SecretString;
-    } finally {
-      secrets.destroy();
-    }
-  }
+  if (source.kind === 'secrets-manager') return fetchFromSecretsManager(source, client);
   const ssm = await import('@aws-sdk/client-ssm');
   const parameters = new ssm.SSMClient(client);
   try {

@@ -1,6 +1,6 @@
 import type { Redactor } from '../tracing/redact.js';
 import { ConfigError } from './errors.js';
-import { readSecretText } from './secrets.js';
+import { readSecretText } from './secret-text.js';
 
 /**
  * The OTel presets' credentials, read once per cold start from the Secrets Manager secret the
