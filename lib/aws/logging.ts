@@ -116,9 +116,26 @@ export function observability(
 }
 
 /** At most 2 s, and never past the invocation's deadline (minus a margin to answer). */
-function flushBudget(context: Context): number {
+function flushBudget(context: Partial<Pick<Context, 'getRemainingTimeInMillis'>> = {}): number {
   const remaining = context.getRemainingTimeInMillis?.() ?? 2_000;
   return Math.max(0, Math.min(2_000, remaining - 200));
+}
+
+/**
+ * Runs one invocation with the tracers ready first (a lazily imported OTel backend records its
+ * first span) and their buffered spans flushed last, within the deadline: after the handler's
+ * promise settles the sandbox may freeze, so nothing may be left to export then.
+ */
+export async function withTracersFlushed<R>(
+  context: Partial<Pick<Context, 'getRemainingTimeInMillis'>> | undefined,
+  invocation: () => Promise<R>,
+): Promise<R> {
+  await tracersReady();
+  try {
+    return await invocation();
+  } finally {
+    await flushBufferedTracers(flushBudget(context));
+  }
 }
 
 /**
@@ -138,14 +155,7 @@ export function withLogging<E, R>(
       ? (event: E, context: Context) => inSpan(tracer, span, {}, {}, () => handler(event, context))
       : handler;
   // Spans an OTel backend buffered leave before the response: after it the sandbox may freeze.
-  const flushed = async (event: E, context: Context) => {
-    // A lazily imported backend (OTel) is ready before the first span of the invocation.
-    await tracersReady();
-    try {
-      return await traced(event, context);
-    } finally {
-      await flushBufferedTracers(flushBudget(context));
-    }
-  };
+  const flushed = (event: E, context: Context) =>
+    withTracersFlushed(context, () => traced(event, context));
   return middy<E, R, Error, Context>(flushed).use(injectLambdaContext(logger, { resetKeys: true }));
 }

@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream';
 import type { Logger } from '@aws-lambda-powertools/logger';
-import type { APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import type { APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
 import { NotFound } from '../app/errors.js';
 import { FrontDoor } from '../app/front-door.js';
 import type { TurnRunner } from '../app/ports.js';
@@ -15,6 +15,7 @@ import { agUiRun } from './ag-ui-http.js';
 import { createAuthorizerHandler } from './authorizer.js';
 import { errorBody, errorResponse, type Redacting, redactWith } from './errors-http.js';
 import type { HttpEvent } from './http.js';
+import { withTracersFlushed } from './logging.js';
 import { servePlayground } from './playground-http.js';
 import { httpResponseStream, quietWrite, sseFrame } from './response-stream.js';
 import type { Deployment } from './runtime.js';
@@ -38,7 +39,11 @@ export function createStreamHandler(
 ) {
   const redact = redactWith(options);
   const authorizers = new WeakMap<Deployment, Authorize>();
-  return async (event: HttpEvent, stream: Writable): Promise<void> => {
+  // Its run's spans are flushed as every other function's are: the client has its answer first.
+  return (event: HttpEvent, stream: Writable, context?: unknown): Promise<void> =>
+    withTracersFlushed(context as Partial<Context> | undefined, () => streamRequest(event, stream));
+
+  async function streamRequest(event: HttpEvent, stream: Writable): Promise<void> {
     if (await servePlayground(event, stream)) return;
     const out = new SseResponse(stream);
     try {
@@ -57,7 +62,7 @@ export function createStreamHandler(
     } finally {
       out.end();
     }
-  };
+  }
 }
 
 /** The principal the authorizer would pass on, or undefined (the front door refuses it). */

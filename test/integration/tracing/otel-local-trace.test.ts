@@ -102,4 +102,30 @@ describe('one OTel trace across ws-message, worker and fan-out (local stack, clo
     // Different ids per backend: the OTel links above could not come from the X-Ray header.
     expect(xrayJob.id).not.toBe(job?.spanId);
   });
+
+  it('flushes the stream function too: the spans of an SSE run arrive with no other invocation after it', async () => {
+    // Act: the only invocation of this test is the stream function's.
+    const res = await fetch(`${stack.streamUrl}/runs`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${stack.token}`,
+        accept: 'text/event-stream',
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ agent: 'demo', sessionId: 'otel-sse', input: 'weather in Paris?' }),
+    });
+    const body = await res.text();
+
+    // Assess: its run span reaches the collector, as the buffered processor exports only on flush.
+    expect(body).toContain('run-finished');
+    const run = await until(() =>
+      receiver
+        .spans()
+        .find(
+          (s) =>
+            s.name === 'invoke_agent demo' && s.attributes['gen_ai.conversation.id'] === 'otel-sse',
+        ),
+    );
+    expect(run).toBeDefined();
+  });
 });
