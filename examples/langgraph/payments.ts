@@ -14,6 +14,7 @@ import { LANGGRAPH_INTEGRATION, langgraphAgent } from '../../lib/frameworks/lang
 import { InMemoryPausedRunStore, InMemorySessionStore } from '../../lib/stores/index.js';
 import { type ScriptedModelServer, startScriptedModelServer } from '../../lib/testing/index.js';
 import { defineTool, Executor } from '../../lib/tools/index.js';
+import { payBobAndApprove } from '../shared/pay-and-approve.js';
 
 const weather = defineTool({
   name: 'get_weather',
@@ -72,27 +73,7 @@ export async function main(log: (line: string) => void = console.log): Promise<v
         : // A local server may need no key; the client insists on one.
           { baseURL, apiKey: apiKey ?? 'no-key', model },
     );
-    let runId = '';
-    const approvals: string[] = [];
-    for await (const event of runtime.stream('payments', 'demo-session', 'Please pay Bob 10.')) {
-      runId = event.runId;
-      if (event.type !== 'run-paused') continue;
-      log(`paused: ${JSON.stringify(event.interruptions)}`);
-      // The ids the model chose for its calls: approve what it asked for, whatever the ids.
-      approvals.push(...event.interruptions.map((i) => i.id));
-    }
-    if (approvals.length === 0) {
-      log('The model made no payment call: nothing to approve.');
-      return;
-    }
-    log(`approving: ${approvals.join(', ')}`);
-    const decisions = approvals.map((id) => ({ id, status: 'approved' as const }));
-    for await (const event of runtime.resumeStream('demo-session', runId, decisions)) {
-      if (event.type === 'tool-call-result')
-        log(`tool ${event.toolName} → ${JSON.stringify(event.result)}`);
-      if (event.type === 'run-finished') log(`reply: ${event.reply.text}`);
-      if (event.type === 'run-error') log(`error: ${event.message}`);
-    }
+    await payBobAndApprove(runtime, log);
   } finally {
     await offline?.close();
   }

@@ -14,6 +14,7 @@ import { STRANDS_INTEGRATION, strandsAgent } from '../../lib/frameworks/strands/
 import { InMemoryPausedRunStore, InMemorySessionStore } from '../../lib/stores/index.js';
 import { type ScriptedModelServer, startScriptedModelServer } from '../../lib/testing/index.js';
 import { defineTool, Executor } from '../../lib/tools/index.js';
+import { payBobAndApprove } from '../shared/pay-and-approve.js';
 import { offlineBedrock } from './bedrock.js';
 
 const weather = defineTool({
@@ -67,28 +68,7 @@ export async function main(log: (line: string) => void = console.log): Promise<v
     offline = await startScriptedModelServer({ script: OFFLINE_SCRIPT, freshCallIds: true });
   try {
     const runtime = createPaymentsRuntime(modelFromEnv(offline));
-    let runId = '';
-    const approvals: string[] = [];
-    for await (const event of runtime.stream('payments', 'demo-session', 'Please pay Bob 10.')) {
-      runId = event.runId;
-      if (event.type === 'run-error') log(`error: ${event.message}`);
-      if (event.type !== 'run-paused') continue;
-      log(`paused: ${JSON.stringify(event.interruptions)}`);
-      // The ids the model chose for its calls: approve what it asked for, whatever the ids.
-      approvals.push(...event.interruptions.map((i) => i.id));
-    }
-    if (approvals.length === 0) {
-      log('The model made no payment call: nothing to approve.');
-      return;
-    }
-    log(`approving: ${approvals.join(', ')}`);
-    const decisions = approvals.map((id) => ({ id, status: 'approved' as const }));
-    for await (const event of runtime.resumeStream('demo-session', runId, decisions)) {
-      if (event.type === 'tool-call-result')
-        log(`tool ${event.toolName} → ${JSON.stringify(event.result)}`);
-      if (event.type === 'run-finished') log(`reply: ${event.reply.text}`);
-      if (event.type === 'run-error') log(`error: ${event.message}`);
-    }
+    await payBobAndApprove(runtime, log);
   } finally {
     await offline?.close();
   }
