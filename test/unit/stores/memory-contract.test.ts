@@ -3,6 +3,7 @@ import {
   InMemoryConnectionStore,
   InMemoryIdempotencyStore,
   InMemoryPausedRunStore,
+  InMemoryQuotaStore,
   InMemoryRunJournalStore,
   InMemoryRunRecordStore,
   InMemorySessionStore,
@@ -10,6 +11,7 @@ import {
 import {
   connectionStoreContract,
   idempotencyStoreContract,
+  quotaStoreContract,
   pausedRunStoreContract,
   runJournalStoreContract,
   runRecordStoreContract,
@@ -25,3 +27,4 @@ runRecordStoreContract('in-memory', (c) => new InMemoryRunRecordStore(c));
 connectionStoreContract('in-memory', (c) => new InMemoryConnectionStore(c));
 idempotencyStoreContract('in-memory', (c) => new InMemoryIdempotencyStore(c));
 runJournalStoreContract('in-memory', (c) => new InMemoryRunJournalStore(c));
+quotaStoreContract('in-memory', (c) => new InMemoryQuotaStore(c));
