@@ -355,7 +355,11 @@ export class DynamoQuotaStore extends DynamoBase implements QuotaStore {
 }
 
 /** Which limit the item's counters are at, or undefined when the refusal was a race or a minute. */
-function refusalOf(item: Item | undefined, limits: QuotaLimits, now: number): Admission | undefined {
+function refusalOf(
+  item: Item | undefined,
+  limits: QuotaLimits,
+  now: number,
+): Extract<Admission, { ok: false }> | undefined {
   const day = dayOf(now);
   const tokens = item?.day === day ? Number(item.dayTokens ?? 0) : 0;
   if (limits.tokensPerDay !== undefined && tokens >= limits.tokensPerDay) {
