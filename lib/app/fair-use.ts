@@ -142,7 +142,9 @@ export class FairUse {
   }
 
   /** What `GET /usage` answers: the principal's limits, counters now and tokens per day. */
-  async usage(principal: string): Promise<{ principal: string; limits: QuotaLimits } & PrincipalUsage> {
+  async usage(
+    principal: string,
+  ): Promise<{ principal: string; limits: QuotaLimits } & PrincipalUsage> {
     const [limits, usage] = await Promise.all([
       this.limitsOf(principal),
       this.#store.usage(principal),

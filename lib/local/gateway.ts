@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import {
   createServer,
   type IncomingMessage,
-  STATUS_CODES,
   type Server,
   type ServerResponse,
+  STATUS_CODES,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { jwtVerify } from 'jose';

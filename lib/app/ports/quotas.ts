@@ -34,7 +34,7 @@ export interface TokenUsage {
 export interface DayUsage extends TokenUsage {
   /** `YYYY-MM-DD` (UTC). */
   readonly day: string;
-  /** Runs that ended that day (the attempts that reported usage included). */
+  /** Runs that ended that day (an attempt given back for a retry is not one). */
   readonly runs: number;
 }
 

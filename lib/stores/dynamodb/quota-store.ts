@@ -95,7 +95,7 @@ export class DynamoQuotaStore extends DynamoBase implements QuotaStore {
     const day = dayOf(now);
     const tokens = usage.inputTokens + usage.outputTokens;
     const key = { pk: keys.quota(principal), sk: keys.quotaRuns };
-    await this.#addToDay(principal, day, usage);
+    if (tokens > 0 || options.release) await this.#addToDay(principal, day, usage, options);
     const remove = options.release ? ' REMOVE leases.#id' : '';
     const names = options.release ? { '#id': runId } : undefined;
     const steps: [string, string, Record<string, unknown>][] = [
@@ -130,8 +130,7 @@ export class DynamoQuotaStore extends DynamoBase implements QuotaStore {
     let repaired = false;
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       const now = this.now();
-      const condition =
-        limit === undefined ? 'attribute_exists(leases)' : 'size(leases) < :limit';
+      const condition = limit === undefined ? 'attribute_exists(leases)' : 'size(leases) < :limit';
       const applied = await this.#update(
         key,
         'SET leases.#id = :lease, expiresAt = :ttl',
@@ -149,7 +148,8 @@ export class DynamoQuotaStore extends DynamoBase implements QuotaStore {
       const item = await this.#get(key);
       if (!item) {
         if (limit !== undefined && limit < 1) return connectionsRefused();
-        if (await this.#create(key, { leases: { [connectionId]: leaseUntil } })) return { ok: true };
+        if (await this.#create(key, { leases: { [connectionId]: leaseUntil } }))
+          return { ok: true };
         continue;
       }
       const expired = expiredLeases(item, now);
@@ -224,7 +224,9 @@ export class DynamoQuotaStore extends DynamoBase implements QuotaStore {
     if (!parsed.success) {
       throw new InvalidRecord('quota override', parsed.error.issues[0]?.message ?? 'invalid');
     }
-    await this.doc.send(new PutCommand({ TableName: this.table, Item: { ...key, ...parsed.data } }));
+    await this.doc.send(
+      new PutCommand({ TableName: this.table, Item: { ...key, ...parsed.data } }),
+    );
   }
 
   /** One conditional admission: this minute's count (or a new minute's first), every limit. */
@@ -267,7 +269,12 @@ export class DynamoQuotaStore extends DynamoBase implements QuotaStore {
     });
   }
 
-  async #addToDay(principal: string, day: string, usage: TokenUsage): Promise<void> {
+  async #addToDay(
+    principal: string,
+    day: string,
+    usage: TokenUsage,
+    options: { release: boolean },
+  ): Promise<void> {
     await this.doc.send(
       new UpdateCommand({
         TableName: this.table,
@@ -276,7 +283,7 @@ export class DynamoQuotaStore extends DynamoBase implements QuotaStore {
         ExpressionAttributeValues: {
           ':i': usage.inputTokens,
           ':o': usage.outputTokens,
-          ':one': 1,
+          ':one': options.release ? 1 : 0,
           ':ttl': this.expiry(KEEP_SECONDS),
         },
       }),

@@ -73,12 +73,13 @@ export class InMemoryQuotaStore implements QuotaStore {
   ): Promise<void> {
     const c = this.#of(principal);
     if (options.release) c.runs.delete(runId);
+    if (!options.release && usage.inputTokens + usage.outputTokens === 0) return;
     const day = dayOf(this.#clock.now());
     const entry = c.days.get(day) ?? { inputTokens: 0, outputTokens: 0, runs: 0 };
     c.days.set(day, {
       inputTokens: entry.inputTokens + usage.inputTokens,
       outputTokens: entry.outputTokens + usage.outputTokens,
-      runs: entry.runs + 1,
+      runs: entry.runs + (options.release ? 1 : 0),
     });
   }
 
@@ -140,7 +141,13 @@ export class InMemoryQuotaStore implements QuotaStore {
   #of(principal: string): Counters {
     let c = this.#principals.get(principal);
     if (!c) {
-      c = { runs: new Map(), connections: new Map(), minute: 0, runsThisMinute: 0, days: new Map() };
+      c = {
+        runs: new Map(),
+        connections: new Map(),
+        minute: 0,
+        runsThisMinute: 0,
+        days: new Map(),
+      };
       this.#principals.set(principal, c);
     }
     return c;

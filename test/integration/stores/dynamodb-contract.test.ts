@@ -13,8 +13,8 @@ import {
 import {
   connectionStoreContract,
   idempotencyStoreContract,
-  quotaStoreContract,
   pausedRunStoreContract,
+  quotaStoreContract,
   runJournalStoreContract,
   runRecordStoreContract,
   type StoreContext,

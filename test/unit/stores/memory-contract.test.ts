@@ -11,8 +11,8 @@ import {
 import {
   connectionStoreContract,
   idempotencyStoreContract,
-  quotaStoreContract,
   pausedRunStoreContract,
+  quotaStoreContract,
   runJournalStoreContract,
   runRecordStoreContract,
   sessionLockContract,
