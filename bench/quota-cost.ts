@@ -126,7 +126,13 @@ async function measure(endpoint: string, mode: Mode) {
     ...(fairUse ? { fairUse } : {}),
   });
   const turn = (i: number) =>
-    door.runNow({ principal: 'alice', requestId: `r-${i}`, agent: 'bench', sessionId: 's1', input: 'hi' });
+    door.runNow({
+      principal: 'alice',
+      requestId: `r-${i}`,
+      agent: 'bench',
+      sessionId: 's1',
+      input: 'hi',
+    });
   await turn(-1);
   Object.assign(total, zero());
   Object.assign(counters, zero());
