@@ -229,7 +229,7 @@ describe('fair use per principal over the local stack', () => {
     expect(retry.status).toBe(429);
     expect(after).toBeGreaterThanOrEqual(1);
     expect(after).toBeLessThanOrEqual(60);
-    expect((await retry.json()).retryAfter).toBe(after);
+    expect(((await retry.json()) as { retryAfter: number }).retryAfter).toBe(after);
     expect([...others, others3].map((r) => r.status)).toEqual([200, 200, 200]);
   });
 
