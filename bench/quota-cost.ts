@@ -154,11 +154,17 @@ console.log(
   '| backend | quotas | reads | writes | RCU | WCU | of which quota reads | quota writes | quota RCU | quota WCU |',
 );
 console.log('|---|---|---|---|---|---|---|---|---|---|');
+const extra: string[] = [];
+/** On-demand us-east-1 prices, USD per request unit (the same as bench/cost.ts's PRICES). */
+const WRU = 0.625 / 1e6;
+const RRU = 0.125 / 1e6;
+const usd = (c: Counter) => ((c.wcu * WRU + c.rcu * RRU) * (1e6 / TURNS)).toFixed(2);
 for (const [name, start] of targets) {
   const endpoint = await start();
   try {
     for (const mode of ['off', 'on', 'on, new minute'] as const) {
       const { total: t, counters: q } = await measure(endpoint.url, mode);
+      if (mode === 'on') extra.push(`${name}: ${usd(q)} USD per million turns for the counters`);
       console.log(
         `| ${name} | ${mode} | ${per(t.reads)} | ${per(t.writes)} | ${per(t.rcu)} | ${per(t.wcu)} | ${per(q.reads)} | ${per(q.writes)} | ${per(q.rcu)} | ${per(q.wcu)} |`,
       );
@@ -167,3 +173,4 @@ for (const [name, start] of targets) {
     await endpoint.stop();
   }
 }
+console.log(`\n${extra.join('\n')}`);

@@ -163,15 +163,46 @@ describe('fair use in the front door', () => {
     expect(plain.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
   });
 
+  it('reads a changed override again within 60 s, not on every request', async () => {
+    // Prepare
+    let clock = 1_000_000;
+    const store = new InMemoryQuotaStore({ now: () => clock });
+    const fairUse = new FairUse(store, {
+      limits: { runsInFlight: 1 },
+      queuedLeaseMs: 600_000,
+      connectionLeaseMs: 600_000,
+      now: () => clock,
+    });
+    await fairUse.limitsOf('alice');
+
+    // Act
+    await store.setOverride('alice', { runsInFlight: 5 });
+    const cached = await fairUse.limitsOf('alice');
+    clock += 60_001;
+    const fresh = await fairUse.limitsOf('alice');
+
+    // Assess
+    expect(cached.runsInFlight).toBe(1);
+    expect(fresh.runsInFlight).toBe(5);
+  });
+
   it('GET /usage without fair use is not-found; without a principal unauthorized', async () => {
     // Prepare
     const { front } = door({});
+    const off = new FrontDoor({
+      sessions: new InMemorySessionStore(),
+      pausedRuns: new InMemoryPausedRunStore(),
+      runs: new InMemoryRunRecordStore(),
+      agents: { has: () => true, cards: () => [] },
+    });
 
     // Act
     const anonymous = await front.usage(undefined).catch((err) => err);
+    const none = await off.usage('alice').catch((err) => err);
 
     // Assess
     expect(anonymous).toMatchObject({ code: 'unauthorized' });
+    expect(none).toMatchObject({ code: 'not-found' });
   });
 
   it('is a 429 with Retry-After and the body’s retryAfter over HTTP', () => {
