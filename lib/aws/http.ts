@@ -32,7 +32,8 @@ export function httpPrincipalOf(event: HttpEvent): unknown {
 
 /**
  * The HTTP API: `POST /runs`, `GET /sessions/{id}`, `GET /sessions/{id}/runs/{runId}`,
- * `POST /sessions/{id}/runs/{runId}/decisions`, `GET /agents`, `GET /health`. Parse → front door
+ * `POST /sessions/{id}/runs/{runId}/decisions`, `GET /agents`, `GET /usage` (the caller's own
+ * fair-use counters and tokens per day), `GET /health`. Parse → front door
  * → JSON; every error is a JSON body with a code. Sync runs end inside API Gateway's 29 s.
  */
 export function createHttpHandler(
@@ -69,6 +70,7 @@ async function route(door: FrontDoor, deployed: Deployment, event: HttpEvent): P
   const principal = httpPrincipalOf(event);
   if (method === 'GET' && path === 'health') return json(200, { status: 'ok' });
   if (method === 'GET' && path === 'agents') return json(200, door.listAgents(principal));
+  if (method === 'GET' && path === 'usage') return json(200, await door.usage(principal));
   if (method === 'POST' && path === 'runs') return postRun(door, deployed, event, principal);
   const [root, sessionId, runs, runId, action] = parts;
   if (root === 'sessions' && sessionId) {

@@ -131,6 +131,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       // The back-office principal `npm run approve` may use to decide any session's runs.
       APPROVER_PRINCIPALS: process.env.APPROVER_PRINCIPALS ?? 'back-office',
       JWT_SECRET: secret,
+      // Fair use metered as the stack deploys it (GET /usage); limits only from QUOTA_* set here.
+      QUOTAS: process.env.QUOTAS ?? 'on',
       // The playground page the stream function serves, talking to these two APIs.
       PLAYGROUND_DIR: resolve(import.meta.dirname, '../playground'),
       PLAYGROUND_HTTP_URL: gateway.url,
