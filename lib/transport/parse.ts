@@ -142,7 +142,7 @@ type Problem = { code: TransportErrorCode; message: string };
 /**
  * Size (of a parsed value, as JSON), nesting depth and prototype keys, walked without
  * recursion so no message can overflow the stack; the walk stops once the size is over.
- * Reported in that order, whichever the walk met first.
+ * Reported in that order, whichever the walk meets first (text was sized before parsing).
  */
 function inspect(root: unknown, maxBytes: number): Problem | undefined {
   const stack: { value: unknown; path: string; depth: number }[] = [
@@ -168,8 +168,8 @@ function inspect(root: unknown, maxBytes: number): Problem | undefined {
       if (sized) bytes += (isArray ? 0 : Buffer.byteLength(JSON.stringify(name), 'utf8') + 1) + 1;
       stack.push({ value: child, path: at, depth: depth + 1 });
     }
-    // Unsized, the first problem is the answer: no need to walk the rest.
-    if (!sized && (deep || key !== undefined)) break;
+    // Depth is reported before a key wherever each is: stop only once depth is known.
+    if (deep && !sized) break;
   }
   if (deep) {
     return {
