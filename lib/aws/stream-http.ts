@@ -1,7 +1,7 @@
 import type { Writable } from 'node:stream';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
-import { NotFound } from '../app/errors.js';
+import { NotFound, Unauthenticated } from '../app/errors.js';
 import { AgentKernelError, InvalidRequest } from '../core/errors.js';
 import { EventBatcher } from '../transport/batcher.js';
 import { parseMessage } from '../transport/parse.js';
@@ -62,12 +62,22 @@ export function createStreamHandler(
   }
 }
 
-/** The principal the authorizer would pass on, or undefined (the front door refuses it). */
+/**
+ * The principal the authorizer would pass on, or undefined (the front door refuses it). The
+ * token rule is the authorizer's: the header only here (`?token=` is the WebSocket
+ * handshake's), so a URL token alone is refused with a hint rather than a bare 401.
+ */
 async function principalOf(authorize: Authorize, event: HttpEvent): Promise<unknown> {
+  const headers = event.headers ?? {};
+  if (!headers.authorization && event.queryStringParameters?.token) {
+    throw new Unauthenticated(
+      'A token in the URL (?token=) is accepted only on the WebSocket handshake: send `Authorization: Bearer <jwt>`.',
+    );
+  }
   const request = {
     type: 'REQUEST',
     methodArn: 'function-url',
-    headers: event.headers ?? {},
+    headers,
     queryStringParameters: event.queryStringParameters ?? {},
   } as unknown as APIGatewayRequestAuthorizerEvent;
   const result = await authorize(request);
