@@ -116,7 +116,11 @@ describe('the AG-UI input, strict', () => {
 
   it.each([
     ['forwardedProps.agent: 5', { ...base, forwardedProps: { agent: 5 } }, 'invalid-message'],
-    ['an unknown forwardedProps key', { ...base, forwardedProps: { agnet: 'x' } }, 'invalid-message'],
+    [
+      'an unknown forwardedProps key',
+      { ...base, forwardedProps: { agnet: 'x' } },
+      'invalid-message',
+    ],
     ['an unknown top-level field', { ...base, extra: 1 }, 'invalid-message'],
     ['a bad threadId', { ...base, threadId: 'a b' }, 'invalid-message'],
     ['no user message', { ...base, messages: [] }, 'invalid-message'],
@@ -130,7 +134,11 @@ describe('the AG-UI input, strict', () => {
       {
         ...base,
         messages: [
-          { id: 'm', role: 'user', content: [{ type: 'image', source: { type: 'url', value: 'u' } }] },
+          {
+            id: 'm',
+            role: 'user',
+            content: [{ type: 'image', source: { type: 'url', value: 'u' } }],
+          },
         ],
       },
       'invalid-message',
@@ -202,22 +210,27 @@ const typedError = (result: { ok: boolean; error?: { type: string; code: string 
   result.ok || (result.error?.type === 'error' && TRANSPORT_CODES.includes(result.error.code));
 
 describe('property: nothing sent to the gate throws or answers an untyped error', () => {
-  it.each(SCHEMAS)('%s: random JSON values, as text and already parsed', (_name, schema, actions) => {
-    fc.assert(
-      fc.property(jsonish, (value) => {
-        // Act
-        const text = JSON.stringify(value) ?? 'null';
-        const fromText = parseMessage(schema, text, { ...(actions ? { actions } : {}) });
-        const fromValue = checkMessage(schema, JSON.parse(text), { ...(actions ? { actions } : {}) });
+  it.each(SCHEMAS)(
+    '%s: random JSON values, as text and already parsed',
+    (_name, schema, actions) => {
+      fc.assert(
+        fc.property(jsonish, (value) => {
+          // Act
+          const text = JSON.stringify(value) ?? 'null';
+          const fromText = parseMessage(schema, text, { ...(actions ? { actions } : {}) });
+          const fromValue = checkMessage(schema, JSON.parse(text), {
+            ...(actions ? { actions } : {}),
+          });
 
-        // Assess: typed, and the two ways agree
-        expect(typedError(fromText)).toBe(true);
-        expect(typedError(fromValue)).toBe(true);
-        expect(fromValue.ok || fromValue.error.code).toBe(fromText.ok || fromText.error.code);
-      }),
-      { numRuns: 300 },
-    );
-  });
+          // Assess: typed, and the two ways agree
+          expect(typedError(fromText)).toBe(true);
+          expect(typedError(fromValue)).toBe(true);
+          expect(fromValue.ok || fromValue.error.code).toBe(fromText.ok || fromText.error.code);
+        }),
+        { numRuns: 300 },
+      );
+    },
+  );
 
   it.each(SCHEMAS)('%s: random bytes', (_name, schema, actions) => {
     fc.assert(

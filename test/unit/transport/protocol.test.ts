@@ -284,7 +284,12 @@ describe('parseInbound refuses bad messages', () => {
 
   it('answers an input over 96 KB (in a frame under 128 KB) with too-large', () => {
     // Prepare
-    const message = { action: 'run', requestId: 'q', agent: 'a', input: 'x'.repeat(MAX_INPUT_BYTES) };
+    const message = {
+      action: 'run',
+      requestId: 'q',
+      agent: 'a',
+      input: 'x'.repeat(MAX_INPUT_BYTES),
+    };
 
     // Act
     const result = parseInbound(JSON.stringify(message));
@@ -293,6 +298,8 @@ describe('parseInbound refuses bad messages', () => {
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.error).toMatchObject({ code: 'too-large', requestId: 'q' });
-    expect(result.error.message).toContain(`input: must be at most ${MAX_INPUT_BYTES} bytes of JSON`);
+    expect(result.error.message).toContain(
+      `input: must be at most ${MAX_INPUT_BYTES} bytes of JSON`,
+    );
   });
 });
