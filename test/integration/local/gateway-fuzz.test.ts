@@ -83,7 +83,7 @@ describe('the local gateway keeps serving after a fuzz of bad clients', () => {
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom('ws-none', 'ws-bad', 'ws-good', 'http', 'stream'),
-        fc.nat({ maxValue: 400 }),
+        fc.nat({ max: 400 }),
         fc.boolean(),
         async (kind, cut, reset) => {
           // Prepare

@@ -295,11 +295,12 @@ describe('one input gate, every front', () => {
         const raw = build(front, i);
         if (raw === undefined) continue;
         const answer = await front.send(raw);
-        (got[name] ??= {})[front.name] = answer.code;
-        (expected[name] ??= {})[front.name] = code;
-        if (answer.status !== undefined && answer.status < 400) {
-          (got[name] ??= {})[front.name] = `status ${answer.status}`;
-        }
+        const status = answer.status !== undefined && answer.status < 400;
+        got[name] = {
+          ...got[name],
+          [front.name]: status ? `status ${answer.status}` : answer.code,
+        };
+        expected[name] = { ...expected[name], [front.name]: code };
         sent++;
       }
     }
