@@ -1,6 +1,8 @@
 import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { GetQueueAttributesCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type WebSocket from 'ws';
+import { localSqsClient } from '../../../lib/local/sqs.js';
 import { type LocalStack, startLocalStack } from '../../../lib/local/stack.js';
 import { connect } from './ws-client.js';
 
@@ -336,6 +338,66 @@ describe('one input gate, every front', () => {
     expect(big).toEqual({ status: 413, code: 'too-large' });
     expect(deep).toEqual({ status: 400, code: 'too-deep' });
     expect(utf8).toEqual({ status: 400, code: 'invalid-utf8' });
+  });
+
+  it('the approvals queue drops the same malformed decisions and stores nothing', async () => {
+    // Prepare: the cases SQS can carry (valid Unicode, under 256 KB)
+    const sqs = localSqsClient(stack.sqsEndpoint);
+    const QueueUrl = stack.queues.approvals;
+    const decision = {
+      sessionId: 'gate-appr',
+      runId: 'r1',
+      principal: 'gate-user',
+      decisions: [{ id: 'c', status: 'approved' }],
+    };
+    const text = JSON.stringify(decision);
+    const field = (key: string, value: string) =>
+      text.replace(/^\{/, `{${JSON.stringify(key)}:${value},`);
+    const bodies = [
+      '{"sessionId":',
+      '[]',
+      '42',
+      field('pad', JSON.stringify('x'.repeat(200_000))),
+      field('x', nest(65)),
+      field('__proto__', '{"admin":true}'),
+      field('constructor', '{}'),
+      field('prototype', '{}'),
+      field('priority', '1'),
+      JSON.stringify({ ...decision, principal: '' }),
+      JSON.stringify({ ...decision, sessionId: 'a b' }),
+      JSON.stringify({ ...decision, decisions: [] }),
+    ];
+    const before = await scanAll();
+
+    // Act
+    for (const MessageBody of bodies)
+      await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody }));
+    await expect
+      .poll(
+        async () => {
+          const { Attributes } = await sqs.send(
+            new GetQueueAttributesCommand({
+              QueueUrl,
+              AttributeNames: [
+                'ApproximateNumberOfMessages',
+                'ApproximateNumberOfMessagesNotVisible',
+              ],
+            }),
+          );
+          return (
+            Number(Attributes?.ApproximateNumberOfMessages) +
+            Number(Attributes?.ApproximateNumberOfMessagesNotVisible)
+          );
+        },
+        { timeout: 30_000 },
+      )
+      .toBe(0);
+    sqs.destroy();
+
+    // Assess: consumed (not retried, not dead-lettered), nothing stored, nothing run
+    expect(invocations).toContain('approvals');
+    expect(await scanAll()).toEqual(before);
+    expect(invocations.filter((name) => name === 'worker')).toEqual([]);
   });
 
   it('still runs a valid request on every front afterwards', async () => {
