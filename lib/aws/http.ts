@@ -3,13 +3,14 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from 'aws-lambda';
 import { NotFound } from '../app/errors.js';
 import type { FrontDoor } from '../app/front-door.js';
-import { AgentKernelError, InvalidRequest } from '../core/errors.js';
+import { InvalidRequest } from '../core/errors.js';
 import { parseMessage } from '../transport/parse.js';
 import { HttpDecisionsBodySchema, HttpRunBodySchema } from '../transport/protocol.js';
 import { clientsFor } from './clients.js';
-import { errorBody, errorResponse, type Redacting, redactWith, statusOf } from './errors-http.js';
+import { type Redacting, redactWith, statusOf } from './errors-http.js';
 import { frontDoorCache, frontDoorOf } from './front-door.js';
 import { bodyOf, idempotencyKey } from './http-body.js';
+import { handlerWith, httpErrors } from './middleware.js';
 import type { Deployment } from './runtime.js';
 
 /**
@@ -52,16 +53,13 @@ export function createHttpHandler(
       redact,
     ),
   );
-  return async (event: HttpEvent): Promise<Result> => {
-    try {
+  return handlerWith(
+    async (event: HttpEvent): Promise<Result> => {
       const deployed = await deployment();
-      const door = doorOf(deployed);
-      return await route(door, deployed, event);
-    } catch (err) {
-      if (!(err instanceof AgentKernelError)) logger?.error('http request failed', err as Error);
-      return errorResponse(errorBody(err, undefined, redact));
-    }
-  };
+      return route(doorOf(deployed), deployed, event);
+    },
+    httpErrors<HttpEvent>({ logger, failure: 'http request failed', redact }),
+  );
 }
 
 async function route(door: FrontDoor, deployed: Deployment, event: HttpEvent): Promise<Result> {

@@ -7,12 +7,12 @@ import { agentNamesOf } from '../aws/agents.js';
 import { loadConfig } from '../aws/config.js';
 import { retryDelaySeconds } from '../aws/queues.js';
 import { createDynamoClient, createTable } from '../stores/dynamodb/index.js';
+import { lambdaContext } from '../testing/lambda-context.js';
 import { type ScriptEntry, startScriptedModelServer } from '../testing/scripted-model-server.js';
 import { startDynalite } from './dynalite.js';
 import { startFunctionUrl } from './function-url.js';
 import { FUNCTIONS } from './functions.js';
 import { type Gateway, type GatewayHandlers, startGateway } from './gateway.js';
-import { lambdaContext } from './lambda-context.js';
 import { offlineModelEnv } from './offline-model.js';
 import {
   createQueue,
