@@ -1,7 +1,7 @@
 import type { StructuredToolInterface } from '@langchain/core/tools';
-import { interrupt, isGraphInterrupt } from '@langchain/langgraph';
+import { isGraphInterrupt } from '@langchain/langgraph';
 import type { ToolEffects } from '../../core/journal.js';
-import type { ToolApproval } from '../../core/tool-context.js';
+import { tryToolContext } from '../../core/tool-context.js';
 import { ApprovalPending } from '../../tools/errors.js';
 import {
   effectsOf,
@@ -9,7 +9,7 @@ import {
   unknownOutcomeError,
   unknownOutcomeId,
 } from '../../tools/guard.js';
-import { type ApprovalInterrupt, SpecTool } from './tools.js';
+import { rerunInterrupt, SpecTool } from './tools.js';
 
 const GUARDED = Symbol.for('agent-kernel.journal-guarded-tool');
 /** What the journal records for a call that paused (`interrupt()`) instead of finishing. */
@@ -54,6 +54,9 @@ function guard(tool: Guardable): void {
       ) {
         return askToRunAgain(tool, callId, input, run);
       }
+      // Resumed with the person's "no" (the guard read it): the model reads the denial.
+      const decision = callId ? tryToolContext()?.decisions?.[unknownOutcomeId(callId)] : undefined;
+      if (decision?.status === 'denied') return denial(decision.message);
       // Not run again: the model reads why (JSON in the ToolMessage, as a ToolSpec tool's error).
       const visible = unknownOutcomeError(err);
       if (visible) return JSON.stringify(visible);
@@ -105,17 +108,13 @@ async function askToRunAgain(
   input: unknown,
   run: () => Promise<unknown>,
 ): Promise<unknown> {
-  const decision = interrupt<ApprovalInterrupt, ToolApproval>({
-    kind: 'tool-approval',
-    toolCallId: callId,
-    toolName: tool.name,
-    arguments: input,
-  });
-  if (decision?.status !== 'approved') {
-    const message = decision?.message ?? 'A person decided not to run the call again.';
-    return JSON.stringify({ error: { kind: 'approval-denied', message } });
-  }
+  const decision = rerunInterrupt(callId, tool.name, input);
+  if (decision?.status !== 'approved') return denial(decision?.message);
   return guardedCall(tool, callId, run, { ...effectsOf(tool), idempotent: true });
+}
+
+function denial(message = 'A person decided not to run the call again.'): string {
+  return JSON.stringify({ error: { kind: 'approval-denied', message } });
 }
 
 function isInterrupted(value: unknown): boolean {

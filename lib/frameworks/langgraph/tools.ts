@@ -1,8 +1,9 @@
 import { ToolMessage } from '@langchain/core/messages';
 import { DynamicStructuredTool } from '@langchain/core/tools';
 import { interrupt } from '@langchain/langgraph';
-import type { ToolApproval } from '../../core/tool-context.js';
-import { isModelVisibleError } from '../../tools/errors.js';
+import { type ToolApproval, type ToolContext, tryToolContext } from '../../core/tool-context.js';
+import { ApprovalPending, isModelVisibleError } from '../../tools/errors.js';
+import { UNKNOWN_OUTCOME_PROMPT, unknownOutcomeId } from '../../tools/guard.js';
 import type { ToolSpec } from '../../tools/spec.js';
 import { type ExportOptions, IntegrationBase } from '../base/integration.js';
 
@@ -12,6 +13,25 @@ export interface ApprovalInterrupt {
   readonly toolCallId: string;
   readonly toolName: string;
   readonly arguments: unknown;
+  /** The interruption's id when it is not the call id (`<callId>:unknown-outcome`). */
+  readonly interruptionId?: string;
+  /** Why a person is asked, when it is not the call's first approval. */
+  readonly message?: string;
+}
+
+/**
+ * The interrupt of a call whose earlier execution never finished and whose tool asks before it
+ * runs again (`onUnknownOutcome: 'pause'`): answered, the decision is under its own id.
+ */
+export function rerunInterrupt(callId: string, toolName: string, args: unknown): ToolApproval {
+  return interrupt<ApprovalInterrupt, ToolApproval>({
+    kind: 'tool-approval',
+    toolCallId: callId,
+    toolName,
+    arguments: args,
+    interruptionId: unknownOutcomeId(callId),
+    message: UNKNOWN_OUTCOME_PROMPT,
+  });
 }
 
 /**
@@ -63,9 +83,8 @@ export class LangGraphIntegration extends IntegrationBase<SpecTool> {
             arguments: args,
           });
         }
-        const result = await this.runBound(spec, args, config, options, {
-          ...(approval ? { approval } : {}),
-        });
+        const overrides = approval ? { approval } : {};
+        const result = await this.#runOrAsk(spec, args, config, options, overrides);
         const text = typeof result === 'string' ? result : JSON.stringify(result ?? null);
         const callId = (config as { toolCall?: { id?: string } } | undefined)?.toolCall?.id;
         // LangChain's tool-error channel: a ToolMessage with status "error" (when called by id).
@@ -80,6 +99,30 @@ export class LangGraphIntegration extends IntegrationBase<SpecTool> {
         return text;
       },
     });
+  }
+
+  /**
+   * A call the journal asks a person about (its outcome unknown, its tool `pause`) pauses the
+   * graph with `interrupt()`; resumed, the node runs again and the executor reads the decision.
+   */
+  async #runOrAsk(
+    spec: ToolSpec<any, any>,
+    args: unknown,
+    config: unknown,
+    options: ExportOptions,
+    overrides: Partial<ToolContext>,
+  ): Promise<unknown> {
+    try {
+      return await this.runBound(spec, args, config, options, overrides);
+    } catch (err) {
+      const { callId } = this.bindContext(config);
+      if (!(err instanceof ApprovalPending) || err.interruption.id !== unknownOutcomeId(callId)) {
+        throw err;
+      }
+      const decision = rerunInterrupt(callId, spec.name, args);
+      const decisions = { ...tryToolContext()?.decisions, [err.interruption.id]: decision };
+      return this.runBound(spec, args, config, options, { ...overrides, decisions });
+    }
   }
 }
 
