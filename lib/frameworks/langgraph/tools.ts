@@ -6,6 +6,7 @@ import { ApprovalPending, isModelVisibleError } from '../../tools/errors.js';
 import { UNKNOWN_OUTCOME_PROMPT, unknownOutcomeId } from '../../tools/guard.js';
 import type { ToolSpec } from '../../tools/spec.js';
 import { type ExportOptions, IntegrationBase } from '../base/integration.js';
+import { UnguardedToolCall } from './errors.js';
 
 /** What a `confirm` tool's `interrupt()` carries; the runner turns it into an interruption. */
 export interface ApprovalInterrupt {
@@ -72,6 +73,11 @@ export class LangGraphIntegration extends IntegrationBase<SpecTool> {
       description: spec.description,
       schema: spec.jsonSchema() as any,
       func: async (args: unknown, _runManager: unknown, config: unknown) => {
+        // A custom node's `invoke(args)`: the call has no id a retried run would find again.
+        const called = (config as { toolCall?: { id?: string } } | undefined)?.toolCall?.id;
+        if (!called && tryToolContext()?.journal && !spec.effects?.readOnly) {
+          throw new UnguardedToolCall(spec.name);
+        }
         let approval: ToolApproval | undefined;
         if (nativeGate) {
           // Outside runBound: interrupt() throws LangGraph's control-flow error to pause.
