@@ -1,6 +1,6 @@
 import { ToolMessage } from '@langchain/core/messages';
 import { DynamicStructuredTool } from '@langchain/core/tools';
-import { interrupt } from '@langchain/langgraph';
+import { interrupt, isGraphBubbleUp } from '@langchain/langgraph';
 import { type ToolApproval, type ToolContext, tryToolContext } from '../../core/tool-context.js';
 import { ApprovalPending, isModelVisibleError } from '../../tools/errors.js';
 import { UNKNOWN_OUTCOME_PROMPT, unknownOutcomeId } from '../../tools/guard.js';
@@ -119,7 +119,7 @@ export class LangGraphIntegration extends IntegrationBase<SpecTool> {
     overrides: Partial<ToolContext>,
   ): Promise<unknown> {
     try {
-      return await this.runBound(spec, args, config, options, overrides);
+      return await this.#interruptible(spec, args, config, options, overrides);
     } catch (err) {
       const { callId } = this.bindContext(config);
       if (!(err instanceof ApprovalPending) || err.interruption.id !== unknownOutcomeId(callId)) {
@@ -127,9 +127,58 @@ export class LangGraphIntegration extends IntegrationBase<SpecTool> {
       }
       const decision = rerunInterrupt(callId, spec.name, args);
       const decisions = { ...tryToolContext()?.decisions, [err.interruption.id]: decision };
-      return this.runBound(spec, args, config, options, { ...overrides, decisions });
+      return this.#interruptible(spec, args, config, options, { ...overrides, decisions });
     }
   }
+
+  /**
+   * A handler that calls `interrupt()` pauses the graph, never fails the call: its execution is
+   * recorded as interrupted, and resumed (LangGraph runs the node again) the call is journaled
+   * under the next key (`<callId>#1`, …), so it runs with the answer instead of replaying the pause.
+   */
+  async #interruptible(
+    spec: ToolSpec<any, any>,
+    args: unknown,
+    config: unknown,
+    options: ExportOptions,
+    overrides: Partial<ToolContext>,
+  ): Promise<unknown> {
+    const { callId } = this.bindContext(config);
+    for (let level = 0; ; level++) {
+      let raised: unknown;
+      const handler: ToolSpec<any, any>['handler'] = async (input, ctx) => {
+        try {
+          return await spec.handler(input, ctx);
+        } catch (err) {
+          if (!isGraphBubbleUp(err)) throw err;
+          raised = err;
+          return INTERRUPTED;
+        }
+      };
+      const entry = level > 0 ? `${callId}#${level}` : undefined;
+      const result = await this.runBound(
+        { ...spec, handler },
+        args,
+        config,
+        options,
+        overrides,
+        entry,
+      );
+      if (raised) throw raised;
+      if (!isInterrupted(result)) return result;
+    }
+  }
+
+  protected override passesThrough(err: unknown): boolean {
+    return isGraphBubbleUp(err);
+  }
+}
+
+/** What the journal records for a ToolSpec call whose handler paused the graph. */
+const INTERRUPTED = { 'agent-kernel': 'interrupted' } as const;
+
+function isInterrupted(value: unknown): boolean {
+  return (value as Record<string, unknown> | null)?.['agent-kernel'] === 'interrupted';
 }
 
 /** What discovery loads (`getIntegration('langgraph')`). */
