@@ -109,6 +109,10 @@ export const ERROR_CODES = {
     meaning: 'The run made more tool calls than allowed.',
   },
   'runner-error': { source: 'runtime', meaning: "The agent's framework failed." },
+  'unguarded-tool-call': {
+    source: 'runtime',
+    meaning: 'A durable run called a tool without a call id, so it was refused before it ran.',
+  },
   'invalid-runner-event': {
     source: 'runtime',
     meaning: "The agent's runner yielded something that is not a stream event of the run.",
