@@ -6,13 +6,15 @@ import {
   SessionForbidden,
   toErrorInfo,
 } from '../core/errors.js';
+import { bindingOf, boundTo } from '../core/ownership.js';
 import type { Reply } from '../core/requests.js';
 import type { Decision } from '../core/runner.js';
+import type { SessionData } from '../core/session.js';
 import { PausedRunNotFound } from '../core/stores.js';
-import { digestOf } from '../transport/fifo.js';
 import type { AcceptedMessage, RunInputWire, RunJob } from '../transport/protocol.js';
 import { NotFound } from './errors.js';
 import { makeIdempotent } from './idempotent.js';
+import { processIdKey, ServerIds } from './ids.js';
 import { AccessPolicy } from './policy.js';
 import type { FrontDoorDeps, JobQueue, SubscriptionFormat, TurnRunner } from './ports.js';
 import { publicRun, RunRecords, type RunRef } from './run-records.js';
@@ -66,6 +68,7 @@ export class FrontDoor {
   readonly #records: RunRecords;
   readonly #now: () => number;
   readonly #newId: () => string;
+  readonly #ids: ServerIds;
   readonly #submitRun: (call: Call<RunRequest>) => Promise<Accepted>;
   readonly #runNow: (call: Call<RunRequest>) => Promise<Reply>;
   readonly #submitResume: (call: Call<ResumeRequest>) => Promise<Accepted>;
@@ -75,6 +78,7 @@ export class FrontDoor {
     this.#deps = deps;
     this.#now = deps.now ?? Date.now;
     this.#newId = deps.newId ?? randomUUID;
+    this.#ids = new ServerIds(deps.idKey ?? processIdKey());
     this.policy = new AccessPolicy(deps.sessions, { approvers: deps.approvers, now: this.#now });
     this.#records = new RunRecords(deps.runs, this.#now);
     // One key space for every front: (principal, session, requestId), the job's dedup id too.
@@ -106,15 +110,15 @@ export class FrontDoor {
 
   /** Queues a turn (WebSocket, async HTTP): `accepted` once the session is the caller's. */
   async submitRun(request: RunRequest): Promise<Accepted> {
-    const call = this.#runCall(request);
+    const call = await this.#runCall(request);
     const accepted = await this.#submitRun(call);
     await this.#subscribeRequester(request.connectionId, accepted.sessionId);
     return accepted;
   }
 
   /** Runs a turn here (sync HTTP, invoke), within `timeoutMs` when given. */
-  runNow(request: RunRequest, options: { timeoutMs?: number } = {}): Promise<Reply> {
-    return this.#runNow({ ...this.#runCall(request), ...options });
+  async runNow(request: RunRequest, options: { timeoutMs?: number } = {}): Promise<Reply> {
+    return this.#runNow({ ...(await this.#runCall(request)), ...options });
   }
 
   /** Queues the resume of a paused run (WebSocket, approvals queue). */
@@ -161,9 +165,9 @@ export class FrontDoor {
     const who = this.policy.principal(request.principal);
     checkId('requestId', request.requestId);
     checkId('sessionId', request.sessionId);
-    await this.policy.owned(who, request.sessionId);
+    const session = await this.policy.owned(who, request.sessionId);
     const { requestId, sessionId } = request;
-    const runId = runIdFor(who, sessionId, requestId);
+    const runId = await this.#ids.runId(who, sessionId, session.incarnation, requestId);
     const job = { kind: 'clear' as const, requestId, principal: who, sessionId, runId };
     await this.#send({ ...job, enqueuedAt: this.#now() });
     return { requestId, sessionId, runId };
@@ -183,9 +187,12 @@ export class FrontDoor {
   async readRun(principal: unknown, sessionId: string, runId: string) {
     const who = this.policy.principal(principal);
     checkId('runId', runId);
-    await this.policy.owned(who, sessionId);
+    const session = await this.policy.owned(who, sessionId);
     const record = await this.#records.get(sessionId, runId);
-    if (!record) throw new NotFound(`Run "${runId}" of session "${sessionId}"`);
+    // A run of an earlier life of the id (before a clear or an expiry) is nobody's now.
+    if (!record || !boundTo(record, session)) {
+      throw new NotFound(`Run "${runId}" of session "${sessionId}"`);
+    }
     return publicRun(record);
   }
 
@@ -196,7 +203,7 @@ export class FrontDoor {
 
   // ------------------------------------------------------------------ use cases behind the keys
 
-  #runCall(request: RunRequest): Call<RunRequest> {
+  async #runCall(request: RunRequest): Promise<Call<RunRequest>> {
     const principal = this.policy.principal(request.principal);
     if (request.requestId !== undefined) checkId('requestId', request.requestId);
     if (request.sessionId !== undefined) checkId('sessionId', request.sessionId);
@@ -204,9 +211,7 @@ export class FrontDoor {
     // No session named: a retry of the same request must land in the same new session.
     const sessionId =
       request.sessionId ??
-      (request.requestId
-        ? `s-${digestOf([principal, request.requestId]).slice(0, 32)}`
-        : this.#newId());
+      (request.requestId ? await this.#ids.sessionId(principal, request.requestId) : this.#newId());
     return { principal, sessionId, request };
   }
 
@@ -220,9 +225,9 @@ export class FrontDoor {
 
   async #queueRun({ principal, sessionId, request }: Call<RunRequest>): Promise<Accepted> {
     const requestId = request.requestId ?? this.#newId();
-    await this.policy.claim(principal, sessionId);
-    const runId = runIdFor(principal, sessionId, requestId);
-    await this.#records.queued({ runId, sessionId, agent: request.agent });
+    const session = await this.policy.claim(principal, sessionId);
+    const runId = await this.#ids.runId(principal, sessionId, session.incarnation, requestId);
+    await this.#records.queued({ runId, sessionId, agent: request.agent, ...bindingOf(session) });
     await this.#send({
       kind: 'run',
       requestId,
@@ -239,25 +244,32 @@ export class FrontDoor {
 
   async #runHere({ principal, sessionId, request, timeoutMs }: Call<RunRequest>): Promise<Reply> {
     const turns = this.#turns();
-    await this.policy.claim(principal, sessionId);
+    const session = await this.policy.claim(principal, sessionId);
+    const { incarnation } = session;
     const runId = request.requestId
-      ? runIdFor(principal, sessionId, request.requestId)
+      ? await this.#ids.runId(principal, sessionId, incarnation, request.requestId)
       : this.#newId();
-    const ref = { runId, sessionId, agent: request.agent };
+    const ref = { runId, sessionId, agent: request.agent, ...bindingOf(session) };
+    // A session cleared meanwhile is created again in the incarnation the record carries.
     return this.#recorded(ref, timeoutMs, (signal) =>
-      turns.run(request.agent, sessionId, request.input, { runId, principal, signal }),
+      turns.run(request.agent, sessionId, request.input, {
+        runId,
+        principal,
+        signal,
+        ...(incarnation ? { incarnation } : {}),
+      }),
     );
   }
 
   async #queueResume({ principal, sessionId, request }: Call<ResumeRequest>): Promise<Accepted> {
-    const actor = await this.#decider(principal, request);
+    const { actor, session } = await this.#decider(principal, request);
     const { runId } = request;
-    const paused = await this.#deps.pausedRuns.get(sessionId, runId);
-    if (!paused) throw new PausedRunNotFound(sessionId, runId);
+    const paused = await this.#paused(session, runId);
     const requestId = request.requestId ?? this.#newId();
     // The paused run's record keeps its seq for the worker; only a run without one gets one.
-    if (!(await this.#records.get(sessionId, runId))) {
-      await this.#records.queued({ runId, sessionId, agent: paused.agent });
+    const record = await this.#records.get(sessionId, runId);
+    if (!record || !boundTo(record, session)) {
+      await this.#records.queued({ runId, sessionId, agent: paused.agent, ...bindingOf(session) });
     }
     await this.#send({
       kind: 'resume',
@@ -275,21 +287,32 @@ export class FrontDoor {
 
   async #resumeHere({ principal, sessionId, request, timeoutMs }: Call<ResumeRequest>) {
     const turns = this.#turns();
-    const actor = await this.#decider(principal, request);
+    const { actor, session } = await this.#decider(principal, request);
     const { runId } = request;
-    const paused = await this.#deps.pausedRuns.get(sessionId, runId);
-    if (!paused) throw new PausedRunNotFound(sessionId, runId);
-    const ref = { runId, sessionId, agent: paused.agent };
+    const paused = await this.#paused(session, runId);
+    const ref = { runId, sessionId, agent: paused.agent, ...bindingOf(session) };
     return this.#recorded(ref, timeoutMs, (signal) =>
       turns.resume(sessionId, runId, request.decisions, { principal: actor, signal }),
     );
   }
 
   /** The owner deciding, or (approvals queue only) a configured approver deciding for them. */
-  async #decider(principal: string, request: ResumeRequest): Promise<string> {
-    if (request.channel === 'approvals') return this.policy.decider(principal, request.sessionId);
-    await this.policy.owned(principal, request.sessionId);
-    return principal;
+  async #decider(
+    principal: string,
+    request: ResumeRequest,
+  ): Promise<{ actor: string; session: SessionData }> {
+    if (request.channel === 'approvals') {
+      const { owner, session } = await this.policy.decider(principal, request.sessionId);
+      return { actor: owner, session };
+    }
+    return { actor: principal, session: await this.policy.owned(principal, request.sessionId) };
+  }
+
+  /** The paused run, if it is of the session's current life (not one kept from before a clear). */
+  async #paused(session: SessionData, runId: string) {
+    const paused = await this.#deps.pausedRuns.get(session.id, runId);
+    if (!paused || !boundTo(paused, session)) throw new PausedRunNotFound(session.id, runId);
+    return paused;
   }
 
   /** A sync turn between its run records: running, then completed / paused / failed. */
@@ -340,15 +363,6 @@ export class FrontDoor {
       throw new AgentKernelError('internal-error', 'No connections here.');
     return this.#deps.connections;
   }
-}
-
-/**
- * The same request sent again (a client retrying after a lost `accepted`) gets the same runId,
- * matching the one job the run queue keeps for it.
- */
-export function runIdFor(principal: string, sessionId: string, requestId: string): string {
-  const hex = digestOf([principal, sessionId, requestId]);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
 /** A step after the turn was stored: a few tries with backoff, then given up (the reply stands). */

@@ -1,4 +1,5 @@
 import { SessionForbidden } from './errors.js';
+import { isOwner } from './ownership.js';
 import type { TurnEngine } from './turn-engine.js';
 
 export interface ClearSessionOptions {
@@ -23,7 +24,7 @@ export async function clearSession(
     const stored = await engine.deps.sessions.load(sessionId);
     if (!stored) return { sessionId, cleared: false };
     const { owner, paused } = stored.data;
-    if (owner !== undefined && owner !== options.principal) throw new SessionForbidden(sessionId);
+    if (!isOwner(owner, options.principal)) throw new SessionForbidden(sessionId);
     // Paused runs first: a resume of one must not bring back what is cleared.
     for (const run of paused ?? []) await engine.pause?.pausedRuns.delete(sessionId, run.runId);
     await engine.deps.sessions.delete(sessionId);
