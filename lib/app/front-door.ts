@@ -54,6 +54,8 @@ interface Call<R> {
   sessionId: string;
   request: R;
   timeoutMs?: number;
+  /** Set once the use case ran here: unset, the answer was a stored one (an idempotent replay). */
+  ran?: boolean;
 }
 
 /**
@@ -112,26 +114,32 @@ export class FrontDoor {
   async submitRun(request: RunRequest): Promise<Accepted> {
     const call = await this.#runCall(request);
     const accepted = await this.#submitRun(call);
-    await this.#subscribeRequester(request.connectionId, accepted.sessionId);
+    await this.#answered(call, request.connectionId);
     return accepted;
   }
 
   /** Runs a turn here (sync HTTP, invoke), within `timeoutMs` when given. */
   async runNow(request: RunRequest, options: { timeoutMs?: number } = {}): Promise<Reply> {
-    return this.#runNow({ ...(await this.#runCall(request)), ...options });
+    const call = { ...(await this.#runCall(request)), ...options };
+    const reply = await this.#runNow(call);
+    await this.#answered(call);
+    return reply;
   }
 
   /** Queues the resume of a paused run (WebSocket, approvals queue). */
   async submitResume(request: ResumeRequest): Promise<Accepted> {
     const call = this.#resumeCall(request);
     const accepted = await this.#submitResume(call);
-    await this.#subscribeRequester(request.connectionId, accepted.sessionId);
+    await this.#answered(call, request.connectionId);
     return accepted;
   }
 
   /** Resumes a paused run here (HTTP decisions, invoke). */
-  resumeNow(request: ResumeRequest, options: { timeoutMs?: number } = {}): Promise<Reply> {
-    return this.#resumeNow({ ...this.#resumeCall(request), ...options });
+  async resumeNow(request: ResumeRequest, options: { timeoutMs?: number } = {}): Promise<Reply> {
+    const call = { ...this.#resumeCall(request), ...options };
+    const reply = await this.#resumeNow(call);
+    await this.#answered(call);
+    return reply;
   }
 
   async subscribe(
@@ -223,7 +231,9 @@ export class FrontDoor {
     return { principal, sessionId: request.sessionId, request };
   }
 
-  async #queueRun({ principal, sessionId, request }: Call<RunRequest>): Promise<Accepted> {
+  async #queueRun(call: Call<RunRequest>): Promise<Accepted> {
+    const { principal, sessionId, request } = call;
+    call.ran = true;
     const requestId = request.requestId ?? this.#newId();
     const session = await this.policy.claim(principal, sessionId);
     const runId = await this.#ids.runId(principal, sessionId, session.incarnation, requestId);
@@ -242,7 +252,9 @@ export class FrontDoor {
     return { requestId, sessionId, runId };
   }
 
-  async #runHere({ principal, sessionId, request, timeoutMs }: Call<RunRequest>): Promise<Reply> {
+  async #runHere(call: Call<RunRequest>): Promise<Reply> {
+    const { principal, sessionId, request, timeoutMs } = call;
+    call.ran = true;
     const turns = this.#turns();
     const session = await this.policy.claim(principal, sessionId);
     const { incarnation } = session;
@@ -261,7 +273,9 @@ export class FrontDoor {
     );
   }
 
-  async #queueResume({ principal, sessionId, request }: Call<ResumeRequest>): Promise<Accepted> {
+  async #queueResume(call: Call<ResumeRequest>): Promise<Accepted> {
+    const { principal, sessionId, request } = call;
+    call.ran = true;
     const { actor, session } = await this.#decider(principal, request);
     const { runId } = request;
     const paused = await this.#paused(session, runId);
@@ -285,7 +299,9 @@ export class FrontDoor {
     return { requestId, sessionId, runId };
   }
 
-  async #resumeHere({ principal, sessionId, request, timeoutMs }: Call<ResumeRequest>) {
+  async #resumeHere(call: Call<ResumeRequest>) {
+    const { principal, sessionId, request, timeoutMs } = call;
+    call.ran = true;
     const turns = this.#turns();
     const { actor, session } = await this.#decider(principal, request);
     const { runId } = request;
@@ -339,9 +355,15 @@ export class FrontDoor {
     return reply;
   }
 
-  /** The session is the caller's: the policy claimed or checked it before anything was queued. */
-  async #subscribeRequester(connectionId: string | undefined, sessionId: string): Promise<void> {
-    if (connectionId) await this.#connections().subscribe(connectionId, sessionId);
+  /**
+   * After an answer: the session is the caller's when the request ran here (the policy claimed or
+   * checked it). A replayed answer (idempotency) is given only while the session is still the
+   * caller's: after a clear or expiry and another's claim it is `not-found`, as the session is.
+   * Then the requester's connection is subscribed.
+   */
+  async #answered(call: Call<unknown>, connectionId?: string): Promise<void> {
+    if (!call.ran) await this.policy.owned(call.principal, call.sessionId);
+    if (connectionId) await this.#connections().subscribe(connectionId, call.sessionId);
   }
 
   #send(job: RunJob): Promise<void> {
