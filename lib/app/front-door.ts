@@ -13,9 +13,10 @@ import type { SessionData } from '../core/session.js';
 import { PausedRunNotFound } from '../core/stores.js';
 import type { AcceptedMessage, RunInputWire, RunJob } from '../transport/protocol.js';
 import { NotFound } from './errors.js';
+import { leaseIdOf } from './fair-use.js';
 import { makeIdempotent } from './idempotent.js';
 import { processIdKey, ServerIds } from './ids.js';
-import { AccessPolicy } from './policy.js';
+import { AccessPolicy, type SessionLife } from './policy.js';
 import type { FrontDoorDeps, JobQueue, SubscriptionFormat, TurnRunner } from './ports.js';
 import { publicRun, RunRecords, type RunRef } from './run-records.js';
 import { checkId } from './validation.js';
@@ -235,8 +236,24 @@ export class FrontDoor {
     const { principal, sessionId, request } = call;
     call.ran = true;
     const requestId = request.requestId ?? this.#newId();
-    const session = await this.policy.claim(principal, sessionId);
-    const runId = await this.#ids.runId(principal, sessionId, session.incarnation, requestId);
+    // The run id (and so the fair-use lease) needs the session's life before it is claimed:
+    // the one it has, or the one it gets if this claim creates it. Another's: not-found here.
+    const life = await this.policy.life(principal, sessionId);
+    const runId = await this.#ids.runId(principal, sessionId, life.incarnation, requestId);
+    return this.#admitQueued(principal, runId, requestId, () =>
+      this.#acceptRun(principal, life, request, requestId, runId),
+    );
+  }
+
+  async #acceptRun(
+    principal: string,
+    life: SessionLife,
+    request: RunRequest,
+    requestId: string,
+    runId: string,
+  ): Promise<Accepted> {
+    const { sessionId } = life;
+    const session = await this.policy.claim(principal, sessionId, life);
     await this.#records.queued({ runId, sessionId, agent: request.agent, ...bindingOf(session) });
     await this.#send({
       kind: 'run',
@@ -256,40 +273,56 @@ export class FrontDoor {
     const { principal, sessionId, request, timeoutMs } = call;
     call.ran = true;
     const turns = this.#turns();
-    const session = await this.policy.claim(principal, sessionId);
-    const { incarnation } = session;
-    const runId = request.requestId
-      ? await this.#ids.runId(principal, sessionId, incarnation, request.requestId)
-      : this.#newId();
-    const ref = { runId, sessionId, agent: request.agent, ...bindingOf(session) };
-    // A session cleared meanwhile is created again in the incarnation the record carries.
-    return this.#recorded(ref, timeoutMs, (signal) =>
-      turns.run(request.agent, sessionId, request.input, {
-        runId,
-        principal,
-        signal,
-        ...(incarnation ? { incarnation } : {}),
-      }),
-    );
+    return this.#admitHere(principal, timeoutMs, async () => {
+      const session = await this.policy.claim(principal, sessionId);
+      const { incarnation } = session;
+      const runId = request.requestId
+        ? await this.#ids.runId(principal, sessionId, incarnation, request.requestId)
+        : this.#newId();
+      const ref = { runId, sessionId, agent: request.agent, ...bindingOf(session) };
+      // A session cleared meanwhile is created again in the incarnation the record carries.
+      return this.#recorded(ref, timeoutMs, (signal) =>
+        turns.run(request.agent, sessionId, request.input, {
+          runId,
+          principal,
+          signal,
+          ...(incarnation ? { incarnation } : {}),
+        }),
+      );
+    });
   }
 
   async #queueResume(call: Call<ResumeRequest>): Promise<Accepted> {
-    const { principal, sessionId, request } = call;
+    const { principal, request } = call;
     call.ran = true;
     const { actor, session } = await this.#decider(principal, request);
     const { runId } = request;
     const paused = await this.#paused(session, runId);
     const requestId = request.requestId ?? this.#newId();
+    const accept = () => this.#sendResume(request, actor, session, paused.agent, requestId);
+    // Back-office approvers deciding for owners are not metered as the owner's runs.
+    if (request.channel === 'approvals') return accept();
+    return this.#admitQueued(principal, runId, requestId, accept);
+  }
+
+  async #sendResume(
+    request: ResumeRequest,
+    actor: string,
+    session: SessionData,
+    agent: string,
+    requestId: string,
+  ): Promise<Accepted> {
+    const { sessionId, runId } = request;
     // The paused run's record keeps its seq for the worker; only a run without one gets one.
     const record = await this.#records.get(sessionId, runId);
     if (!record || !boundTo(record, session)) {
-      await this.#records.queued({ runId, sessionId, agent: paused.agent, ...bindingOf(session) });
+      await this.#records.queued({ runId, sessionId, agent, ...bindingOf(session) });
     }
     await this.#send({
       kind: 'resume',
       requestId,
       principal: actor,
-      agent: paused.agent,
+      agent,
       sessionId,
       runId,
       decisions: [...request.decisions],
@@ -307,9 +340,30 @@ export class FrontDoor {
     const { runId } = request;
     const paused = await this.#paused(session, runId);
     const ref = { runId, sessionId, agent: paused.agent, ...bindingOf(session) };
-    return this.#recorded(ref, timeoutMs, (signal) =>
-      turns.resume(sessionId, runId, request.decisions, { principal: actor, signal }),
-    );
+    const turn = () =>
+      this.#recorded(ref, timeoutMs, (signal) =>
+        turns.resume(sessionId, runId, request.decisions, { principal: actor, signal }),
+      );
+    return request.channel === 'approvals' ? turn() : this.#admitHere(principal, timeoutMs, turn);
+  }
+
+  /** Fair use: a queued run counts in flight from here until the worker reports its end. */
+  #admitQueued<T>(principal: string, runId: string, requestId: string, accept: () => Promise<T>) {
+    const fair = this.#deps.fairUse;
+    return fair ? fair.queued(principal, leaseIdOf(runId, requestId), accept) : accept();
+  }
+
+  /** Fair use: a turn run here is admitted, metered and released around it. */
+  #admitHere(principal: string, timeoutMs: number | undefined, turn: () => Promise<Reply>) {
+    const fair = this.#deps.fairUse;
+    return fair ? fair.here(principal, randomUUID(), timeoutMs, turn) : turn();
+  }
+
+  /** The caller's own usage and limits (`GET /usage`): its cost attribution. */
+  async usage(principal: unknown) {
+    const who = this.policy.principal(principal);
+    if (!this.#deps.fairUse) throw new NotFound('Route GET /usage (fair use is off here)');
+    return this.#deps.fairUse.usage(who);
   }
 
   /** The owner deciding, or (approvals queue only) a configured approver deciding for them. */

@@ -1,9 +1,20 @@
+import { randomUUID } from 'node:crypto';
 import { SessionConflict } from '../core/errors.js';
 import { isOwner } from '../core/ownership.js';
 import { newSession, type SessionData, type SessionStore } from '../core/session.js';
 import { isPrincipal, isSafeId, PRINCIPAL_RULE, SAFE_ID_RULE } from '../transport/ids.js';
 import { NotFound, Unauthenticated } from './errors.js';
 import { InvalidId } from './validation.js';
+
+/**
+ * A session's life as a request finds it before claiming: the one it has (the caller's), or the
+ * incarnation it gets if the claim creates it. What depends on the life (a run id) is made first.
+ */
+export interface SessionLife {
+  readonly sessionId: string;
+  readonly incarnation: string | undefined;
+  readonly existing?: SessionData;
+}
 
 export interface AccessPolicyOptions {
   /**
@@ -44,15 +55,16 @@ export class AccessPolicy {
    * Makes `principal` the owner of `sessionId` unless someone already is: called before a job
    * is queued or a connection subscribed, so nothing of the session ever reaches another.
    */
-  async claim(principal: string, sessionId: string): Promise<SessionData> {
+  async claim(principal: string, sessionId: string, life?: SessionLife): Promise<SessionData> {
     checkSessionId(sessionId);
-    const stored = await this.#sessions.load(sessionId);
+    if (life?.existing) return life.existing;
+    const stored = life ? undefined : await this.#sessions.load(sessionId);
     if (stored) {
       this.#check(principal, sessionId, stored.data);
       return stored.data;
     }
     // A new life of the id: a fresh incarnation, whatever lived under it before.
-    const data = newSession(sessionId, this.#now(), principal);
+    const data = newSession(sessionId, this.#now(), principal, life?.incarnation ?? randomUUID());
     try {
       await this.#sessions.save(data, 0);
       return data;
@@ -61,6 +73,15 @@ export class AccessPolicy {
       // Another request created it meanwhile: it is ours only if that request was ours too.
       return this.owned(principal, sessionId);
     }
+  }
+
+  /** The session's life for `principal` (`not-found` if it is another's), before `claim`. */
+  async life(principal: string, sessionId: string): Promise<SessionLife> {
+    checkSessionId(sessionId);
+    const stored = await this.#sessions.load(sessionId);
+    if (!stored) return { sessionId, incarnation: randomUUID() };
+    this.#check(principal, sessionId, stored.data);
+    return { sessionId, incarnation: stored.data.incarnation, existing: stored.data };
   }
 
   /** The session, if `principal` owns it; `not-found` otherwise (absent or another's). */

@@ -30,6 +30,7 @@ export function frontDoorOf(
     connections: deployed.connections,
     agents,
     turns: runtime,
+    ...(deployed.fairUse ? { fairUse: deployed.fairUse } : {}),
     ...(redact ? { redact } : {}),
     ...common(deployed.config, sqs),
   });
@@ -50,6 +51,7 @@ export function messageFrontDoorOf(
     idKey: () => deployed.idKey.key(),
     connections: deployed.connections,
     agents: { has: (name) => names?.has(name), cards: () => [...(names ?? [])] },
+    ...(deployed.fairUse ? { fairUse: deployed.fairUse } : {}),
     ...(redact ? { redact } : {}),
     ...common(deployed.config, sqs),
   });

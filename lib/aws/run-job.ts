@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '@aws-lambda-powertools/logger';
+import type { UsageTally } from '../app/fair-use.js';
 import type { StreamEvent } from '../core/events.js';
 import { bindingOf, isOwner } from '../core/ownership.js';
 import type { JsonValue, SessionData } from '../core/session.js';
@@ -45,6 +46,8 @@ export interface JobContext {
   readonly lastAttempt: boolean;
   /** The message was received before: an earlier attempt may have stored the turn and died. */
   readonly redelivered: boolean;
+  /** Fair use: the attempt's model tokens, from its events (lib/app/fair-use.ts). */
+  readonly usage?: UsageTally;
 }
 
 /**
@@ -121,6 +124,7 @@ async function stream(ctx: JobContext, log: RunLog): Promise<JobResult> {
   let outcome: Outcome | undefined;
   try {
     for await (const event of events) {
+      ctx.usage?.observe(event);
       if (event.type === 'run-started') {
         held = event;
         continue;
