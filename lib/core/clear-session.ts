@@ -12,7 +12,8 @@ export interface ClearSessionOptions {
  * Forgets a session's conversation (the design's `clear_session`): its head and every runner's
  * slot, its framework context and its paused runs. Under the session's lock, so it never lands
  * in the middle of a turn. Run records, the tool ledger and run journals stay (an audit trail,
- * under their own keys, expired by TTL). A session that does not exist answers `cleared: false`.
+ * under their own keys, expired by TTL), bound to the cleared life (`ownership.ts`): no one
+ * reaches them from the id's next life. A session that does not exist answers `cleared: false`.
  */
 export async function clearSession(
   engine: TurnEngine,
