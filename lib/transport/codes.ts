@@ -7,9 +7,21 @@
 export const ERROR_CODES = {
   // transport: the message was refused before anything ran
   'bad-json': { source: 'transport', meaning: 'The message is not valid JSON.' },
+  'invalid-utf8': {
+    source: 'transport',
+    meaning: 'The message bytes (a binary frame, an HTTP body) are not valid UTF-8.',
+  },
   'too-large': {
     source: 'transport',
     meaning: 'The message is larger than the limit (128 KB; a run input at most 96 KB).',
+  },
+  'too-deep': {
+    source: 'transport',
+    meaning: 'The message is nested more than 64 levels deep.',
+  },
+  'forbidden-key': {
+    source: 'transport',
+    meaning: 'The message holds a `__proto__`, `constructor` or `prototype` key.',
   },
   'unknown-action': {
     source: 'transport',
@@ -18,7 +30,7 @@ export const ERROR_CODES = {
   'invalid-message': {
     source: 'transport',
     meaning:
-      'The message does not match its schema (the message names the field), holds a `__proto__`/`constructor` key, or is nested more than 64 levels deep.',
+      'The message does not match its strict schema (the message names the field), or is not a JSON object.',
   },
   'internal-error': {
     source: 'transport',
