@@ -46,11 +46,26 @@ export interface LoadReport {
   turnMs: { p50: number; p99: number };
   errors: Record<string, number>;
   /** Per finished turn. */
-  perTurn: { lambda: number; sqs: number; dynamodb: number; postToConnection: number };
+  perTurn: {
+    lambda: number;
+    sqs: number;
+    dynamodb: number;
+    postToConnection: number;
+    /** WebSocket payload bytes the client received (events, replies) and sent. */
+    bytesToClient: number;
+    bytesFromClient: number;
+  };
   lambdaByFunction: Record<string, number>;
 }
 
-const counts = { sqs: 0, dynamodb: 0, post: 0, lambda: {} as Record<string, number> };
+const counts = {
+  sqs: 0,
+  dynamodb: 0,
+  post: 0,
+  bytesIn: 0,
+  bytesOut: 0,
+  lambda: {} as Record<string, number>,
+};
 let patched = false;
 
 /** Counts every request the stack's SDK clients make (the pollers' empty receives apart). */
@@ -94,7 +109,11 @@ async function client(
   await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
   const sessionId = `load-${randomBytes(6).toString('hex')}`;
   let waiting: ((message: any) => void) | undefined;
-  ws.on('message', (data) => waiting?.(JSON.parse(String(data))));
+  ws.on('message', (data) => {
+    const text = String(data);
+    counts.bytesIn += Buffer.byteLength(text);
+    waiting?.(JSON.parse(text));
+  });
   try {
     while (next()) {
       const requestId = `r-${randomBytes(6).toString('hex')}`;
@@ -119,9 +138,15 @@ async function client(
             if (e.type === 'run-error') done({ error: e.code ?? 'run-error' });
           }
         };
-        ws.send(
-          JSON.stringify({ action: 'run', requestId, agent: 'demo', sessionId, input: 'Hi' }),
-        );
+        const frame = JSON.stringify({
+          action: 'run',
+          requestId,
+          agent: 'demo',
+          sessionId,
+          input: 'Hi',
+        });
+        counts.bytesOut += Buffer.byteLength(frame);
+        ws.send(frame);
       });
       record({
         ...outcome,
@@ -150,7 +175,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
       counts.lambda[name] = (counts.lambda[name] ?? 0) + 1;
     },
   });
-  Object.assign(counts, { sqs: 0, dynamodb: 0, post: 0, lambda: {} });
+  Object.assign(counts, { sqs: 0, dynamodb: 0, post: 0, bytesIn: 0, bytesOut: 0, lambda: {} });
   const firstTokens: number[] = [];
   const turns: number[] = [];
   const errors: Record<string, number> = {};
@@ -208,6 +233,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
       sqs: per(counts.sqs),
       dynamodb: per(counts.dynamodb),
       postToConnection: per(counts.post),
+      bytesToClient: Math.round(counts.bytesIn / Math.max(1, finished)),
+      bytesFromClient: Math.round(counts.bytesOut / Math.max(1, finished)),
     },
     lambdaByFunction: Object.fromEntries(
       Object.entries(counts.lambda).map(([name, n]) => [name, per(n)]),
@@ -224,7 +251,7 @@ export function formatLoad(r: LoadReport, o: LoadOptions): string {
     `turn:        p50 ${r.turnMs.p50} ms, p99 ${r.turnMs.p99} ms`,
     `errors by code: ${JSON.stringify(r.errors)}`,
     'requests: connects and disconnects are spread over the turns of a socket; the local poller hands the worker up to 10 run jobs per invocation (on AWS batch 1: one worker invocation per turn)',
-    `per turn: ${r.perTurn.lambda} Lambda invocations ${JSON.stringify(r.lambdaByFunction)}, ${r.perTurn.sqs} SQS requests, ${r.perTurn.dynamodb} DynamoDB requests, ${r.perTurn.postToConnection} PostToConnection`,
+    `per turn: ${r.perTurn.lambda} Lambda invocations ${JSON.stringify(r.lambdaByFunction)}, ${r.perTurn.sqs} SQS requests, ${r.perTurn.dynamodb} DynamoDB requests, ${r.perTurn.postToConnection} PostToConnection, ${r.perTurn.bytesToClient} B to the client, ${r.perTurn.bytesFromClient} B from it`,
     `machine: ${cpu.length} × ${cpu[0]?.model ?? '?'}, ${Math.round(totalmem() / 2 ** 30)} GB, Node ${process.version}, load average ${loadavg()
       .map((l) => l.toFixed(1))
       .join(' ')}`,
