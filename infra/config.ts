@@ -71,6 +71,22 @@ export interface KernelConfig extends DeploySettings {
   /** Receives before a message is dead-lettered, on every queue (the worker's JOB_MAX_RECEIVES). */
   readonly maxReceiveCount: number;
   readonly tracing: TracingSettings;
+  /** Fair use per principal: QUOTAS and the QUOTA_* limits of the front-door functions. */
+  readonly quotas: QuotaSettings;
+  /**
+   * The stream function's reserved concurrency: a Function URL has no API Gateway throttle, so
+   * this caps its concurrent streams (and keeps them from starving the other functions).
+   */
+  readonly streamReservedConcurrency?: number;
+}
+
+/** The stack's fair-use limits (an absent one is no limit); a principal's override item wins. */
+export interface QuotaSettings {
+  readonly enabled: boolean;
+  readonly connections?: number;
+  readonly runsInFlight?: number;
+  readonly runsPerMinute?: number;
+  readonly tokensPerDay?: number;
 }
 
 /**
@@ -158,6 +174,22 @@ const ENDPOINTS = {
 /** Presets that cannot send without a credential. */
 const NEED_SECRET = ['langfuse', 'logfire'];
 
+/** A fair-use limit: a whole number ≥ 1, or `none` for no limit. */
+const quotaLimit = (fallback: number | 'none') =>
+  z
+    .union(
+      [
+        z.literal('none'),
+        z.coerce
+          .number()
+          .int('must be a whole number or none')
+          .min(1, 'must be at least 1, or none (no limit)')
+          .max(1_000_000_000_000, 'must be at most 10^12, or none'),
+      ],
+      { error: 'must be a whole number 1..10^12, or none (no limit)' },
+    )
+    .default(fallback);
+
 /** Context keys (cdk.json or `cdk -c key=value`); every one is optional. */
 const ContextSchema = z.object({
   agentsEntry: z.string('must be the path of your agents module').min(1).optional(),
@@ -242,6 +274,18 @@ const ContextSchema = z.object({
   logfireBaseUrl: endpoint.optional(),
   traceloopBaseUrl: endpoint.optional(),
   ...DEPLOY_CONTEXT,
+  quotas: flag.default(true),
+  quotaConnections: quotaLimit(20),
+  quotaRunsInFlight: quotaLimit(10),
+  quotaRunsPerMinute: quotaLimit(60),
+  quotaTokensPerDay: quotaLimit('none'),
+  // Reserved concurrency takes from the account's pool (1000 by default, 100 kept unreserved).
+  streamReservedConcurrency: z.coerce
+    .number({ error: "must be a whole number 1..900 (the account's reservable concurrency)" })
+    .int('must be a whole number')
+    .min(1, "must be 1..900 (the account's reservable concurrency)")
+    .max(900, "must be 1..900 (the account's reservable concurrency)")
+    .optional(),
 });
 
 export const CONTEXT_KEYS = Object.keys(
@@ -325,6 +369,24 @@ export function configFromContext(context: Record<string, unknown>): KernelConfi
     maxReceiveCount: c.maxReceiveCount,
     tracing: tracingFromContext(c),
     ...deploySettings(c, (message) => new InvalidContextError(message)),
+    quotas: quotasFromContext(c),
+    ...(c.streamReservedConcurrency === undefined
+      ? {}
+      : { streamReservedConcurrency: c.streamReservedConcurrency }),
+  };
+}
+
+function quotasFromContext(c: z.output<typeof ContextSchema>): QuotaSettings {
+  const pick = (value: number | 'none') => (value === 'none' ? undefined : value);
+  const limits = {
+    connections: pick(c.quotaConnections),
+    runsInFlight: pick(c.quotaRunsInFlight),
+    runsPerMinute: pick(c.quotaRunsPerMinute),
+    tokensPerDay: pick(c.quotaTokensPerDay),
+  };
+  return {
+    enabled: c.quotas,
+    ...Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined)),
   };
 }
 

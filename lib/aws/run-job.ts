@@ -1,4 +1,5 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
+import type { UsageTally } from '../app/fair-use.js';
 import type { StreamEvent } from '../core/events.js';
 import type { JsonValue, SessionData } from '../core/session.js';
 import { EventBatcher } from '../transport/batcher.js';
@@ -43,6 +44,8 @@ export interface JobContext {
   readonly lastAttempt: boolean;
   /** The message was received before: an earlier attempt may have stored the turn and died. */
   readonly redelivered: boolean;
+  /** Fair use: the attempt's model tokens, from its events (lib/app/fair-use.ts). */
+  readonly usage?: UsageTally;
 }
 
 /**
@@ -106,6 +109,7 @@ async function stream(ctx: JobContext, log: RunLog): Promise<JobResult> {
   let outcome: Outcome | undefined;
   try {
     for await (const event of events) {
+      ctx.usage?.observe(event);
       if (event.type === 'run-started') {
         held = event;
         continue;
