@@ -174,8 +174,10 @@ async function checkConcurrency(input: PreflightInput, api: AccountApi): Promise
   const { config } = input;
   const { limit, unreserved } = await api.lambdaConcurrency();
   const fanout = config.deliveryMode === 'sqs-fanout' ? config.fanoutMaxConcurrency : 0;
-  const planned = config.workerMaxConcurrency + fanout + config.approvalsMaxConcurrency;
-  const plan = `worker ${config.workerMaxConcurrency} + fan-out ${fanout} + approvals ${config.approvalsMaxConcurrency} = ${planned}`;
+  // The stream function's reserved concurrency (fair use) leaves the shared pool as well.
+  const reserved = config.streamReservedConcurrency ?? 0;
+  const planned = config.workerMaxConcurrency + fanout + config.approvalsMaxConcurrency + reserved;
+  const plan = `worker ${config.workerMaxConcurrency} + fan-out ${fanout} + approvals ${config.approvalsMaxConcurrency}${reserved ? ` + stream reserved ${reserved}` : ''} = ${planned}`;
   const fitting = triggerConcurrency(unreserved);
   const fits = fitting.worker + fitting.fanout + fitting.approvals + FRONT_RESERVE <= unreserved;
   const fitFlag = `-c accountConcurrency=${unreserved} (worker ${fitting.worker}, fan-out ${fitting.fanout}, approvals ${fitting.approvals})`;

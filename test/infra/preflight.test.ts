@@ -227,6 +227,13 @@ describe('concurrency', () => {
     expect(result.summary).toContain('of 60 unreserved');
   });
 
+  it("the stream function's reserved concurrency is counted with the triggers", async () => {
+    aws.lambda = { limit: 10 };
+    const result = await check('concurrency', { streamReservedConcurrency: '1' });
+    expect(result.status).toBe('failed');
+    expect(result.summary).toContain('+ stream reserved 1 = 9');
+  });
+
   it('an answer AWS refuses (AccessDenied) fails the check, naming the error', async () => {
     aws.lambda = { limit: 10, denied: true };
     const result = await check('concurrency', {});
