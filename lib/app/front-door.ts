@@ -1,11 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import {
-  AgentKernelError,
-  AgentNotFound,
-  RunAborted,
-  SessionForbidden,
-  toErrorInfo,
-} from '../core/errors.js';
+import { AgentKernelError, AgentNotFound } from '../core/errors.js';
 import type { Reply } from '../core/requests.js';
 import type { Decision } from '../core/runner.js';
 import { PausedRunNotFound } from '../core/stores.js';
@@ -13,16 +7,19 @@ import { digestOf } from '../transport/fifo.js';
 import type { AcceptedMessage, RunInputWire, RunJob } from '../transport/protocol.js';
 import { NotFound } from './errors.js';
 import { makeIdempotent } from './idempotent.js';
+import { runRecorded, type SyncRunDeps } from './jobs/sync-run.js';
 import { AccessPolicy } from './policy.js';
 import type { FrontDoorDeps, JobQueue, SubscriptionFormat, TurnRunner } from './ports.js';
-import { publicRun, RunRecords, type RunRef } from './run-records.js';
+import {
+  CLAIM_MARGIN_MS,
+  MAX_TURN_MS,
+  publicRun,
+  RunRecords,
+  type RunRef,
+} from './run-records.js';
 import { checkId } from './validation.js';
 
 export type Accepted = Omit<AcceptedMessage, 'type'>;
-
-/** The longest a turn can run here (a Lambda's limit), and the slack a claim keeps past it. */
-const MAX_TURN_MS = 15 * 60_000;
-const CLAIM_MARGIN_MS = 30_000;
 
 /** A run as every front asks for it; `principal` is what the edge read, checked here. */
 export interface RunRequest {
@@ -184,7 +181,11 @@ export class FrontDoor {
     const who = this.policy.principal(principal);
     checkId('runId', runId);
     await this.policy.owned(who, sessionId);
-    const record = await this.#records.get(sessionId, runId);
+    // A record left running by a dead attempt is repaired from the session here.
+    const record = await this.#records.read(sessionId, runId, {
+      session: async () => (await this.#deps.sessions.load(sessionId))?.data,
+      pausedRun: () => this.#deps.pausedRuns.get(sessionId, runId),
+    });
     if (!record) throw new NotFound(`Run "${runId}" of session "${sessionId}"`);
     return publicRun(record);
   }
@@ -244,7 +245,7 @@ export class FrontDoor {
       ? runIdFor(principal, sessionId, request.requestId)
       : this.#newId();
     const ref = { runId, sessionId, agent: request.agent };
-    return this.#recorded(ref, timeoutMs, (signal) =>
+    return this.#recorded(ref, { timeoutMs }, (signal) =>
       turns.run(request.agent, sessionId, request.input, { runId, principal, signal }),
     );
   }
@@ -255,10 +256,8 @@ export class FrontDoor {
     const paused = await this.#deps.pausedRuns.get(sessionId, runId);
     if (!paused) throw new PausedRunNotFound(sessionId, runId);
     const requestId = request.requestId ?? this.#newId();
-    // The paused run's record keeps its seq for the worker; only a run without one gets one.
-    if (!(await this.#records.get(sessionId, runId))) {
-      await this.#records.queued({ runId, sessionId, agent: paused.agent });
-    }
+    // Conditional: the paused run's record (and its seq) is kept; only a run without one gets one.
+    await this.#records.queued({ runId, sessionId, agent: paused.agent });
     await this.#send({
       kind: 'resume',
       requestId,
@@ -280,7 +279,7 @@ export class FrontDoor {
     const paused = await this.#deps.pausedRuns.get(sessionId, runId);
     if (!paused) throw new PausedRunNotFound(sessionId, runId);
     const ref = { runId, sessionId, agent: paused.agent };
-    return this.#recorded(ref, timeoutMs, (signal) =>
+    return this.#recorded(ref, { timeoutMs, resume: true }, (signal) =>
       turns.resume(sessionId, runId, request.decisions, { principal: actor, signal }),
     );
   }
@@ -292,28 +291,21 @@ export class FrontDoor {
     return principal;
   }
 
-  /** A sync turn between its run records: running, then completed / paused / failed. */
-  async #recorded(
+  /** A sync turn between its run records (lib/app/jobs/sync-run.ts). */
+  #recorded(
     ref: RunRef,
-    timeoutMs: number | undefined,
+    options: { timeoutMs: number | undefined; resume?: boolean },
     turn: (signal: AbortSignal | undefined) => Promise<Reply>,
   ): Promise<Reply> {
-    const previous = await this.#records.get(ref.sessionId, ref.runId);
-    await this.#records.running(ref, previous);
-    let reply: Reply;
-    try {
-      reply = await withTimeout(timeoutMs, turn);
-    } catch (err) {
-      const error =
-        err instanceof SessionForbidden ? new NotFound(`Session "${ref.sessionId}"`) : err;
-      const info = toErrorInfo(error);
-      const redact = this.#deps.redact ?? ((text: string) => text);
-      await this.#records.failed(ref, previous, { ...info, message: redact(info.message) });
-      throw error;
-    }
-    // The turn is stored: its record is retried in place, never a 500 that invites a re-run.
-    await settle(() => this.#records.finished(ref, previous, reply));
-    return reply;
+    const { sessions, pausedRuns, redact } = this.#deps;
+    const deps: SyncRunDeps = {
+      records: this.#records,
+      session: async (sessionId) => (await sessions.load(sessionId))?.data,
+      stillPaused: async (sessionId, runId) =>
+        (await pausedRuns.get(sessionId, runId))?.status === 'pending',
+      redact,
+    };
+    return runRecorded(deps, ref, options, turn);
   }
 
   /** The session is the caller's: the policy claimed or checked it before anything was queued. */
@@ -349,39 +341,4 @@ export class FrontDoor {
 export function runIdFor(principal: string, sessionId: string, requestId: string): string {
   const hex = digestOf([principal, sessionId, requestId]);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
-}
-
-/** A step after the turn was stored: a few tries with backoff, then given up (the reply stands). */
-async function settle(step: () => Promise<void>, attempts = 4): Promise<void> {
-  for (let attempt = 1; attempt <= attempts; attempt++) {
-    try {
-      return await step();
-    } catch {
-      if (attempt < attempts) await new Promise((r) => setTimeout(r, 100 * 2 ** attempt));
-    }
-  }
-}
-
-/** A sync turn that outlives `ms` is aborted: `run-timeout`, and nothing was stored. */
-async function withTimeout<T>(
-  ms: number | undefined,
-  fn: (signal: AbortSignal | undefined) => Promise<T>,
-): Promise<T> {
-  if (ms === undefined) return fn(undefined);
-  const signal = AbortSignal.timeout(ms);
-  try {
-    return await fn(signal);
-  } catch (err) {
-    const aborted =
-      err instanceof RunAborted ||
-      (err as Error)?.name === 'AbortError' ||
-      (err instanceof AgentKernelError && err.code === 'run-aborted');
-    if (signal.aborted && aborted) {
-      throw new AgentKernelError(
-        'run-timeout',
-        `The run did not finish within ${ms} ms; nothing was stored.`,
-      );
-    }
-    throw err;
-  }
 }

@@ -1,5 +1,8 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
+import { retrying } from '../app/jobs/retry.js';
 import { emitCount } from './emf.js';
+
+export { retrying } from '../app/jobs/retry.js';
 
 /**
  * Steps that run after a turn's outcome is known (stored, or a run-error sent): they must not
@@ -16,31 +19,6 @@ export type PipelineMetric =
   | 'ResumesRefused'
   | 'TurnsRecovered'
   | 'ClearsRefused';
-
-export interface RetryOptions {
-  /** Tries in all (default 5). */
-  attempts?: number;
-  /** First pause; doubled each time, with jitter (default 100 ms). */
-  baseMs?: number;
-  /** Epoch ms after which no new try starts (the function's deadline). */
-  until?: number;
-}
-
-/** `fn` tried up to `attempts` times; the last error is thrown. */
-export async function retrying<T>(fn: () => Promise<T>, options: RetryOptions = {}): Promise<T> {
-  const attempts = options.attempts ?? 5;
-  const baseMs = options.baseMs ?? 100;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await fn();
-    } catch (err) {
-      const pause = baseMs * 2 ** (attempt - 1) * (0.5 + Math.random() / 2);
-      const late = options.until !== undefined && Date.now() + pause > options.until;
-      if (attempt >= attempts || late) throw err;
-      await new Promise((resolve) => setTimeout(resolve, pause));
-    }
-  }
-}
 
 /**
  * A step after the turn's outcome: retried in place; if it still fails, logged and counted

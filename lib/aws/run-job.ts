@@ -10,7 +10,7 @@ import { deliveryFor } from './delivery.js';
 import { announcePause } from './pause-announce.js';
 import { asJson, RunLog } from './run-log.js';
 import type { Deployment } from './runtime.js';
-import { finished, storedEarlier, storedReply } from './stored-turn.js';
+import { finished, storedEarlier, storedReply } from '../app/jobs/stored-turn.js';
 
 export type Outcome = Extract<StreamEvent, { type: 'run-finished' | 'run-paused' | 'run-error' }>;
 
