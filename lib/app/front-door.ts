@@ -10,13 +10,7 @@ import { makeIdempotent } from './idempotent.js';
 import { runRecorded, type SyncRunDeps } from './jobs/sync-run.js';
 import { AccessPolicy } from './policy.js';
 import type { FrontDoorDeps, JobQueue, SubscriptionFormat, TurnRunner } from './ports.js';
-import {
-  CLAIM_MARGIN_MS,
-  MAX_TURN_MS,
-  publicRun,
-  RunRecords,
-  type RunRef,
-} from './run-records.js';
+import { CLAIM_MARGIN_MS, MAX_TURN_MS, publicRun, RunRecords, type RunRef } from './run-records.js';
 import { checkId } from './validation.js';
 
 export type Accepted = Omit<AcceptedMessage, 'type'>;

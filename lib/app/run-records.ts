@@ -1,6 +1,6 @@
+import type { PausedRun } from '../core/paused-run.js';
 import type { Reply } from '../core/requests.js';
 import type { JsonValue, SessionData } from '../core/session.js';
-import type { PausedRun } from '../core/paused-run.js';
 import { storedReply } from './jobs/stored-turn.js';
 import {
   type RunRecord,
@@ -188,20 +188,31 @@ export function repairOf(
   const wasPaused = record.reply !== undefined;
   const marked = session?.paused?.some((p) => p.runId === runId) ?? false;
   const turnsGrew =
-    session !== undefined &&
-    record.turnsBefore !== undefined &&
-    session.turns > record.turnsBefore;
+    session !== undefined && record.turnsBefore !== undefined && session.turns > record.turnsBefore;
   const stored =
     session !== undefined &&
     (session.lastReply?.runId === runId || (wasPaused ? !marked : !marked && turnsGrew));
   if (stored) {
-    const reply = { status: 'completed', runId, sessionId, agent, ...storedReply(session, runId, '') };
+    const reply = {
+      status: 'completed',
+      runId,
+      sessionId,
+      agent,
+      ...storedReply(session, runId, ''),
+    };
     const { error: _e, ...rest } = common;
     return { ...rest, status: 'completed', reply: json(reply) };
   }
   if (marked && pausedRun) {
     const { nextSeq } = common;
-    const reply = { status: 'paused', runId, sessionId, agent, interruptions: pausedRun.interruptions, nextSeq };
+    const reply = {
+      status: 'paused',
+      runId,
+      sessionId,
+      agent,
+      interruptions: pausedRun.interruptions,
+      nextSeq,
+    };
     const { error: _e, ...rest } = common;
     return { ...rest, status: 'paused', reply: json(reply) };
   }

@@ -1,4 +1,8 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
+import { awaitRunEnd } from '../app/jobs/run-end.js';
+import { finished, storedEarlier, storedReply } from '../app/jobs/stored-turn.js';
+import { type RunRecord, runNextSeq, terminalEventOf } from '../app/ports/run-records.js';
+import { REFUSED_RESUME } from '../app/run-records.js';
 import type { StreamEvent } from '../core/events.js';
 import type { JsonValue, SessionData } from '../core/session.js';
 import { EventBatcher } from '../transport/batcher.js';
@@ -10,7 +14,6 @@ import { deliveryFor } from './delivery.js';
 import { announcePause } from './pause-announce.js';
 import { asJson, RunLog } from './run-log.js';
 import type { Deployment } from './runtime.js';
-import { finished, storedEarlier, storedReply } from '../app/jobs/stored-turn.js';
 
 export type Outcome = Extract<StreamEvent, { type: 'run-finished' | 'run-paused' | 'run-error' }>;
 
@@ -28,7 +31,7 @@ const RETRYABLE = new Set([
   'model-rate-limited',
 ]);
 /** A second resume of a run: the first (or an earlier attempt of this job) owns its outcome. */
-const REFUSED = new Set(['run-already-resumed', 'paused-run-not-found']);
+const REFUSED = REFUSED_RESUME;
 
 export interface JobContext {
   readonly deployed: Deployment;
@@ -43,6 +46,8 @@ export interface JobContext {
   readonly lastAttempt: boolean;
   /** The message was received before: an earlier attempt may have stored the turn and died. */
   readonly redelivered: boolean;
+  /** About when a retried job comes back (announced in `run-retrying`). */
+  readonly retryInSeconds?: number;
 }
 
 /**
@@ -54,7 +59,8 @@ export async function runJob(ctx: JobContext): Promise<JobResult> {
   const { runtime, runs } = deployed;
   const { sessionId, runId } = job;
   const previous = await runs.get(sessionId, runId);
-  if (previous && finished(previous, job)) return { done: true, status: previous.status };
+  // Ended by another channel or an earlier attempt: its requester still gets the terminal event.
+  if (previous && finished(previous, job)) return deliverStored(ctx, previous);
   const paused =
     job.kind === 'resume' ? await runtime.pausedRuns?.get(sessionId, runId) : undefined;
   const agent =
@@ -89,7 +95,7 @@ async function stream(ctx: JobContext, log: RunLog): Promise<JobResult> {
   const { deployed, job } = ctx;
   const { runtime } = deployed;
   const { sessionId, runId, principal } = job;
-  const state = { stored: false, terminalSent: false };
+  const state: StreamState = { stored: false, terminalSent: false };
   const batcher = newBatcher(ctx, log, state, log.firstSeq);
   const options = { principal, signal: ctx.signal };
   const events =
@@ -117,11 +123,13 @@ async function stream(ctx: JobContext, log: RunLog): Promise<JobResult> {
       }
       if (event.type === 'run-finished' || event.type === 'run-paused') {
         state.stored = true;
-        outcome = event;
+        outcome = alone(event);
       }
       if (held) await batcher.push(held);
       held = undefined;
-      await batcher.push(event);
+      // The terminal event goes alone at its own seq, the message a late job sends again.
+      if (outcome) await batcher.flush();
+      await batcher.push(outcome ?? event);
     }
   } catch (err) {
     // Past the save (the runtime's lease release, an earlier batch's failure): the turn stands.
@@ -135,7 +143,7 @@ async function stream(ctx: JobContext, log: RunLog): Promise<JobResult> {
   outcome ??= { type: 'run-error', runId, code: 'internal-error', message: 'The run ended early.' };
   if (outcome.type === 'run-error') return ended(ctx, log, batcher, outcome, held, text);
   const nextSeq = await deliverOutcome(ctx, log, batcher, outcome, state);
-  await recordOutcome(ctx, log, outcome, nextSeq);
+  await recordOutcome(ctx, log, outcome, nextSeq, state.terminalSeq);
   ctx.logger?.info('job done', { requestId: job.requestId, runId, outcome: outcome.type });
   return { done: true, status: outcome.type };
 }
@@ -155,6 +163,8 @@ interface StreamState {
   stored: boolean;
   /** The message with the terminal event reached the delivery. */
   terminalSent: boolean;
+  /** The seq of the message carrying the terminal event (recorded as `terminalSeq`). */
+  terminalSeq?: number;
 }
 
 /** The attempt's batcher: reserves seqs before each message; past the save it never fails. */
@@ -180,7 +190,10 @@ function newBatcher(
       const sent = state.stored
         ? await afterTurn('delivery', () => delivery.deliver(message), where)
         : await delivery.deliver(message).then(() => true);
-      if (sent && message.events.some((e) => TERMINAL.has(e.type))) state.terminalSent = true;
+      if (message.events.some((e) => TERMINAL.has(e.type))) {
+        state.terminalSeq = message.seq;
+        if (sent) state.terminalSent = true;
+      }
     },
     // Longer windows send fewer messages per token at the cost of latency (docs/benchmarks.md).
     maxDelayMs: ctx.deployed.config.EVENT_BATCH_MAX_DELAY_MS,
@@ -213,17 +226,19 @@ async function recordOutcome(
   log: RunLog,
   outcome: Extract<Outcome, { type: 'run-finished' | 'run-paused' }>,
   nextSeq: number,
+  terminalSeq: number | undefined,
 ): Promise<void> {
   const { deployed, job } = ctx;
   const { sessionId, runId } = job;
+  const seq = terminalSeq === undefined ? {} : { terminalSeq };
   if (outcome.type === 'run-finished') {
-    await log.end('completed', nextSeq, { reply: asJson(outcome.reply) });
+    await log.end('completed', nextSeq, { reply: asJson(outcome.reply), ...seq });
     return;
   }
   const { agent } = log.base;
   const { interruptions } = outcome;
   const reply = { status: 'paused', runId, sessionId, agent, interruptions, nextSeq };
-  await log.end('paused', nextSeq, { reply: asJson(reply) });
+  await log.end('paused', nextSeq, { reply: asJson(reply), ...seq });
   await afterTurn(
     'pause-announcement',
     () => announcePause(deployed, ctx.clients, sessionId, runId, agent, outcome),
@@ -250,22 +265,73 @@ async function ended(
   }
   if (job.kind === 'resume' && REFUSED.has(error.code)) return refused(ctx, error);
   if (error.code === 'run-timeout') countMetric(ctx.logger, 'RunTimeouts', { runId });
-  if (RETRYABLE.has(error.code) && !ctx.lastAttempt) {
-    // No terminal event: the retry continues the run's seq and ends it.
+  const timeout = error.code === 'run-timeout';
+  if ((RETRYABLE.has(error.code) || timeout) && !ctx.lastAttempt) {
+    // Not terminal: `run-retrying`; the retry continues the run's seq and ends it with the run's
+    // one terminal event.
+    if (held) await batcher.push(held).catch(() => undefined);
+    await batcher.push(retryingOf(ctx, error)).catch(() => undefined);
     await batcher.flush().catch(() => undefined);
-    if (log.running) await log.end('running', batcher.nextSeq);
+    const patch = { error: { code: error.code, message: error.message } };
+    if (timeout) await log.end('timed-out', batcher.nextSeq, patch);
+    else if (log.running) await log.end('running', batcher.nextSeq);
     return { done: false, reason: error.code };
   }
   if (held) await batcher.push(held).catch(() => undefined);
-  await batcher.push(error).catch(() => undefined);
+  await batcher.flush().catch(() => undefined);
+  const terminalSeq = batcher.nextSeq;
+  const { code, message } = error;
+  await batcher.push({ type: 'run-error', runId, code, message }).catch(() => undefined);
   await closeQuietly(ctx, batcher);
-  const status = error.code === 'run-timeout' ? 'timed-out' : await failedStatus(ctx);
+  const status = timeout ? 'timed-out' : await failedStatus(ctx);
   const kept = log.previous?.reply === undefined ? {} : { reply: log.previous.reply };
-  const patch = { error: { code: error.code, message: error.message }, ...kept };
+  const patch = { error: { code: error.code, message: error.message }, ...kept, terminalSeq };
   await log.end(status, batcher.nextSeq, patch);
   ctx.logger?.info('job done', { requestId: job.requestId, runId, outcome: error.code });
-  if (status === 'timed-out') return { done: false, reason: 'run-timeout' };
   return { done: true, status: 'run-error' };
+}
+
+/** The non-terminal notice of an attempt that stopped and will be retried. */
+function retryingOf(ctx: JobContext, error: Extract<Outcome, { type: 'run-error' }>): StreamEvent {
+  const { runId } = ctx.job;
+  const when = ctx.retryInSeconds === undefined ? {} : { retryInSeconds: ctx.retryInSeconds };
+  return { type: 'run-retrying', runId, code: error.code, message: error.message, ...when };
+}
+
+/** A terminal event with exactly the fields its record rebuilds (`terminalEventOf`). */
+function alone<E extends Extract<Outcome, { type: 'run-finished' | 'run-paused' }>>(event: E): E {
+  if (event.type === 'run-finished') {
+    return { type: 'run-finished', runId: event.runId, reply: event.reply } as E;
+  }
+  const { runId, sessionId, interruptions } = event;
+  return { type: 'run-paused', runId, sessionId, interruptions } as E;
+}
+
+/**
+ * The run already ended (another channel, an earlier attempt): send its stored terminal event to
+ * this job's requester and the session's subscribers, as the same message (seq and content) the
+ * run's end sent, so a client that has it drops the copy. Writes nothing.
+ */
+async function deliverStored(ctx: JobContext, record: RunRecord): Promise<JobResult> {
+  const event = terminalEventOf(record) as StreamEvent | undefined;
+  if (event) {
+    const seq = record.terminalSeq ?? runNextSeq(record);
+    const where = { logger: ctx.logger, runId: ctx.job.runId, until: ctx.until };
+    await afterTurn(
+      'stored-terminal',
+      () =>
+        deliveryOf(ctx).deliver({
+          type: 'events',
+          sessionId: record.sessionId,
+          runId: record.runId,
+          seq,
+          events: [event],
+        }),
+      where,
+    );
+  }
+  ctx.logger?.info('job found its run ended', { runId: ctx.job.runId, status: record.status });
+  return { done: true, status: record.status };
 }
 
 /** A resume that failed with its paused run still waiting stays paused (it can be resumed). */
@@ -292,10 +358,26 @@ async function resumeStored(ctx: JobContext, log: RunLog): Promise<SessionData |
   return !marked && (!!paused || log.previous?.status === 'running') ? session.data : undefined;
 }
 
-/** A duplicate resume: the other one owns the run's events and record; this one sends nothing. */
-function refused(ctx: JobContext, error: Extract<Outcome, { type: 'run-error' }>): JobResult {
-  countMetric(ctx.logger, 'ResumesRefused', { runId: ctx.job.runId, code: error.code });
-  return { done: true, status: 'refused' };
+/**
+ * A duplicate resume: the other attempt owns the run's events and record; this one writes
+ * nothing. It waits (until its deadline) for the other attempt to end the run, then sends its
+ * requester the stored terminal event; past the deadline the job comes back later (its last
+ * receive gives up, counted).
+ */
+async function refused(
+  ctx: JobContext,
+  error: Extract<Outcome, { type: 'run-error' }>,
+): Promise<JobResult> {
+  const { sessionId, runId } = ctx.job;
+  countMetric(ctx.logger, 'ResumesRefused', { runId, code: error.code });
+  const pausedRuns = ctx.deployed.runtime.pausedRuns;
+  const record = await awaitRunEnd(() => ctx.deployed.runs.get(sessionId, runId), {
+    until: ctx.until,
+    pending: async () => (await pausedRuns?.get(sessionId, runId))?.status === 'pending',
+  });
+  if (record) return deliverStored(ctx, record);
+  if (ctx.lastAttempt) return { done: true, status: 'refused' };
+  return { done: false, reason: 'run-in-progress' };
 }
 
 /**
@@ -329,9 +411,11 @@ async function recover(
       firstSeq: log.firstSeq,
       sink: (message) => deliveryOf(ctx).deliver(message),
     });
+  await batcher.flush().catch(() => undefined);
+  const terminalSeq = batcher.nextSeq;
   await batcher.push({ type: 'run-finished', runId, reply }).catch(() => undefined);
   await closeQuietly(ctx, batcher);
-  await log.end('completed', batcher.nextSeq, { reply: asJson(reply) });
+  await log.end('completed', batcher.nextSeq, { reply: asJson(reply), terminalSeq });
   return { done: true, status: 'run-finished' };
 }
 
@@ -344,10 +428,10 @@ async function recoverPause(
   const { sessionId, runId } = ctx.job;
   countMetric(ctx.logger, 'TurnsRecovered', { runId, requestId: ctx.job.requestId });
   const outcome: Outcome = { type: 'run-paused', runId, sessionId, interruptions };
-  const state = { stored: true, terminalSent: false };
+  const state: StreamState = { stored: true, terminalSent: false };
   const batcher = newBatcher(ctx, log, state, log.firstSeq);
   const nextSeq = await deliverOutcome(ctx, log, batcher, outcome, state);
-  await recordOutcome(ctx, log, outcome, nextSeq);
+  await recordOutcome(ctx, log, outcome, nextSeq, state.terminalSeq);
   return { done: true, status: 'run-paused' };
 }
 

@@ -71,7 +71,7 @@ export class RunLog {
   async end(
     status: RunStatus,
     nextSeq: number,
-    patch: Pick<RunRecord, 'reply' | 'error'> = {},
+    patch: Pick<RunRecord, 'reply' | 'error' | 'terminalSeq'> = {},
   ): Promise<void> {
     const record = this.#record(status, { nextSeq: Math.max(nextSeq, this.firstSeq), ...patch });
     await afterTurn(

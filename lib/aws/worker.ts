@@ -128,6 +128,7 @@ async function handleJob(
             until: deadline - FINAL_MS,
             lastAttempt: receives >= deployed.config.JOB_MAX_RECEIVES,
             redelivered: receives > 1,
+            retryInSeconds: retryDelaySeconds(receives, deployed.config),
           });
   } catch (err) {
     // The turn was not stored: give the job back so a retry runs it.

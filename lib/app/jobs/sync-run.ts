@@ -2,8 +2,9 @@ import { AgentKernelError, RunAborted, SessionForbidden, toErrorInfo } from '../
 import type { Reply } from '../../core/requests.js';
 import type { SessionData } from '../../core/session.js';
 import { NotFound } from '../errors.js';
-import { RunRecords, type RunRef } from '../run-records.js';
+import { MAX_TURN_MS, REFUSED_RESUME, type RunRecords, type RunRef } from '../run-records.js';
 import { retrying } from './retry.js';
+import { awaitRunEnd, replyOf } from './run-end.js';
 import { storedReply } from './stored-turn.js';
 
 export interface SyncRunDeps {
@@ -43,7 +44,16 @@ export async function runRecorded(
       }
       err = timeoutError(options.timeoutMs ?? 0, ref);
     }
-    const error = err instanceof SessionForbidden ? new NotFound(`Session "${ref.sessionId}"`) : err;
+    if (options.resume && err instanceof AgentKernelError && REFUSED_RESUME.has(err.code)) {
+      // Another attempt holds the run: its requester gets that attempt's outcome (terminal rule).
+      const ended = await awaitRunEnd(() => deps.records.get(ref.sessionId, ref.runId), {
+        until: Date.now() + (options.timeoutMs ?? MAX_TURN_MS),
+        pending: () => deps.stillPaused(ref.sessionId, ref.runId),
+      });
+      if (ended) return replyOf(ended);
+    }
+    const error =
+      err instanceof SessionForbidden ? new NotFound(`Session "${ref.sessionId}"`) : err;
     const info = toErrorInfo(error);
     const redact = deps.redact ?? ((text: string) => text);
     const stillPaused = options.resume
@@ -57,7 +67,11 @@ export async function runRecorded(
 }
 
 /** The turn is stored: its record is retried in place, never a 500 that invites a re-run. */
-async function finish(deps: SyncRunDeps, attempt: Awaited<ReturnType<RunRecords['start']>>, reply: Reply) {
+async function finish(
+  deps: SyncRunDeps,
+  attempt: Awaited<ReturnType<RunRecords['start']>>,
+  reply: Reply,
+) {
   await retrying(() => deps.records.finished(attempt, reply), { attempts: 4, baseMs: 200 }).catch(
     () => undefined,
   );
@@ -79,7 +93,8 @@ async function withTimeout<T>(
       err instanceof RunAborted ||
       (err as Error)?.name === 'AbortError' ||
       (err instanceof AgentKernelError && err.code === 'run-aborted');
-    if (signal.aborted && aborted) throw Object.assign(new Error('timed out'), { [TIMED_OUT]: true });
+    if (signal.aborted && aborted)
+      throw Object.assign(new Error('timed out'), { [TIMED_OUT]: true });
     throw err;
   }
 }
@@ -93,7 +108,15 @@ async function whatIsStored(deps: SyncRunDeps, ref: RunRef): Promise<{ reply?: R
   const session = await deps.session(ref.sessionId);
   if (session?.lastReply?.runId !== ref.runId) return {};
   const { runId, sessionId, agent } = ref;
-  return { reply: { status: 'completed', runId, sessionId, agent, ...storedReply(session, runId, '') } as Reply };
+  return {
+    reply: {
+      status: 'completed',
+      runId,
+      sessionId,
+      agent,
+      ...storedReply(session, runId, ''),
+    } as Reply,
+  };
 }
 
 /**
