@@ -135,13 +135,13 @@ describe('one run lifecycle across channels', () => {
     // Assess
     expect(done.batchItemFailures).toEqual([]);
     expect(payments).toEqual([{ to: 'bob', amount: 5 }]);
-    // The late requester gets the winner's outcome, not a refusal.
-    expect(late.statusCode, String(late.body)).toBe(200);
-    expect(JSON.parse(String(late.body))).toMatchObject({ status: 'completed', text: 'Paid Bob.' });
     expect(await stack.deployed.runs.get(job.sessionId, job.runId)).toMatchObject({
       status: 'completed',
       reply: { text: 'Paid Bob.' },
     });
+    // The late requester gets the winner's outcome, not a refusal.
+    expect(late.statusCode, String(late.body)).toBe(200);
+    expect(JSON.parse(String(late.body))).toMatchObject({ status: 'completed', text: 'Paid Bob.' });
     expect(finishedOf(endpoints.connections.messages('conn-late'), job.runId)).toHaveLength(1);
   });
 
@@ -164,6 +164,10 @@ describe('one run lifecycle across channels', () => {
     const again = await http(decisions(job.sessionId, job.runId, 'decide-2'));
 
     // Assess
+    expect(await stack.deployed.runs.get(job.sessionId, job.runId)).toMatchObject({
+      status: 'completed',
+      reply: { text: 'Paid Bob.' },
+    });
     expect(first.statusCode, String(first.body)).toBe(200);
     expect(again.statusCode, String(again.body)).toBe(200);
     expect(JSON.parse(String(again.body))).toMatchObject({
@@ -171,10 +175,6 @@ describe('one run lifecycle across channels', () => {
       text: 'Paid Bob.',
     });
     expect(payments).toHaveLength(1);
-    expect(await stack.deployed.runs.get(job.sessionId, job.runId)).toMatchObject({
-      status: 'completed',
-      reply: { text: 'Paid Bob.' },
-    });
   });
 
   it('sends the WebSocket requester of a resume that HTTP finished exactly one terminal event', async () => {
