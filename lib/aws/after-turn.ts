@@ -1,45 +1,26 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { retrying } from '../app/jobs/retry.js';
+import { afterTurn as afterTurnWith } from '../app/jobs/after-turn.js';
+import type { JobMetrics, PipelineMetric } from '../app/ports/jobs.js';
 import { emitCount } from './emf.js';
 
+// The AWS side of lib/app/jobs' post-turn steps: its metrics as CloudWatch EMF lines.
+
 export { retrying } from '../app/jobs/retry.js';
+export type { PipelineMetric } from '../app/ports/jobs.js';
 
-/**
- * Steps that run after a turn's outcome is known (stored, or a run-error sent): they must not
- * send the job back to the queue, since a redelivery would run a stored turn again. Each is
- * retried in place with backoff; one that still fails is logged and counted, never thrown.
- */
-
-/** Counters the worker and the delivery emit as CloudWatch EMF lines (no dimensions). */
-export type PipelineMetric =
-  | 'PostTurnStepFailures'
-  | 'ConnectionsDropped'
-  | 'JobRetries'
-  | 'RunTimeouts'
-  | 'ResumesRefused'
-  | 'TurnsRecovered'
-  | 'ClearsRefused';
-
-/**
- * A step after the turn's outcome: retried in place; if it still fails, logged and counted
- * (`PostTurnStepFailures`) and `false` is answered. Never throws.
- */
-export async function afterTurn(
+/** `afterTurn` of lib/app/jobs, counting into EMF through `logger`. */
+export function afterTurn(
   step: string,
   fn: () => Promise<unknown>,
   context: { logger?: Logger | undefined; runId: string; until?: number | undefined },
 ): Promise<boolean> {
-  try {
-    await retrying(fn, context.until === undefined ? {} : { until: context.until });
-    return true;
-  } catch (err) {
-    countMetric(context.logger, 'PostTurnStepFailures', {
-      step,
-      runId: context.runId,
-      error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
-    });
-    return false;
-  }
+  const { logger, ...where } = context;
+  return afterTurnWith(step, fn, { ...where, metrics: emfMetrics(logger) });
+}
+
+/** The job pipeline's metrics port as EMF lines (no dimensions) through the logger. */
+export function emfMetrics(logger: Logger | undefined): JobMetrics {
+  return { count: (name, properties) => countMetric(logger, name, properties) };
 }
 
 /**

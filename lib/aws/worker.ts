@@ -1,16 +1,19 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
+import { clearJob } from '../app/jobs/clear-job.js';
+import { type JobResult, runJob } from '../app/jobs/run-job.js';
+import type { JobPorts } from '../app/ports/jobs.js';
 import type { Span } from '../core/tracer.js';
 import { parseMessage } from '../transport/parse.js';
 import { type RunJob, RunJobSchema } from '../transport/protocol.js';
-import { afterTurn, countMetric, retrying } from './after-turn.js';
+import { afterTurn, countMetric, emfMetrics, retrying } from './after-turn.js';
 import { processBatch } from './batch.js';
-import { clearJob } from './clear-job.js';
 import { type AwsClients, clientsFor } from './clients.js';
+import { deliveryFor } from './delivery.js';
 import { RunTimeout } from './errors.js';
+import { announcePause } from './pause-announce.js';
 import { retryAfter, retryDelaySeconds } from './queues.js';
-import { runJob } from './run-job.js';
 import type { Deployment } from './runtime.js';
 
 /** SQS bodies are up to 256 KB; a job carries at most a 96 KB input. */
@@ -114,14 +117,14 @@ async function handleJob(
     () => timer.abort(new RunTimeout()),
     Math.max(0, deadline - margin - Date.now()),
   );
-  let result: Awaited<ReturnType<typeof runJob>>;
+  let result: JobResult;
+  const ports = jobPorts(deployed, clients, logger);
   try {
     result =
       job.kind === 'clear'
-        ? await clearJob(deployed, job, logger)
+        ? await clearJob(ports, job, logger)
         : await runJob({
-            deployed,
-            clients,
+            ports,
             job,
             logger,
             signal: timer.signal,
@@ -147,6 +150,30 @@ async function handleJob(
     () => deployed.idempotency.complete(key, claim.token, { status: result.status }),
     { logger, runId, until: deadline - FINAL_MS },
   );
+}
+
+/** The job runner's ports on AWS: the deployment's runtime and stores, delivery, SQS, EMF. */
+export function jobPorts(deployed: Deployment, clients: AwsClients, logger?: Logger): JobPorts {
+  const { config, connections } = deployed;
+  return {
+    runtime: deployed.runtime,
+    runs: deployed.runs,
+    delivery: (job) =>
+      deliveryFor({
+        mode: config.DELIVERY_MODE,
+        clients,
+        connections,
+        ...(config.EVENTS_QUEUE_URL ? { eventsQueueUrl: config.EVENTS_QUEUE_URL } : {}),
+        ...(job.connectionId ? { requester: job.connectionId } : {}),
+        owner: job.principal,
+        ...(logger ? { logger } : {}),
+      }),
+    announcePause: (job, agent, outcome) =>
+      announcePause(deployed, clients, job.sessionId, job.runId, agent, outcome),
+    metrics: emfMetrics(logger),
+    logger,
+    batchMaxDelayMs: config.EVENT_BATCH_MAX_DELAY_MS,
+  };
 }
 
 /** Releases the claim for the retry; one left behind lapses after the invocation's time. */

@@ -1,19 +1,15 @@
-import type { Logger } from '@aws-lambda-powertools/logger';
-import { awaitRunEnd } from '../app/jobs/run-end.js';
-import { finished, storedEarlier, storedReply } from '../app/jobs/stored-turn.js';
-import { type RunRecord, runNextSeq, terminalEventOf } from '../app/ports/run-records.js';
-import { REFUSED_RESUME } from '../app/run-records.js';
-import type { StreamEvent } from '../core/events.js';
-import type { JsonValue, SessionData } from '../core/session.js';
-import { EventBatcher } from '../transport/batcher.js';
-import type { Delivery } from '../transport/delivery.js';
-import type { TurnJob } from '../transport/protocol.js';
-import { afterTurn, countMetric } from './after-turn.js';
-import type { AwsClients } from './clients.js';
-import { deliveryFor } from './delivery.js';
-import { announcePause } from './pause-announce.js';
+import type { StreamEvent } from '../../core/events.js';
+import type { JsonValue, SessionData } from '../../core/session.js';
+import { EventBatcher } from '../../transport/batcher.js';
+import type { Delivery } from '../../transport/delivery.js';
+import type { TurnJob } from '../../transport/protocol.js';
+import type { JobLogger, JobPorts, PipelineMetric } from '../ports/jobs.js';
+import { type RunRecord, runNextSeq, terminalEventOf } from '../ports/run-records.js';
+import { REFUSED_RESUME } from '../run-records.js';
+import { afterTurn } from './after-turn.js';
+import { awaitRunEnd } from './run-end.js';
 import { asJson, RunLog } from './run-log.js';
-import type { Deployment } from './runtime.js';
+import { finished, storedEarlier, storedReply } from './stored-turn.js';
 
 export type Outcome = Extract<StreamEvent, { type: 'run-finished' | 'run-paused' | 'run-error' }>;
 
@@ -34,10 +30,10 @@ const RETRYABLE = new Set([
 const REFUSED = REFUSED_RESUME;
 
 export interface JobContext {
-  readonly deployed: Deployment;
-  readonly clients: AwsClients;
+  /** Where the job runs: the runtime, the run records, delivery, announcements, metrics. */
+  readonly ports: JobPorts;
   readonly job: TurnJob;
-  readonly logger?: Logger | undefined;
+  readonly logger?: JobLogger | undefined;
   /** Aborted a safe margin before the function's deadline (reason: RunTimeout). */
   readonly signal: AbortSignal;
   /** Epoch ms after which post-turn steps stop retrying. */
@@ -55,8 +51,8 @@ export interface JobContext {
  * was stored, or its run-error sent): what follows is retried in place (`afterTurn`).
  */
 export async function runJob(ctx: JobContext): Promise<JobResult> {
-  const { deployed, job } = ctx;
-  const { runtime, runs } = deployed;
+  const { ports, job } = ctx;
+  const { runtime, runs } = ports;
   const { sessionId, runId } = job;
   const previous = await runs.get(sessionId, runId);
   // Ended by another channel or an earlier attempt: its requester still gets the terminal event.
@@ -78,7 +74,7 @@ export async function runJob(ctx: JobContext): Promise<JobResult> {
     base,
     previous,
     { turnsBefore: session?.data.turns ?? 0 },
-    { logger: ctx.logger, until: ctx.until },
+    { logger: ctx.logger, metrics: ctx.ports.metrics, until: ctx.until },
   );
   if (ctx.redelivered) {
     const earlier = storedEarlier(job, previous, session?.data);
@@ -92,8 +88,8 @@ export async function runJob(ctx: JobContext): Promise<JobResult> {
 }
 
 async function stream(ctx: JobContext, log: RunLog): Promise<JobResult> {
-  const { deployed, job } = ctx;
-  const { runtime } = deployed;
+  const { ports, job } = ctx;
+  const { runtime } = ports;
   const { sessionId, runId, principal } = job;
   const state: StreamState = { stored: false, terminalSent: false };
   const batcher = newBatcher(ctx, log, state, log.firstSeq);
@@ -134,7 +130,7 @@ async function stream(ctx: JobContext, log: RunLog): Promise<JobResult> {
   } catch (err) {
     // Past the save (the runtime's lease release, an earlier batch's failure): the turn stands.
     if (!state.stored) throw err;
-    countMetric(ctx.logger, 'PostTurnStepFailures', {
+    count(ctx, 'PostTurnStepFailures', {
       step: 'after-save',
       runId,
       error: String(err),
@@ -175,7 +171,7 @@ function newBatcher(
   firstSeq: number,
 ): EventBatcher {
   const delivery = deliveryOf(ctx);
-  const where = { logger: ctx.logger, runId: ctx.job.runId, until: ctx.until };
+  const where = { metrics: ctx.ports.metrics, runId: ctx.job.runId, until: ctx.until };
   return new EventBatcher({
     sessionId: ctx.job.sessionId,
     runId: ctx.job.runId,
@@ -196,7 +192,7 @@ function newBatcher(
       }
     },
     // Longer windows send fewer messages per token at the cost of latency (docs/benchmarks.md).
-    maxDelayMs: ctx.deployed.config.EVENT_BATCH_MAX_DELAY_MS,
+    ...(ctx.ports.batchMaxDelayMs === undefined ? {} : { maxDelayMs: ctx.ports.batchMaxDelayMs }),
   });
 }
 
@@ -228,7 +224,7 @@ async function recordOutcome(
   nextSeq: number,
   terminalSeq: number | undefined,
 ): Promise<void> {
-  const { deployed, job } = ctx;
+  const { job } = ctx;
   const { sessionId, runId } = job;
   const seq = terminalSeq === undefined ? {} : { terminalSeq };
   if (outcome.type === 'run-finished') {
@@ -239,11 +235,11 @@ async function recordOutcome(
   const { interruptions } = outcome;
   const reply = { status: 'paused', runId, sessionId, agent, interruptions, nextSeq };
   await log.end('paused', nextSeq, { reply: asJson(reply), ...seq });
-  await afterTurn(
-    'pause-announcement',
-    () => announcePause(deployed, ctx.clients, sessionId, runId, agent, outcome),
-    { logger: ctx.logger, runId, until: ctx.until },
-  );
+  await afterTurn('pause-announcement', () => ctx.ports.announcePause(job, agent, outcome), {
+    metrics: ctx.ports.metrics,
+    runId,
+    until: ctx.until,
+  });
 }
 
 /** A run-error: the turn was not stored (unless a resume stored it and failed right after). */
@@ -264,7 +260,7 @@ async function ended(
     return recover(ctx, log, storedReply(stored, runId, text), batcher);
   }
   if (job.kind === 'resume' && REFUSED.has(error.code)) return refused(ctx, error);
-  if (error.code === 'run-timeout') countMetric(ctx.logger, 'RunTimeouts', { runId });
+  if (error.code === 'run-timeout') count(ctx, 'RunTimeouts', { runId });
   const timeout = error.code === 'run-timeout';
   if ((RETRYABLE.has(error.code) || timeout) && !ctx.lastAttempt) {
     // Not terminal: `run-retrying`; the retry continues the run's seq and ends it with the run's
@@ -316,7 +312,7 @@ async function deliverStored(ctx: JobContext, record: RunRecord): Promise<JobRes
   const event = terminalEventOf(record) as StreamEvent | undefined;
   if (event) {
     const seq = record.terminalSeq ?? runNextSeq(record);
-    const where = { logger: ctx.logger, runId: ctx.job.runId, until: ctx.until };
+    const where = { metrics: ctx.ports.metrics, runId: ctx.job.runId, until: ctx.until };
     await afterTurn(
       'stored-terminal',
       () =>
@@ -337,7 +333,7 @@ async function deliverStored(ctx: JobContext, record: RunRecord): Promise<JobRes
 /** A resume that failed with its paused run still waiting stays paused (it can be resumed). */
 async function failedStatus(ctx: JobContext): Promise<'failed' | 'paused'> {
   if (ctx.job.kind !== 'resume') return 'failed';
-  const run = await ctx.deployed.runtime.pausedRuns
+  const run = await ctx.ports.runtime.pausedRuns
     ?.get(ctx.job.sessionId, ctx.job.runId)
     .catch(() => undefined);
   return run?.status === 'pending' ? 'paused' : 'failed';
@@ -345,10 +341,8 @@ async function failedStatus(ctx: JobContext): Promise<'failed' | 'paused'> {
 
 /** The resumed turn's session when it is stored, else undefined. */
 async function resumeStored(ctx: JobContext, log: RunLog): Promise<SessionData | undefined> {
-  const session = await ctx.deployed.runtime.sessions
-    .load(ctx.job.sessionId)
-    .catch(() => undefined);
-  const paused = await ctx.deployed.runtime.pausedRuns
+  const session = await ctx.ports.runtime.sessions.load(ctx.job.sessionId).catch(() => undefined);
+  const paused = await ctx.ports.runtime.pausedRuns
     ?.get(ctx.job.sessionId, ctx.job.runId)
     .catch(() => undefined);
   // Stored: the session's marker is gone while the run was still paused (claimed or pending), or
@@ -369,9 +363,9 @@ async function refused(
   error: Extract<Outcome, { type: 'run-error' }>,
 ): Promise<JobResult> {
   const { sessionId, runId } = ctx.job;
-  countMetric(ctx.logger, 'ResumesRefused', { runId, code: error.code });
-  const pausedRuns = ctx.deployed.runtime.pausedRuns;
-  const record = await awaitRunEnd(() => ctx.deployed.runs.get(sessionId, runId), {
+  count(ctx, 'ResumesRefused', { runId, code: error.code });
+  const pausedRuns = ctx.ports.runtime.pausedRuns;
+  const record = await awaitRunEnd(() => ctx.ports.runs.get(sessionId, runId), {
     until: ctx.until,
     pending: async () => (await pausedRuns?.get(sessionId, runId))?.status === 'pending',
   });
@@ -390,14 +384,14 @@ async function recover(
   stored: { text: string; output?: JsonValue },
   open?: EventBatcher,
 ): Promise<JobResult> {
-  const { deployed, job } = ctx;
+  const { job } = ctx;
   const { sessionId, runId } = job;
-  const where = { logger: ctx.logger, runId, until: ctx.until };
-  countMetric(ctx.logger, 'TurnsRecovered', { runId, requestId: job.requestId });
+  const where = { metrics: ctx.ports.metrics, runId, until: ctx.until };
+  count(ctx, 'TurnsRecovered', { runId, requestId: job.requestId });
   if (job.kind === 'resume') {
     await afterTurn(
       'paused-run-delete',
-      async () => deployed.runtime.pausedRuns?.delete(sessionId, runId),
+      async () => ctx.ports.runtime.pausedRuns?.delete(sessionId, runId),
       where,
     );
   }
@@ -426,7 +420,7 @@ async function recoverPause(
   interruptions: Extract<Outcome, { type: 'run-paused' }>['interruptions'],
 ): Promise<JobResult> {
   const { sessionId, runId } = ctx.job;
-  countMetric(ctx.logger, 'TurnsRecovered', { runId, requestId: ctx.job.requestId });
+  count(ctx, 'TurnsRecovered', { runId, requestId: ctx.job.requestId });
   const outcome: Outcome = { type: 'run-paused', runId, sessionId, interruptions };
   const state: StreamState = { stored: true, terminalSent: false };
   const batcher = newBatcher(ctx, log, state, log.firstSeq);
@@ -439,7 +433,7 @@ async function closeQuietly(ctx: JobContext, batcher: EventBatcher): Promise<voi
   try {
     await batcher.close();
   } catch (err) {
-    countMetric(ctx.logger, 'PostTurnStepFailures', {
+    count(ctx, 'PostTurnStepFailures', {
       step: 'delivery',
       runId: ctx.job.runId,
       error: String(err),
@@ -448,14 +442,9 @@ async function closeQuietly(ctx: JobContext, batcher: EventBatcher): Promise<voi
 }
 
 function deliveryOf(ctx: JobContext): Delivery {
-  const { config, connections } = ctx.deployed;
-  return deliveryFor({
-    mode: config.DELIVERY_MODE,
-    clients: ctx.clients,
-    connections,
-    ...(config.EVENTS_QUEUE_URL ? { eventsQueueUrl: config.EVENTS_QUEUE_URL } : {}),
-    ...(ctx.job.connectionId ? { requester: ctx.job.connectionId } : {}),
-    owner: ctx.job.principal,
-    ...(ctx.logger ? { logger: ctx.logger } : {}),
-  });
+  return ctx.ports.delivery(ctx.job);
+}
+
+function count(ctx: JobContext, name: PipelineMetric, properties: Record<string, unknown>) {
+  ctx.ports.metrics.count(name, properties);
 }
