@@ -61,7 +61,10 @@ export async function runJob(ctx: JobContext): Promise<JobResult> {
     job.kind === 'resume' ? await runtime.pausedRuns?.get(sessionId, runId) : undefined;
   const agent =
     job.kind === 'run' ? job.agent : (paused?.agent ?? job.agent ?? previous?.agent ?? 'unknown');
-  const session = await runtime.sessions.load(sessionId);
+  // The turn loads the session once, under its lease (`onSession`); only a redelivery reads it
+  // first, to tell what a crashed attempt stored.
+  const session = ctx.redelivered ? await runtime.sessions.load(sessionId) : undefined;
+  const seen: { turnsBefore?: number } = session ? { turnsBefore: session.data.turns } : {};
   const base = {
     schemaVersion: 1 as const,
     runId,
@@ -69,13 +72,11 @@ export async function runJob(ctx: JobContext): Promise<JobResult> {
     agent,
     createdAt: previous?.createdAt ?? Date.now(),
   };
-  const log = new RunLog(
-    runs,
-    base,
-    previous,
-    { turnsBefore: session?.data.turns ?? 0 },
-    { logger: ctx.logger, metrics: ctx.ports.metrics, until: ctx.until },
-  );
+  const log = new RunLog(runs, base, previous, seen, {
+    logger: ctx.logger,
+    metrics: ctx.ports.metrics,
+    until: ctx.until,
+  });
   if (ctx.redelivered) {
     const earlier = storedEarlier(job, previous, session?.data);
     if (earlier === 'completed') return recover(ctx, log, storedReply(session?.data, runId, ''));
@@ -84,16 +85,23 @@ export async function runJob(ctx: JobContext): Promise<JobResult> {
       if (run) return recoverPause(ctx, log, run.interruptions);
     }
   }
-  return stream(ctx, log);
+  return stream(ctx, log, seen);
 }
 
-async function stream(ctx: JobContext, log: RunLog): Promise<JobResult> {
+async function stream(
+  ctx: JobContext,
+  log: RunLog,
+  seen: { turnsBefore?: number },
+): Promise<JobResult> {
   const { ports, job } = ctx;
   const { runtime } = ports;
   const { sessionId, runId, principal } = job;
   const state: StreamState = { stored: false, terminalSent: false };
   const batcher = newBatcher(ctx, log, state, log.firstSeq);
-  const options = { principal, signal: ctx.signal };
+  const onSession = (data: SessionData | undefined) => {
+    seen.turnsBefore ??= data?.turns ?? 0;
+  };
+  const options = { principal, signal: ctx.signal, onSession };
   const events =
     job.kind === 'run'
       ? runtime.stream(job.agent, sessionId, job.input, {

@@ -272,3 +272,44 @@ describe('one run lifecycle across channels', () => {
     expect(await stack.deployed.runs.get('s-3', runId)).toMatchObject({ status: 'completed' });
   });
 });
+
+describe('one WebSocket job', () => {
+  it('reads its session once (the turn loads it under its lease; the job reads no copy)', async () => {
+    // Prepare: the session exists and is alice's, as the front door leaves it.
+    const stack = await newStack(
+      server,
+      endpoints,
+      { DELIVERY_MODE: 'direct' },
+      { dynamoEndpoint: proxy.url },
+    );
+    await connect(stack, 'conn-once', 'alice');
+    server.push({ text: 'Hello.' });
+    await send(stack, 'conn-once', 'alice', {
+      action: 'run',
+      requestId: 'req-once',
+      agent: 'payer',
+      sessionId: 's-once',
+      input: 'Hi',
+    });
+    proxy.log.length = 0;
+
+    // Act
+    await settle(stack);
+
+    // Assess
+    const sessionReads = proxy.log.filter(
+      (r) =>
+        r.operation === 'GetItem' &&
+        r.body.includes('"SESSION#s-once"') &&
+        r.body.includes('"META"'),
+    );
+    expect(sessionReads).toHaveLength(1);
+    const view = clientView(eventsTo(endpoints.connections.messages('conn-once')));
+    expect(view.terminals.map((e) => e.type)).toEqual(['run-finished']);
+    const runId = view.terminals[0].runId;
+    expect(await stack.deployed.runs.get('s-once', runId)).toMatchObject({
+      status: 'completed',
+      turnsBefore: 0,
+    });
+  });
+});
