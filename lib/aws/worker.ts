@@ -1,13 +1,13 @@
-import { createHash } from 'node:crypto';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { clearJob } from '../app/jobs/clear-job.js';
+import { claimJob } from '../app/jobs/job-claim.js';
 import { type JobResult, runJob } from '../app/jobs/run-job.js';
 import type { JobPorts } from '../app/ports/jobs.js';
 import type { Span } from '../core/tracer.js';
 import { parseMessage } from '../transport/parse.js';
-import { type RunJob, RunJobSchema } from '../transport/protocol.js';
-import { afterTurn, countMetric, emfMetrics, retrying } from './after-turn.js';
+import { RunJobSchema } from '../transport/protocol.js';
+import { countMetric, emfMetrics } from './after-turn.js';
 import { processBatch } from './batch.js';
 import { type AwsClients, clientsFor } from './clients.js';
 import { deliveryFor } from './delivery.js';
@@ -97,12 +97,11 @@ async function handleJob(
     job: kind,
     ...(job.kind === 'clear' ? {} : { agent: job.agent }),
   });
-  // requestIds are chosen by clients: scoped by session so two clients' ids never collide.
-  const key = `job:${job.sessionId}:${job.requestId}`;
-  // A claim outlives this invocation, so no redelivery runs the job while it still runs here.
-  const claim = await deployed.idempotency.claim(key, {
-    fingerprint: fingerprintOf(job),
+  const ports = jobPorts(deployed, clients, logger);
+  // The claim outlives this invocation, so no redelivery runs the job while it still runs here.
+  const claim = await claimJob(deployed.idempotency, job, {
     inProgressMs: deadline - Date.now() + deployed.config.JOB_CLAIM_GRACE_SECONDS * 1000,
+    metrics: ports.metrics,
   });
   if (claim.outcome === 'completed') {
     logger?.info('job already ran', { requestId, runId });
@@ -118,7 +117,6 @@ async function handleJob(
     Math.max(0, deadline - margin - Date.now()),
   );
   let result: JobResult;
-  const ports = jobPorts(deployed, clients, logger);
   try {
     result =
       job.kind === 'clear'
@@ -135,21 +133,16 @@ async function handleJob(
           });
   } catch (err) {
     // The turn was not stored: give the job back so a retry runs it.
-    await giveBack(deployed, key, claim.token);
+    await claim.giveBack();
     throw err;
   } finally {
     clearTimeout(stop);
   }
   if (!result.done) {
-    await giveBack(deployed, key, claim.token);
+    await claim.giveBack();
     throw new JobRetry(`job ${requestId} will be retried: ${result.reason}`);
   }
-  // The outcome is known: the claim is completed, never released (a release would run it again).
-  await afterTurn(
-    'idempotency-complete',
-    () => deployed.idempotency.complete(key, claim.token, { status: result.status }),
-    { logger, runId, until: deadline - FINAL_MS },
-  );
+  await claim.complete(result.status, deadline - FINAL_MS);
 }
 
 /** The job runner's ports on AWS: the deployment's runtime and stores, delivery, SQS, EMF. */
@@ -174,20 +167,4 @@ export function jobPorts(deployed: Deployment, clients: AwsClients, logger?: Log
     logger,
     batchMaxDelayMs: config.EVENT_BATCH_MAX_DELAY_MS,
   };
-}
-
-/** Releases the claim for the retry; one left behind lapses after the invocation's time. */
-async function giveBack(deployed: Deployment, key: string, token: string): Promise<void> {
-  await retrying(() => deployed.idempotency.release(key, token), { attempts: 3 }).catch(
-    () => undefined,
-  );
-}
-
-/**
- * What the request means — who, which session and run, what to do — and not where it came from
- * (`connectionId`, `enqueuedAt`): a reconnected client's retry is the same request.
- */
-export function fingerprintOf(job: RunJob): string {
-  const { enqueuedAt: _at, connectionId: _from, ...meaning } = job;
-  return createHash('sha256').update(JSON.stringify(meaning)).digest('hex');
 }
