@@ -6,6 +6,7 @@ import { PausedRunNotFound } from '../core/stores.js';
 import { digestOf } from '../transport/fifo.js';
 import type { AcceptedMessage, RunInputWire, RunJob } from '../transport/protocol.js';
 import { NotFound } from './errors.js';
+import { leaseIdOf } from './fair-use.js';
 import { makeIdempotent } from './idempotent.js';
 import { runRecorded, type SyncRunDeps } from './jobs/sync-run.js';
 import { AccessPolicy } from './policy.js';
@@ -215,8 +216,20 @@ export class FrontDoor {
 
   async #queueRun({ principal, sessionId, request }: Call<RunRequest>): Promise<Accepted> {
     const requestId = request.requestId ?? this.#newId();
-    await this.policy.claim(principal, sessionId);
     const runId = runIdFor(principal, sessionId, requestId);
+    return this.#admitQueued(principal, runId, requestId, () =>
+      this.#acceptRun(principal, sessionId, request, requestId, runId),
+    );
+  }
+
+  async #acceptRun(
+    principal: string,
+    sessionId: string,
+    request: RunRequest,
+    requestId: string,
+    runId: string,
+  ): Promise<Accepted> {
+    await this.policy.claim(principal, sessionId);
     await this.#records.queued({ runId, sessionId, agent: request.agent });
     await this.#send({
       kind: 'run',
@@ -234,14 +247,16 @@ export class FrontDoor {
 
   async #runHere({ principal, sessionId, request, timeoutMs }: Call<RunRequest>): Promise<Reply> {
     const turns = this.#turns();
-    await this.policy.claim(principal, sessionId);
     const runId = request.requestId
       ? runIdFor(principal, sessionId, request.requestId)
       : this.#newId();
     const ref = { runId, sessionId, agent: request.agent };
-    return this.#recorded(ref, { timeoutMs }, (signal) =>
-      turns.run(request.agent, sessionId, request.input, { runId, principal, signal }),
-    );
+    return this.#admitHere(principal, timeoutMs, async () => {
+      await this.policy.claim(principal, sessionId);
+      return this.#recorded(ref, { timeoutMs }, (signal) =>
+        turns.run(request.agent, sessionId, request.input, { runId, principal, signal }),
+      );
+    });
   }
 
   async #queueResume({ principal, sessionId, request }: Call<ResumeRequest>): Promise<Accepted> {
@@ -250,13 +265,26 @@ export class FrontDoor {
     const paused = await this.#deps.pausedRuns.get(sessionId, runId);
     if (!paused) throw new PausedRunNotFound(sessionId, runId);
     const requestId = request.requestId ?? this.#newId();
+    const accept = () => this.#sendResume(request, actor, paused.agent, requestId);
+    // Back-office approvers deciding for owners are not metered as the owner's runs.
+    if (request.channel === 'approvals') return accept();
+    return this.#admitQueued(principal, runId, requestId, accept);
+  }
+
+  async #sendResume(
+    request: ResumeRequest,
+    actor: string,
+    agent: string,
+    requestId: string,
+  ): Promise<Accepted> {
+    const { sessionId, runId } = request;
     // Conditional: the paused run's record (and its seq) is kept; only a run without one gets one.
-    await this.#records.queued({ runId, sessionId, agent: paused.agent });
+    await this.#records.queued({ runId, sessionId, agent });
     await this.#send({
       kind: 'resume',
       requestId,
       principal: actor,
-      agent: paused.agent,
+      agent,
       sessionId,
       runId,
       decisions: [...request.decisions],
@@ -273,9 +301,30 @@ export class FrontDoor {
     const paused = await this.#deps.pausedRuns.get(sessionId, runId);
     if (!paused) throw new PausedRunNotFound(sessionId, runId);
     const ref = { runId, sessionId, agent: paused.agent };
-    return this.#recorded(ref, { timeoutMs, resume: true }, (signal) =>
-      turns.resume(sessionId, runId, request.decisions, { principal: actor, signal }),
-    );
+    const turn = () =>
+      this.#recorded(ref, { timeoutMs, resume: true }, (signal) =>
+        turns.resume(sessionId, runId, request.decisions, { principal: actor, signal }),
+      );
+    return request.channel === 'approvals' ? turn() : this.#admitHere(principal, timeoutMs, turn);
+  }
+
+  /** Fair use: a queued run counts in flight from here until the worker reports its end. */
+  #admitQueued<T>(principal: string, runId: string, requestId: string, accept: () => Promise<T>) {
+    const fair = this.#deps.fairUse;
+    return fair ? fair.queued(principal, leaseIdOf(runId, requestId), accept) : accept();
+  }
+
+  /** Fair use: a turn run here is admitted, metered and released around it. */
+  #admitHere(principal: string, timeoutMs: number | undefined, turn: () => Promise<Reply>) {
+    const fair = this.#deps.fairUse;
+    return fair ? fair.here(principal, randomUUID(), timeoutMs, turn) : turn();
+  }
+
+  /** The caller's own usage and limits (`GET /usage`): its cost attribution. */
+  async usage(principal: unknown) {
+    const who = this.policy.principal(principal);
+    if (!this.#deps.fairUse) throw new NotFound('Route GET /usage (fair use is off here)');
+    return this.#deps.fairUse.usage(who);
   }
 
   /** The owner deciding, or (approvals queue only) a configured approver deciding for them. */

@@ -1,4 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { FairUse } from '../app/fair-use.js';
 import type { IdempotencyStore } from '../app/ports/idempotency.js';
 import type { RunRecordStore } from '../app/ports/run-records.js';
 import type { SessionStore } from '../core/session.js';
@@ -13,12 +14,15 @@ import { DynamoSessionStore } from '../stores/dynamodb/session-store.js';
 import { captureClient } from '../tracing/capture.js';
 import { type Config, type ConfigKey, loadConfig } from './config.js';
 import { ConfigError } from './errors.js';
+import { fairUseFor } from './quotas.js';
 
 /** What the functions that never run an agent need: no Runtime, no agents entry in their bundle. */
 export interface ConnectionsDeployment {
   readonly config: Config;
   readonly connections: DynamoConnectionStore;
   readonly tracer: Tracer;
+  /** Fair use per principal (QUOTAS=on): connections (ws-connect) and runs (ws-message). */
+  readonly fairUse?: FairUse | undefined;
 }
 
 /**
@@ -48,6 +52,7 @@ export function connectionsFor(
     config,
     connections: new DynamoConnectionStore(stores),
     tracer: options.tracer ?? noopTracer,
+    fairUse: fairUseFor(config, stores),
   }));
 }
 
@@ -69,6 +74,7 @@ export function messagesFor(
     runs: new DynamoRunRecordStore(stores),
     idempotency: new DynamoIdempotencyStore(stores),
     agentNames: config.AGENT_NAMES,
+    fairUse: fairUseFor(config, stores),
   }));
 }
 

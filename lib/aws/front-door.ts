@@ -29,6 +29,7 @@ export function frontDoorOf(
     connections: deployed.connections,
     agents,
     turns: runtime,
+    ...(deployed.fairUse ? { fairUse: deployed.fairUse } : {}),
     ...(redact ? { redact } : {}),
     ...common(deployed.config, sqs),
   });
@@ -48,6 +49,7 @@ export function messageFrontDoorOf(
     idempotency: deployed.idempotency,
     connections: deployed.connections,
     agents: { has: (name) => names?.has(name), cards: () => [...(names ?? [])] },
+    ...(deployed.fairUse ? { fairUse: deployed.fairUse } : {}),
     ...(redact ? { redact } : {}),
     ...common(deployed.config, sqs),
   });

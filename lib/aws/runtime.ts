@@ -1,4 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { FairUse } from '../app/fair-use.js';
 import { Runtime } from '../core/runtime.js';
 import { noopTracer, type Tracer } from '../core/tracer.js';
 import {
@@ -16,6 +17,7 @@ import { type AgentsDefinition, type AgentsDeps, resolveAgents } from './agents.
 import { type Config, type ConfigKey, loadConfig } from './config.js';
 import { dynamoClientFor } from './connections.js';
 import { ConfigError } from './errors.js';
+import { fairUseFor } from './quotas.js';
 import { loadModelSecret } from './secrets.js';
 
 /** Everything a function needs from the table: built once per cold start, shared by invocations. */
@@ -31,6 +33,8 @@ export interface Deployment {
   readonly journal: DynamoRunJournalStore;
   /** The function's tracer (no-op unless tracing is on): handlers open request spans with it. */
   readonly tracer: Tracer;
+  /** Fair use per principal (QUOTAS=on), else undefined. */
+  readonly fairUse?: FairUse | undefined;
 }
 
 export interface DeploymentOptions {
@@ -100,6 +104,7 @@ export function buildDeployment(
     ledger: built.ledger,
     journal: built.journal,
     tracer,
+    fairUse: fairUseFor(config, stores),
   };
 }
 

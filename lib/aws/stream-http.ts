@@ -134,6 +134,8 @@ export function frontDoorWith(
     },
     turns,
     redact,
+    // The Function URL has no API Gateway throttle: the principal's quotas apply here too.
+    ...(deployed.fairUse ? { fairUse: deployed.fairUse } : {}),
     ...(config.APPROVER_PRINCIPALS ? { approvers: config.APPROVER_PRINCIPALS } : {}),
   });
 }

@@ -1,5 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
+import { UsageTally } from '../app/fair-use.js';
 import { clearJob } from '../app/jobs/clear-job.js';
 import { claimJob } from '../app/jobs/job-claim.js';
 import { type JobResult, runJob } from '../app/jobs/run-job.js';
@@ -14,6 +15,7 @@ import { deliveryFor } from './delivery.js';
 import { RunTimeout } from './errors.js';
 import { announcePause } from './pause-announce.js';
 import { retryAfter, retryDelaySeconds } from './queues.js';
+import { endQueuedRun } from './quota-runs.js';
 import type { Deployment } from './runtime.js';
 
 /** SQS bodies are up to 256 KB; a job carries at most a 96 KB input. */
@@ -105,6 +107,8 @@ async function handleJob(
   });
   if (claim.outcome === 'completed') {
     logger?.info('job already ran', { requestId, runId });
+    // An attempt that completed and died before its end was reported leaves its lease behind.
+    await endQueuedRun(deployed, job, new UsageTally(), true, logger);
     return;
   }
   // Another instance runs it now: fail, so SQS offers it again once that one finished or lapsed.
@@ -116,7 +120,8 @@ async function handleJob(
     () => timer.abort(new RunTimeout()),
     Math.max(0, deadline - margin - Date.now()),
   );
-  let result: JobResult;
+  let result: JobResult | undefined;
+  const usage = new UsageTally();
   try {
     result =
       job.kind === 'clear'
@@ -130,6 +135,7 @@ async function handleJob(
             lastAttempt: receives >= deployed.config.JOB_MAX_RECEIVES,
             redelivered: receives > 1,
             retryInSeconds: retryDelaySeconds(receives, deployed.config),
+            usage,
           });
   } catch (err) {
     // The turn was not stored: give the job back so a retry runs it.
@@ -137,6 +143,7 @@ async function handleJob(
     throw err;
   } finally {
     clearTimeout(stop);
+    await endQueuedRun(deployed, job, usage, result?.done === true, logger);
   }
   if (!result.done) {
     await claim.giveBack();

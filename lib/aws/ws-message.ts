@@ -1,4 +1,5 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
+import { retryAfterOf } from '../app/fair-use.js';
 import type { FrontDoor } from '../app/front-door.js';
 import { AgentKernelError, toErrorInfo } from '../core/errors.js';
 import { activeSpan } from '../core/tracer.js';
@@ -76,6 +77,7 @@ export function createMessageHandler(
         ...(message.requestId ? { requestId: message.requestId } : {}),
         ...info,
         message: redact(info.message),
+        ...retryAfterOf(err),
       });
     }
     return ok;

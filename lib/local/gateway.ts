@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+  STATUS_CODES,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { jwtVerify } from 'jose';
 import { type WebSocket, WebSocketServer } from 'ws';
@@ -225,16 +231,17 @@ export async function startGateway(
         socket.end('HTTP/1.1 401 Unauthorized\r\n\r\n');
         return;
       }
-      // A $connect route that fails or answers other than 2xx refuses the connection.
+      // A $connect route that fails or answers other than 2xx refuses the connection; a 4xx
+      // answer (a fair-use refusal: 429, Retry-After) is the handshake's status.
       const connected = await handlers
         .connect(
           { requestContext: wsContext(connectionId, '$connect', 'CONNECT', principal) },
           options.context('ws-connect'),
         )
-        .then((result) => (result?.statusCode ?? 200) < 300)
-        .catch(() => false);
-      if (!connected) {
-        socket.end('HTTP/1.1 500 Internal Server Error\r\n\r\n');
+        .catch(() => ({ statusCode: 500 }));
+      const status = connected?.statusCode ?? 200;
+      if (status >= 300) {
+        socket.end(refusal(status >= 400 && status < 500 ? connected : { statusCode: 500 }));
         return;
       }
       wss.handleUpgrade(req, socket, head, (ws) => {
@@ -289,6 +296,15 @@ export async function startGateway(
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** A refused handshake as raw HTTP: the status, its headers and body (a 4xx of $connect). */
+function refusal(result: { statusCode: number; headers?: Record<string, string>; body?: string }) {
+  const reason = STATUS_CODES[result.statusCode] ?? 'Error';
+  const headers = Object.entries(result.headers ?? {}).map(([k, v]) => `${k}: ${v}\r\n`);
+  const body = result.body ?? '';
+  const length = `content-length: ${Buffer.byteLength(body)}\r\n`;
+  return `HTTP/1.1 ${result.statusCode} ${reason}\r\n${headers.join('')}${length}\r\n${body}`;
 }
 
 function readBody(req: IncomingMessage): Promise<string> {

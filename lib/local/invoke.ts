@@ -11,11 +11,11 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { lambdaContext } from '../testing/lambda-context.js';
 import { useAgentsEntry } from './agents-entry.js';
 import { CliError, fileMissing, runCommand } from './cli.js';
 import { FUNCTIONS, type FunctionName } from './functions.js';
 import { prepareEnvironment, withDevTokens } from './invoke-env.js';
-import { lambdaContext } from './lambda-context.js';
 
 export { FUNCTIONS };
 

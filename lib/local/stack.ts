@@ -7,12 +7,12 @@ import { agentNamesOf } from '../aws/agents.js';
 import { loadConfig } from '../aws/config.js';
 import { retryDelaySeconds } from '../aws/queues.js';
 import { createDynamoClient, createTable } from '../stores/dynamodb/index.js';
+import { lambdaContext } from '../testing/lambda-context.js';
 import { type ScriptEntry, startScriptedModelServer } from '../testing/scripted-model-server.js';
 import { startDynalite } from './dynalite.js';
 import { startFunctionUrl } from './function-url.js';
 import { FUNCTIONS } from './functions.js';
 import { type Gateway, type GatewayHandlers, startGateway } from './gateway.js';
-import { lambdaContext } from './lambda-context.js';
 import { offlineModelEnv } from './offline-model.js';
 import {
   createQueue,
@@ -131,6 +131,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       // The back-office principal `npm run approve` may use to decide any session's runs.
       APPROVER_PRINCIPALS: process.env.APPROVER_PRINCIPALS ?? 'back-office',
       JWT_SECRET: secret,
+      // Fair use metered as the stack deploys it (GET /usage); limits only from QUOTA_* set here.
+      QUOTAS: process.env.QUOTAS ?? 'on',
       // The playground page the stream function serves, talking to these two APIs.
       PLAYGROUND_DIR: resolve(import.meta.dirname, '../playground'),
       PLAYGROUND_HTTP_URL: gateway.url,

@@ -18,6 +18,7 @@ export {
   TestClock,
 } from './store-contract-context.js';
 export * from './store-contract-journal.js';
+export * from './store-contract-quotas.js';
 export * from './store-contract-run-records.js';
 export * from './store-contract-runs.js';
 

@@ -40,6 +40,11 @@ export const ERROR_CODES = {
     source: 'front',
     meaning: 'The first request with that id is still being handled; retry shortly (HTTP 409).',
   },
+  'quota-exceeded': {
+    source: 'front',
+    meaning:
+      'The principal is at one of its fair-use limits (connections, runs in flight, runs per minute, tokens per day); nothing ran. `retryAfter` says when to try again (HTTP 429 with `Retry-After`).',
+  },
   // runtime: the request was valid but the run could not start or failed
   'agent-not-found': { source: 'runtime', meaning: 'No agent with that name is deployed.' },
   'invalid-request': { source: 'runtime', meaning: 'The run input was refused by the runtime.' },

@@ -146,6 +146,8 @@ export const ErrorMessageSchema = z.strictObject({
   /** Stable and kebab-case: see ERROR_CODES. */
   code: z.string().min(1),
   message: z.string(),
+  /** Seconds to wait before trying again (`quota-exceeded`). */
+  retryAfter: z.number().int().positive().optional(),
 });
 
 export const ServerMessageSchema = z.discriminatedUnion('type', [

@@ -3,6 +3,7 @@ import type { JsonValue, SessionData } from '../../core/session.js';
 import { EventBatcher } from '../../transport/batcher.js';
 import type { Delivery } from '../../transport/delivery.js';
 import type { TurnJob } from '../../transport/protocol.js';
+import type { UsageTally } from '../fair-use.js';
 import type { JobLogger, JobPorts, PipelineMetric } from '../ports/jobs.js';
 import { type RunRecord, runNextSeq, terminalEventOf } from '../ports/run-records.js';
 import { REFUSED_RESUME } from '../run-records.js';
@@ -44,6 +45,8 @@ export interface JobContext {
   readonly redelivered: boolean;
   /** About when a retried job comes back (announced in `run-retrying`). */
   readonly retryInSeconds?: number;
+  /** Fair use: the attempt's model tokens, from its events (lib/app/fair-use.ts). */
+  readonly usage?: UsageTally;
 }
 
 /**
@@ -116,6 +119,7 @@ async function stream(
   let outcome: Outcome | undefined;
   try {
     for await (const event of events) {
+      ctx.usage?.observe(event);
       if (event.type === 'run-started') {
         held = event;
         continue;

@@ -31,6 +31,8 @@ export const PARTITIONS = {
   subscriptions: 'SUBS#',
   connection: 'CONN#',
   idempotency: 'IDEMPOTENCY#',
+  /** One principal's fair-use counters, usage per day and limits override. */
+  quota: 'QUOTA#',
 } as const;
 
 /** Key builders: every pk/sk string the stores write. */
@@ -40,6 +42,13 @@ export const keys = {
   subscriptions: (sessionId: string) => `${PARTITIONS.subscriptions}${sessionId}`,
   connection: (connectionId: string) => `${PARTITIONS.connection}${connectionId}`,
   idempotency: (key: string) => `${PARTITIONS.idempotency}${key}`,
+  quota: (principal: string) => `${PARTITIONS.quota}${principal}`,
+  /** In-flight run leases, this minute's run count, today's tokens (one item: one write). */
+  quotaRuns: 'RUNS',
+  quotaConnections: 'CONNS',
+  quotaLimits: 'LIMITS',
+  quotaDay: (day: string) => `DAY#${day}`,
+  quotaDayPrefix: 'DAY#',
   meta: 'META',
   lease: 'LEASE',
   /** State chunks of one generation of a session head: `STATE#<generation>#<chunk>`. */
