@@ -6,7 +6,7 @@ export type ModelSecret = { secretName: string } | { parameterName: string };
 
 /** hs256 is for development (a shared secret); jwks verifies tokens of a real identity provider. */
 export type AuthConfig =
-  | { mode: 'hs256'; secretName: string }
+  | { mode: 'hs256'; secretName: string; issuer?: string; audience?: string }
   | { mode: 'jwks'; jwksUrl: string; issuer: string; audience: string };
 
 /** Where alarm and OK notifications go: a topic the stack creates for these addresses, or yours. */
@@ -295,7 +295,13 @@ export function configFromContext(context: Record<string, unknown>): KernelConfi
     }
     auth = { mode: 'jwks', jwksUrl: c.jwksUrl, issuer: c.jwtIssuer, audience: c.jwtAudience };
   } else {
-    auth = { mode: 'hs256', secretName: c.jwtSecretName };
+    // Optional here: the token authorizer checks `iss` / `aud` only when they are set.
+    auth = {
+      mode: 'hs256',
+      secretName: c.jwtSecretName,
+      ...(c.jwtIssuer ? { issuer: c.jwtIssuer } : {}),
+      ...(c.jwtAudience ? { audience: c.jwtAudience } : {}),
+    };
   }
   return {
     ...(c.agentsEntry ? { agentsEntry: c.agentsEntry } : {}),

@@ -305,6 +305,8 @@ export class AgentKernelStack extends Stack {
         // so it is never in the function's configuration, the template or the cloud assembly.
         env('JWT_SECRET_NAME', config.auth.secretName);
         this.jwtSecret(config.auth.secretName).grantRead(fn);
+        if (config.auth.issuer) env('JWT_ISSUER', config.auth.issuer);
+        if (config.auth.audience) env('JWT_AUDIENCE', config.auth.audience);
       } else {
         env('JWKS_URL', config.auth.jwksUrl);
         env('JWT_ISSUER', config.auth.issuer);
