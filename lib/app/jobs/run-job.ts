@@ -113,6 +113,12 @@ function jobBinding(
   return { owner: principal, incarnation: randomUUID() };
 }
 
+/** The life of a session as the turn loaded it: the principal's own, else the one it creates. */
+function lifeOf(data: SessionData | undefined, principal: string, fresh: string) {
+  if (data && isOwner(data.owner, principal)) return bindingOf(data);
+  return { owner: principal, incarnation: fresh };
+}
+
 async function stream(
   ctx: JobContext,
   log: RunLog,
@@ -123,8 +129,12 @@ async function stream(
   const { sessionId, runId, principal } = job;
   const state: StreamState = { stored: false, terminalSent: false };
   const batcher = newBatcher(ctx, log, state, log.firstSeq);
+  // Unread before the turn (a first delivery), the session's life is learnt as the turn loads it,
+  // before any record write: its own, or the fresh one the turn creates it in (after a clear).
+  const fresh = ctx.redelivered ? undefined : randomUUID();
   const onSession = (data: SessionData | undefined) => {
     seen.turnsBefore ??= data?.turns ?? 0;
+    if (fresh) Object.assign(log.base, lifeOf(data, principal, fresh));
   };
   const options = { principal, signal: ctx.signal, onSession };
   const events =
@@ -132,7 +142,9 @@ async function stream(
       ? runtime.stream(job.agent, sessionId, job.input, {
           ...options,
           // A session gone since the job was queued is created again in the record's life.
-          ...(log.base.incarnation ? { incarnation: log.base.incarnation } : {}),
+          ...((fresh ?? log.base.incarnation)
+            ? { incarnation: fresh ?? log.base.incarnation }
+            : {}),
           runId,
           replay: replays(ctx, log),
         })
