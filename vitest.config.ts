@@ -29,6 +29,10 @@ export default defineConfig({
           name: 'infra',
           include: ['test/infra/**/*.test.ts'],
           environment: 'node',
+          // A CDK synth bundles every function with esbuild: seconds when idle, far more on a
+          // busy two-core machine. Vitest's 5 s default made it fail for being slow, not wrong.
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
         },
       },
       {
