@@ -70,7 +70,7 @@ describe('the TypeScript blocks of README.md and docs/', () => {
   for (const snippet of snippets.filter((s) => s.run)) {
     it(`runs offline: ${snippet.where}`, () => {
       // Act: no model key; the block starts what it needs.
-      const env = { ...process.env, NO_COLOR: '1' };
+      const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
       delete env.OPENAI_API_KEY;
       delete env.OPENAI_BASE_URL;
       const tsx = join(root, 'node_modules/tsx/dist/cli.mjs');
