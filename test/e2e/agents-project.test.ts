@@ -1,5 +1,5 @@
-import { type SpawnSyncReturns, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { type SpawnSyncReturns, spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +11,7 @@ import {
   type StartedStack,
   userEnv,
 } from './helpers/cli.js';
+import { packKernel } from './helpers/pack.js';
 
 // An agents module in a project of its own, as the issue's user has one: its own package.json
 // and node_modules, the kernel installed from `npm pack`, the agents module written by
@@ -38,8 +39,7 @@ beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'ak-agents-project-'));
   project = join(work, 'my-agents');
   mkdirSync(project);
-  const pack = sh('npm', ['pack', '--json', '--pack-destination', work], root);
-  const [info] = JSON.parse(pack.stdout) as [{ filename: string }];
+  const info = await packKernel(work);
   writeFileSync(
     join(project, 'package.json'),
     '{ "name": "my-agents", "private": true, "type": "module" }\n',
@@ -59,7 +59,8 @@ beforeAll(async () => {
 }, 600_000);
 
 afterAll(() => {
-  if (work) rmSync(work, { recursive: true, force: true });
+  // A project with its node_modules: removed in the background, not waited for on a busy disk.
+  if (work) spawn('rm', ['-rf', work], { detached: true, stdio: 'ignore' }).unref();
 });
 
 describe('an agents project of its own, the kernel installed from npm pack', () => {
