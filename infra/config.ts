@@ -6,7 +6,7 @@ export type ModelSecret = { secretName: string } | { parameterName: string };
 
 /** hs256 is for development (a shared secret); jwks verifies tokens of a real identity provider. */
 export type AuthConfig =
-  | { mode: 'hs256'; secretName: string }
+  | { mode: 'hs256'; secretName: string; issuer?: string; audience?: string }
   | { mode: 'jwks'; jwksUrl: string; issuer: string; audience: string };
 
 /** Where alarm and OK notifications go: a topic the stack creates for these addresses, or yours. */
@@ -62,6 +62,22 @@ export interface KernelConfig {
   /** Receives before a message is dead-lettered, on every queue (the worker's JOB_MAX_RECEIVES). */
   readonly maxReceiveCount: number;
   readonly tracing: TracingSettings;
+  /** Fair use per principal: QUOTAS and the QUOTA_* limits of the front-door functions. */
+  readonly quotas: QuotaSettings;
+  /**
+   * The stream function's reserved concurrency: a Function URL has no API Gateway throttle, so
+   * this caps its concurrent streams (and keeps them from starving the other functions).
+   */
+  readonly streamReservedConcurrency?: number;
+}
+
+/** The stack's fair-use limits (an absent one is no limit); a principal's override item wins. */
+export interface QuotaSettings {
+  readonly enabled: boolean;
+  readonly connections?: number;
+  readonly runsInFlight?: number;
+  readonly runsPerMinute?: number;
+  readonly tokensPerDay?: number;
 }
 
 /**
@@ -148,6 +164,19 @@ const ENDPOINTS = {
 /** Presets that cannot send without a credential. */
 const NEED_SECRET = ['langfuse', 'logfire'];
 
+/** A fair-use limit: a whole number ≥ 1, or `none` for no limit. */
+const quotaLimit = (fallback: number | 'none') =>
+  z
+    .union([
+      z.literal('none'),
+      z.coerce
+        .number()
+        .int('must be a whole number or none')
+        .min(1, 'must be at least 1, or none (no limit)')
+        .max(1_000_000_000_000, 'must be at most 10^12, or none'),
+    ])
+    .default(fallback);
+
 /** Context keys (cdk.json or `cdk -c key=value`); every one is optional. */
 const ContextSchema = z.object({
   agentsEntry: z.string().min(1).optional(),
@@ -217,6 +246,18 @@ const ContextSchema = z.object({
   langfuseBaseUrl: endpoint.optional(),
   logfireBaseUrl: endpoint.optional(),
   traceloopBaseUrl: endpoint.optional(),
+  quotas: flag.default(true),
+  quotaConnections: quotaLimit(20),
+  quotaRunsInFlight: quotaLimit(10),
+  quotaRunsPerMinute: quotaLimit(60),
+  quotaTokensPerDay: quotaLimit('none'),
+  // Reserved concurrency takes from the account's pool (1000 by default, 100 kept unreserved).
+  streamReservedConcurrency: z.coerce
+    .number()
+    .int('must be a whole number')
+    .min(1, "must be 1..900 (the account's reservable concurrency)")
+    .max(900, "must be 1..900 (the account's reservable concurrency)")
+    .optional(),
 });
 
 export const CONTEXT_KEYS = Object.keys(
@@ -254,7 +295,13 @@ export function configFromContext(context: Record<string, unknown>): KernelConfi
     }
     auth = { mode: 'jwks', jwksUrl: c.jwksUrl, issuer: c.jwtIssuer, audience: c.jwtAudience };
   } else {
-    auth = { mode: 'hs256', secretName: c.jwtSecretName };
+    // Optional here: the token authorizer checks `iss` / `aud` only when they are set.
+    auth = {
+      mode: 'hs256',
+      secretName: c.jwtSecretName,
+      ...(c.jwtIssuer ? { issuer: c.jwtIssuer } : {}),
+      ...(c.jwtAudience ? { audience: c.jwtAudience } : {}),
+    };
   }
   return {
     ...(c.agentsEntry ? { agentsEntry: c.agentsEntry } : {}),
@@ -283,6 +330,24 @@ export function configFromContext(context: Record<string, unknown>): KernelConfi
     fanoutBatchSize: c.fanoutBatchSize,
     maxReceiveCount: c.maxReceiveCount,
     tracing: tracingFromContext(c),
+    quotas: quotasFromContext(c),
+    ...(c.streamReservedConcurrency === undefined
+      ? {}
+      : { streamReservedConcurrency: c.streamReservedConcurrency }),
+  };
+}
+
+function quotasFromContext(c: z.output<typeof ContextSchema>): QuotaSettings {
+  const pick = (value: number | 'none') => (value === 'none' ? undefined : value);
+  const limits = {
+    connections: pick(c.quotaConnections),
+    runsInFlight: pick(c.quotaRunsInFlight),
+    runsPerMinute: pick(c.quotaRunsPerMinute),
+    tokensPerDay: pick(c.quotaTokensPerDay),
+  };
+  return {
+    enabled: c.quotas,
+    ...Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined)),
   };
 }
 

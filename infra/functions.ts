@@ -27,7 +27,8 @@ export type Access =
   | 'post-to-connections' // WEBSOCKET_ENDPOINT, execute-api:ManageConnections on the stage
   | 'deliver' // sqs-fanout: send-events; direct: post-to-connections
   | 'verify-tokens' // AUTH_MODE and the JWT settings
-  | 'names-agents'; // AGENT_NAMES (ws-message refuses an unknown agent without loading any)
+  | 'names-agents' // AGENT_NAMES (ws-message refuses an unknown agent without loading any)
+  | 'meters'; // QUOTAS and QUOTA_*: fair use per principal, the QUOTA# items (when on)
 
 /**
  * The DynamoDB actions the stores issue (lib/stores/dynamodb). Never Scan: the table grants are
@@ -43,7 +44,7 @@ export type DynamoAction =
   | 'BatchWriteItem';
 
 /** Item families, each in partitions of its own (lib/stores/dynamodb/table.ts, PARTITIONS). */
-export type ItemFamily = 'sessions' | 'connections' | 'subscriptions' | 'idempotency';
+export type ItemFamily = 'sessions' | 'connections' | 'subscriptions' | 'idempotency' | 'quotas';
 
 /** The partition-key prefixes of each family: the `dynamodb:LeadingKeys` a grant allows. */
 export const FAMILY_PARTITIONS: Record<ItemFamily, readonly string[]> = {
@@ -53,6 +54,8 @@ export const FAMILY_PARTITIONS: Record<ItemFamily, readonly string[]> = {
   // The subscribers of a session: a partition of its own, not the session's.
   subscriptions: [PARTITIONS.subscriptions],
   idempotency: [PARTITIONS.idempotency],
+  // A principal's fair-use counters, usage per day and override.
+  quotas: [PARTITIONS.quota],
 };
 
 /** Per family, the actions a function's code issues; a family left out is not reachable. */
@@ -88,6 +91,13 @@ export const POST_TO_SUBSCRIBERS: TableAccess = {
   connections: ['GetItem', 'DeleteItem'],
   subscriptions: ['Query', 'BatchWriteItem'],
 };
+
+/**
+ * QuotaStore (lib/stores/dynamodb/quota-store.ts): admission and ends are conditional updates,
+ * a refusal reads the counters (and the override is read), a principal's first run or
+ * connection creates them (conditional put). Granted only while fair use is on.
+ */
+const QUOTAS: readonly DynamoAction[] = ['GetItem', 'PutItem', 'UpdateItem'];
 
 export interface SqsTrigger {
   readonly queue: Exclude<QueueName, 'approvalRequests'>;
@@ -129,9 +139,9 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
     description: 'Direct Lambda invoke: run or resume, answered with the reply',
     timeout: Duration.minutes(5),
     memorySize: AGENT_MEMORY,
-    access: ['runs-agents'],
+    access: ['runs-agents', 'meters'],
     // Turns, and requestIds made idempotent.
-    table: { sessions: RUN_SESSIONS, idempotency: IDEMPOTENCY },
+    table: { sessions: RUN_SESSIONS, idempotency: IDEMPOTENCY, quotas: QUOTAS },
   },
   {
     name: 'http',
@@ -140,10 +150,10 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
     timeout: Duration.seconds(29),
     memorySize: AGENT_MEMORY,
     // send-run: asynchronous POST /runs become run jobs.
-    access: ['runs-agents', 'send-run'],
+    access: ['runs-agents', 'send-run', 'meters'],
     // Sync runs, decisions, run records; an Idempotency-Key is claimed by the front door
-    // (a conflicting reuse is refused at once), sync runs included.
-    table: { sessions: RUN_SESSIONS, idempotency: IDEMPOTENCY },
+    // (a conflicting reuse is refused at once), sync runs included. GET /usage queries the days.
+    table: { sessions: RUN_SESSIONS, idempotency: IDEMPOTENCY, quotas: [...QUOTAS, 'Query'] },
     route: 'http',
   },
   {
@@ -152,8 +162,9 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
     timeout: Duration.minutes(15),
     memorySize: AGENT_MEMORY,
     // deliver: sqs-fanout → send to the events queue; direct → post (and POST_TO_SUBSCRIBERS).
-    access: ['runs-agents', 'deliver', 'send-approval-requests'],
-    table: { sessions: RUN_SESSIONS, idempotency: IDEMPOTENCY },
+    access: ['runs-agents', 'deliver', 'send-approval-requests', 'meters'],
+    // quotas: each attempt's tokens, the run's lease released at its end (updates).
+    table: { sessions: RUN_SESSIONS, idempotency: IDEMPOTENCY, quotas: ['UpdateItem'] },
     // One turn per invocation: a long turn never holds back the messages batched with it.
     trigger: { queue: 'run', batchSize: 1, maxConcurrency: 50 },
   },
@@ -184,9 +195,9 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
     description: 'WebSocket $connect: records the authorised connection',
     timeout: Duration.seconds(10),
     memorySize: SMALL_MEMORY,
-    access: [],
-    // ConnectionStore.connect: one put of CONN#<id>.
-    table: { connections: ['PutItem'] },
+    access: ['meters'],
+    // ConnectionStore.connect: one put of CONN#<id>; the principal's connection lease.
+    table: { connections: ['PutItem'], quotas: QUOTAS },
     route: '$connect',
   },
   {
@@ -194,9 +205,14 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
     description: 'WebSocket $disconnect: removes the connection and its subscriptions',
     timeout: Duration.seconds(10),
     memorySize: SMALL_MEMORY,
-    access: [],
+    access: ['meters'],
     // ConnectionStore.disconnect: delete CONN#<id> (ALL_OLD), batch-delete its SUB# items.
-    table: { connections: ['DeleteItem'], subscriptions: ['BatchWriteItem'] },
+    // The connection's lease dropped (an update of QUOTA#<principal>/CONNS).
+    table: {
+      connections: ['DeleteItem'],
+      subscriptions: ['BatchWriteItem'],
+      quotas: ['UpdateItem'],
+    },
     route: '$disconnect',
   },
   {
@@ -205,7 +221,7 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
     timeout: Duration.seconds(10),
     memorySize: SMALL_MEMORY,
     // Runs no agent: run and resume become jobs; replies are posted to the caller.
-    access: ['send-run', 'post-to-connections', 'names-agents'],
+    access: ['send-run', 'post-to-connections', 'names-agents', 'meters'],
     table: {
       // The front door: the owner fixed on first accept, the paused run of a resume, the
       // queued run record; requestIds claimed (a conflicting reuse is refused at once).
@@ -215,6 +231,8 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
       // caller's removal when a reply finds it gone (delete CONN#, batch-delete its SUB#s).
       connections: ['UpdateItem', 'DeleteItem'],
       subscriptions: ['PutItem', 'DeleteItem', 'BatchWriteItem'],
+      // Runs admitted against the principal's quotas.
+      quotas: QUOTAS,
     },
     route: '$default',
   },
@@ -234,8 +252,8 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
     timeout: Duration.minutes(15),
     memorySize: AGENT_MEMORY,
     // A Function URL has no authorizer: the function verifies the bearer token itself.
-    access: ['runs-agents', 'verify-tokens'],
-    table: { sessions: RUN_SESSIONS, idempotency: IDEMPOTENCY },
+    access: ['runs-agents', 'verify-tokens', 'meters'],
+    table: { sessions: RUN_SESSIONS, idempotency: IDEMPOTENCY, quotas: QUOTAS },
     route: 'function-url',
     // The playground page it serves with `playground=true` (lib/aws/playground-http.ts).
     copyDirs: ['lib/playground'],

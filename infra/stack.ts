@@ -10,7 +10,7 @@ import {
   Validations,
 } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import type { FunctionUrl, IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { CfnFunction, FunctionUrl, IFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -198,6 +198,11 @@ export class AgentKernelStack extends Stack {
     const streamHandler = this.functions.get('stream')?.function;
     const apis = { httpUrl: this.http?.url, wsUrl: this.webSocket?.stage.url };
     if (streamHandler) this.streamUrl = streamUrlOf(streamHandler, config, apis);
+    if (streamHandler && config.streamReservedConcurrency !== undefined) {
+      // The Function URL's throttle: no API Gateway stage in front of it (docs/operations.md).
+      const cfn = streamHandler.node.defaultChild as CfnFunction;
+      cfn.reservedConcurrentExecutions = config.streamReservedConcurrency;
+    }
 
     const alarms = config.alarmNotifications;
     if (alarms && 'topicArn' in alarms) {
@@ -270,6 +275,9 @@ export class AgentKernelStack extends Stack {
         table[family] = [...new Set([...(table[family] ?? []), ...actions])];
       }
     }
+    if (access.has('meters') && config.quotas.enabled) fairUseEnv(config, env);
+    // Fair use off: no function may touch the QUOTA# items.
+    if (!config.quotas.enabled) delete table.quotas;
     if (Object.keys(table).length > 0) {
       env('TABLE_NAME', this.table.table.tableName);
       env('SESSION_TTL_SECONDS', String(config.sessionTtlSeconds));
@@ -297,6 +305,8 @@ export class AgentKernelStack extends Stack {
         // so it is never in the function's configuration, the template or the cloud assembly.
         env('JWT_SECRET_NAME', config.auth.secretName);
         this.jwtSecret(config.auth.secretName).grantRead(fn);
+        if (config.auth.issuer) env('JWT_ISSUER', config.auth.issuer);
+        if (config.auth.audience) env('JWT_AUDIENCE', config.auth.audience);
       } else {
         env('JWKS_URL', config.auth.jwksUrl);
         env('JWT_ISSUER', config.auth.issuer);
@@ -371,4 +381,14 @@ export class AgentKernelStack extends Stack {
 /** `ws-connect` → `WsConnectFunction`: stable construct ids (and so stable logical ids). */
 function functionId(name: string): string {
   return `${name.replace(/(^|-)(\w)/g, (_, _dash, c: string) => c.toUpperCase())}Function`;
+}
+
+/** Fair use on (the default): QUOTAS and the stack's limits (absent: no limit). */
+function fairUseEnv(config: KernelConfig, env: (name: string, value: string) => void): void {
+  env('QUOTAS', 'on');
+  const { connections, runsInFlight, runsPerMinute, tokensPerDay } = config.quotas;
+  if (connections !== undefined) env('QUOTA_CONNECTIONS', String(connections));
+  if (runsInFlight !== undefined) env('QUOTA_RUNS_IN_FLIGHT', String(runsInFlight));
+  if (runsPerMinute !== undefined) env('QUOTA_RUNS_PER_MINUTE', String(runsPerMinute));
+  if (tokensPerDay !== undefined) env('QUOTA_TOKENS_PER_DAY', String(tokensPerDay));
 }

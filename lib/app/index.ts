@@ -1,4 +1,5 @@
 export * from './errors.js';
+export * from './fair-use.js';
 export * from './front-door.js';
 export * from './idempotent.js';
 export * from './policy.js';

@@ -3,6 +3,8 @@ import type { Decision } from '../core/runner.js';
 import type { SessionStore } from '../core/session.js';
 import type { PausedRunStore } from '../core/stores.js';
 import type { RunInputWire, RunJob } from '../transport/protocol.js';
+import type { FairUse } from './fair-use.js';
+import type { IdKeySource } from './ids.js';
 import type { ConnectionStore, Subscription } from './ports/connections.js';
 import type { IdempotencyStore } from './ports/idempotency.js';
 import type { RunRecordStore } from './ports/run-records.js';
@@ -24,7 +26,7 @@ export interface TurnRunner {
     agent: string,
     sessionId: string,
     input: RunInputWire,
-    options: { runId: string; principal: string; signal?: AbortSignal },
+    options: { runId: string; principal: string; incarnation?: string; signal?: AbortSignal },
   ): Promise<Reply>;
   resume(
     sessionId: string,
@@ -50,10 +52,14 @@ export interface FrontDoorDeps {
   turns?: TurnRunner;
   /** Principals that may decide any session's paused runs from the approvals queue. */
   approvers?: ReadonlySet<string>;
+  /** Fair use per principal (lib/app/fair-use.ts): runs admitted against its quotas. */
+  fairUse?: FairUse;
   /** Hides secrets in error text before it is stored (the function's redactor). */
   redact?: (text: string) => string;
   now?: () => number;
   newId?: () => string;
+  /** The deployment's id key (ids.ts); without it, a key of this process. */
+  idKey?: IdKeySource;
 }
 
 export type SubscriptionFormat = Subscription['format'];

@@ -59,6 +59,7 @@ function approvalsView(deployed: ApprovalsDeployment | Deployment): MessageDeplo
     pausedRuns: { get: (s, r) => runtime.pausedRuns?.get(s, r) ?? Promise.resolve(undefined) },
     runs: deployed.runs,
     idempotency: deployed.idempotency,
+    idKey: deployed.idKey,
     agentNames: undefined,
   };
 }

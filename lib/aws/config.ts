@@ -8,6 +8,7 @@ const principals = z
   .transform((list) => new Set(list.split(',').map((p) => p.trim())))
   .refine((set) => [...set].every(isPrincipal), `must list principals (${PRINCIPAL_RULE})`);
 
+const limit = z.coerce.number().int().nonnegative();
 const seconds = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
 /**
@@ -95,6 +96,19 @@ export const ConfigSchema = z.object({
    * caller). Unset: such an invoke is refused (`unauthorized`), never run without an owner.
    */
   INVOKE_PRINCIPAL: z.string().refine(isPrincipal, `must be ${PRINCIPAL_RULE}`).optional(),
+  /**
+   * Fair use per principal (lib/app/fair-use.ts): `on` meters every principal's runs, tokens
+   * and connections (`GET /usage`) and enforces the QUOTA_* limits; an unset limit is none.
+   */
+  QUOTAS: z.enum(['on', 'off']).default('off'),
+  QUOTA_CONNECTIONS: limit.optional(),
+  QUOTA_RUNS_IN_FLIGHT: limit.optional(),
+  QUOTA_RUNS_PER_MINUTE: limit.optional(),
+  QUOTA_TOKENS_PER_DAY: limit.optional(),
+  /** How long a queued run counts in flight without its end reported (queue wait + turn). */
+  QUOTA_QUEUED_LEASE_SECONDS: z.coerce.number().int().min(60).max(86_400).default(1_800),
+  /** A connection's lease: API Gateway ends every WebSocket connection after 2 hours. */
+  QUOTA_CONNECTION_LEASE_SECONDS: z.coerce.number().int().min(60).max(86_400).default(7_500),
   MODEL_SECRET_NAME: z.string().min(1).optional(),
   MODEL_SECRET_PARAMETER: z.string().min(1).optional(),
   /** The variable a plain-string model secret is put in (a JSON object names its own). */

@@ -1,4 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { FairUse } from '../app/fair-use.js';
 import type { IdempotencyStore } from '../app/ports/idempotency.js';
 import type { RunRecordStore } from '../app/ports/run-records.js';
 import type { SessionStore } from '../core/session.js';
@@ -6,6 +7,7 @@ import type { PausedRunStore } from '../core/stores.js';
 import { noopTracer, type Tracer } from '../core/tracer.js';
 import { createDynamoClient } from '../stores/dynamodb/client.js';
 import { DynamoConnectionStore } from '../stores/dynamodb/connection-store.js';
+import { DynamoIdKeyStore } from '../stores/dynamodb/id-key-store.js';
 import { DynamoIdempotencyStore } from '../stores/dynamodb/idempotency-store.js';
 import { DynamoPausedRunStore } from '../stores/dynamodb/paused-run-store.js';
 import { DynamoRunRecordStore } from '../stores/dynamodb/run-record-store.js';
@@ -13,12 +15,15 @@ import { DynamoSessionStore } from '../stores/dynamodb/session-store.js';
 import { captureClient } from '../tracing/capture.js';
 import { type Config, type ConfigKey, loadConfig } from './config.js';
 import { ConfigError } from './errors.js';
+import { fairUseFor } from './quotas.js';
 
 /** What the functions that never run an agent need: no Runtime, no agents entry in their bundle. */
 export interface ConnectionsDeployment {
   readonly config: Config;
   readonly connections: DynamoConnectionStore;
   readonly tracer: Tracer;
+  /** Fair use per principal (QUOTAS=on): connections (ws-connect) and runs (ws-message). */
+  readonly fairUse?: FairUse | undefined;
 }
 
 /**
@@ -30,6 +35,8 @@ export interface MessageDeployment extends ConnectionsDeployment {
   readonly pausedRuns: Pick<PausedRunStore, 'get'>;
   readonly runs: RunRecordStore;
   readonly idempotency: IdempotencyStore;
+  /** The deployment's id key (lib/app/ids.ts). */
+  readonly idKey: { key(): Promise<Uint8Array> };
   /** The agents a `run` may name; undefined: unknown here, the worker refuses a wrong one. */
   readonly agentNames: ReadonlySet<string> | undefined;
 }
@@ -48,6 +55,7 @@ export function connectionsFor(
     config,
     connections: new DynamoConnectionStore(stores),
     tracer: options.tracer ?? noopTracer,
+    fairUse: fairUseFor(config, stores),
   }));
 }
 
@@ -68,7 +76,9 @@ export function messagesFor(
     pausedRuns: new DynamoPausedRunStore(stores),
     runs: new DynamoRunRecordStore(stores),
     idempotency: new DynamoIdempotencyStore(stores),
+    idKey: new DynamoIdKeyStore(stores),
     agentNames: config.AGENT_NAMES,
+    fairUse: fairUseFor(config, stores),
   }));
 }
 

@@ -1,3 +1,4 @@
+import { retryAfterOf } from '../app/fair-use.js';
 import { AgentKernelError, toErrorInfo } from '../core/errors.js';
 
 export interface ErrorBody {
@@ -5,10 +6,15 @@ export interface ErrorBody {
   requestId?: string;
   code: string;
   message: string;
+  /** Seconds to wait before retrying (quota-exceeded); also the `Retry-After` header. */
+  retryAfter?: number;
 }
 
 const STATUS: Record<string, number> = {
   'bad-json': 400,
+  'invalid-utf8': 400,
+  'too-deep': 400,
+  'forbidden-key': 400,
   'invalid-message': 400,
   'invalid-request': 400,
   'invalid-decisions': 400,
@@ -27,6 +33,7 @@ const STATUS: Record<string, number> = {
   'request-in-progress': 409,
   'request-conflict': 409,
   'model-rate-limited': 429,
+  'quota-exceeded': 429,
   'model-error': 502,
   'store-throttled': 503,
   'run-timeout': 504,
@@ -50,14 +57,20 @@ export function errorHeaders(code: string): Record<string, string> {
 }
 
 /** The whole HTTP response for an error body: its status, headers and JSON. */
-export function errorResponse(body: ErrorBody | { code: string; message: string }): {
+export function errorResponse(
+  body: ErrorBody | { code: string; message: string; retryAfter?: number },
+): {
   statusCode: number;
   headers: Record<string, string>;
   body: string;
 } {
+  const retry =
+    body.retryAfter === undefined
+      ? errorHeaders(body.code)
+      : { 'retry-after': String(body.retryAfter) };
   return {
     statusCode: statusOf(body.code),
-    headers: { 'content-type': 'application/json', ...errorHeaders(body.code) },
+    headers: { 'content-type': 'application/json', ...retry },
     body: JSON.stringify(body),
   };
 }
@@ -81,6 +94,7 @@ export function errorBody(
     ...(requestId ? { requestId } : {}),
     ...info,
     message: redact(info.message),
+    ...retryAfterOf(err),
   };
 }
 

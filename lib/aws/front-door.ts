@@ -26,9 +26,11 @@ export function frontDoorOf(
     pausedRuns: { get: (s, r) => runtime.pausedRuns?.get(s, r) ?? Promise.resolve(undefined) },
     runs: deployed.runs,
     idempotency: deployed.idempotency,
+    idKey: () => deployed.idKey.key(),
     connections: deployed.connections,
     agents,
     turns: runtime,
+    ...(deployed.fairUse ? { fairUse: deployed.fairUse } : {}),
     ...(redact ? { redact } : {}),
     ...common(deployed.config, sqs),
   });
@@ -46,8 +48,10 @@ export function messageFrontDoorOf(
     pausedRuns: deployed.pausedRuns,
     runs: deployed.runs,
     idempotency: deployed.idempotency,
+    idKey: () => deployed.idKey.key(),
     connections: deployed.connections,
     agents: { has: (name) => names?.has(name), cards: () => [...(names ?? [])] },
+    ...(deployed.fairUse ? { fairUse: deployed.fairUse } : {}),
     ...(redact ? { redact } : {}),
     ...common(deployed.config, sqs),
   });

@@ -3,13 +3,14 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from 'aws-lambda';
 import { NotFound } from '../app/errors.js';
 import type { FrontDoor } from '../app/front-door.js';
-import { checkId } from '../app/validation.js';
-import { AgentKernelError, InvalidRequest } from '../core/errors.js';
+import { InvalidRequest } from '../core/errors.js';
 import { parseMessage } from '../transport/parse.js';
 import { HttpDecisionsBodySchema, HttpRunBodySchema } from '../transport/protocol.js';
 import { clientsFor } from './clients.js';
-import { errorBody, errorResponse, type Redacting, redactWith, statusOf } from './errors-http.js';
+import { type Redacting, redactWith, statusOf } from './errors-http.js';
 import { frontDoorCache, frontDoorOf } from './front-door.js';
+import { bodyOf, idempotencyKey } from './http-body.js';
+import { handlerWith, httpErrors } from './middleware.js';
 import type { Deployment } from './runtime.js';
 
 /**
@@ -31,7 +32,8 @@ export function httpPrincipalOf(event: HttpEvent): unknown {
 
 /**
  * The HTTP API: `POST /runs`, `GET /sessions/{id}`, `GET /sessions/{id}/runs/{runId}`,
- * `POST /sessions/{id}/runs/{runId}/decisions`, `GET /agents`, `GET /health`. Parse → front door
+ * `POST /sessions/{id}/runs/{runId}/decisions`, `GET /agents`, `GET /usage` (the caller's own
+ * fair-use counters and tokens per day), `GET /health`. Parse → front door
  * → JSON; every error is a JSON body with a code. Sync runs end inside API Gateway's 29 s.
  */
 export function createHttpHandler(
@@ -52,16 +54,13 @@ export function createHttpHandler(
       redact,
     ),
   );
-  return async (event: HttpEvent): Promise<Result> => {
-    try {
+  return handlerWith(
+    async (event: HttpEvent): Promise<Result> => {
       const deployed = await deployment();
-      const door = doorOf(deployed);
-      return await route(door, deployed, event);
-    } catch (err) {
-      if (!(err instanceof AgentKernelError)) logger?.error('http request failed', err as Error);
-      return errorResponse(errorBody(err, undefined, redact));
-    }
-  };
+      return route(doorOf(deployed), deployed, event);
+    },
+    httpErrors<HttpEvent>({ logger, failure: 'http request failed', redact }),
+  );
 }
 
 async function route(door: FrontDoor, deployed: Deployment, event: HttpEvent): Promise<Result> {
@@ -71,6 +70,7 @@ async function route(door: FrontDoor, deployed: Deployment, event: HttpEvent): P
   const principal = httpPrincipalOf(event);
   if (method === 'GET' && path === 'health') return json(200, { status: 'ok' });
   if (method === 'GET' && path === 'agents') return json(200, door.listAgents(principal));
+  if (method === 'GET' && path === 'usage') return json(200, await door.usage(principal));
   if (method === 'POST' && path === 'runs') return postRun(door, deployed, event, principal);
   const [root, sessionId, runs, runId, action] = parts;
   if (root === 'sessions' && sessionId) {
@@ -132,12 +132,6 @@ async function postRun(
   return json(200, await door.runNow(request, { timeoutMs }));
 }
 
-/** The `Idempotency-Key` header is the request's id; a malformed one is a 400, not ignored. */
-function idempotencyKey(event: HttpEvent): { requestId?: string } {
-  const key = event.headers?.['idempotency-key'];
-  return key === undefined ? {} : { requestId: checkId('Idempotency-Key', key) };
-}
-
 /** A malformed escape (`/sessions/%E0`) is the caller's mistake: 400, not a 500. */
 function pathParts(rawPath: string): string[] {
   try {
@@ -145,11 +139,6 @@ function pathParts(rawPath: string): string[] {
   } catch {
     throw new InvalidRequest(`The path "${rawPath.slice(0, 200)}" is not valid percent-encoding.`);
   }
-}
-
-function bodyOf(event: HttpEvent): string {
-  if (!event.body) return '';
-  return event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
 }
 
 function json(statusCode: number, body: unknown): Result {

@@ -1,10 +1,10 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { AgentKernelError } from '../core/errors.js';
 import type { Reply } from '../core/requests.js';
 import { checkMessage } from '../transport/parse.js';
 import { InvokePayloadSchema } from '../transport/protocol.js';
-import { type ErrorBody, errorBody, type Redacting, redactWith } from './errors-http.js';
+import { type ErrorBody, type Redacting, redactWith } from './errors-http.js';
 import { frontDoorCache, frontDoorOf } from './front-door.js';
+import { handlerWith, invokeErrors } from './middleware.js';
 import type { Deployment } from './runtime.js';
 
 export type InvokeResult = Reply | ErrorBody;
@@ -21,23 +21,22 @@ export function createInvokeHandler(
 ) {
   const redact = redactWith(options);
   const doorOf = frontDoorCache((deployed: Deployment) => frontDoorOf(deployed, undefined, redact));
-  return async (event: unknown): Promise<InvokeResult> => {
-    const checked = checkMessage(InvokePayloadSchema, event);
-    if (!checked.ok) return checked.error;
-    const { principal: named, ...payload } = checked.message;
-    try {
+  return handlerWith(
+    async (event: unknown): Promise<InvokeResult> => {
+      const checked = checkMessage(InvokePayloadSchema, event);
+      if (!checked.ok) return checked.error;
+      const { principal: named, ...payload } = checked.message;
       const deployed = await deployment();
       const door = doorOf(deployed);
       const principal = named ?? deployed.config.INVOKE_PRINCIPAL;
       if (payload.action === 'run') {
         const { action: _, ...run } = payload;
-        return await door.runNow({ principal, ...run });
+        return door.runNow({ principal, ...run });
       }
       const { action: _, ...resume } = payload;
-      return await door.resumeNow({ principal, ...resume });
-    } catch (err) {
-      if (!(err instanceof AgentKernelError)) logger?.error('invoke failed', err as Error);
-      return errorBody(err, payload.requestId, redact);
-    }
-  };
+      return door.resumeNow({ principal, ...resume });
+    },
+    // A thrown error answers with the (checked) payload's requestId.
+    invokeErrors<unknown, InvokeResult>({ logger, failure: 'invoke failed', redact }),
+  );
 }

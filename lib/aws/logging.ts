@@ -1,13 +1,8 @@
 import { LogFormatter, Logger, LogItem, LogLevelThreshold } from '@aws-lambda-powertools/logger';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { UnformattedAttributes } from '@aws-lambda-powertools/logger/types';
-import middy from '@middy/core';
-import type { Context } from 'aws-lambda';
-import { inSpan, noopTracer, type Tracer } from '../core/tracer.js';
+import type { Tracer } from '../core/tracer.js';
 import type { LogLevel } from '../tracing/config.js';
-import { tracersReady } from '../tracing/lazy.js';
 import type { LogContext, LogPort } from '../tracing/logger.js';
-import { flushBufferedTracers } from '../tracing/multi.js';
 import { Redactor, secretsFromEnv } from '../tracing/redact.js';
 import { createTracer } from '../tracing/select.js';
 import { activeLogContext } from '../tracing/span.js';
@@ -115,47 +110,5 @@ export function observability(
   return { logger, tracer, redactor };
 }
 
-/** At most 2 s, and never past the invocation's deadline (minus a margin to answer). */
-function flushBudget(context: Partial<Pick<Context, 'getRemainingTimeInMillis'>> = {}): number {
-  const remaining = context.getRemainingTimeInMillis?.() ?? 2_000;
-  return Math.max(0, Math.min(2_000, remaining - 200));
-}
-
-/**
- * Runs one invocation with the tracers ready first (a lazily imported OTel backend records its
- * first span) and their buffered spans flushed last, within the deadline: after the handler's
- * promise settles the sandbox may freeze, so nothing may be left to export then.
- */
-export async function withTracersFlushed<R>(
-  context: Partial<Pick<Context, 'getRemainingTimeInMillis'>> | undefined,
-  invocation: () => Promise<R>,
-): Promise<R> {
-  await tracersReady();
-  try {
-    return await invocation();
-  } finally {
-    await flushBufferedTracers(flushBudget(context));
-  }
-}
-
-/**
- * The thin front every function shares: middy + Powertools context injection and, with
- * `span`, one span per invocation (under Lambda's trace) that the handler's spans and log lines
- * hang under. SQS consumers open one span per record instead (lib/aws/batch.ts), each joining
- * the trace its sender started.
- */
-export function withLogging<E, R>(
-  logger: Logger,
-  handler: (event: E, context: Context) => Promise<R>,
-  options: { tracer?: Tracer; span?: string } = {},
-): middy.MiddyfiedHandler<E, R, Error, Context> {
-  const { tracer, span } = options;
-  const traced =
-    tracer && tracer !== noopTracer && span
-      ? (event: E, context: Context) => inSpan(tracer, span, {}, {}, () => handler(event, context))
-      : handler;
-  // Spans an OTel backend buffered leave before the response: after it the sandbox may freeze.
-  const flushed = (event: E, context: Context) =>
-    withTracersFlushed(context, () => traced(event, context));
-  return middy<E, R, Error, Context>(flushed).use(injectLambdaContext(logger, { resetKeys: true }));
-}
+// The middleware every function's front is built of (lib/aws/middleware.ts), where they were.
+export { withLogging, withTracersFlushed } from './middleware.js';

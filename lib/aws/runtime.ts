@@ -1,9 +1,11 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { FairUse } from '../app/fair-use.js';
 import { Runtime } from '../core/runtime.js';
 import { noopTracer, type Tracer } from '../core/tracer.js';
 import {
   DynamoConnectionStore,
   DynamoIdempotencyStore,
+  DynamoIdKeyStore,
   DynamoPausedRunStore,
   DynamoRunJournalStore,
   DynamoRunRecordStore,
@@ -16,6 +18,7 @@ import { type AgentsDefinition, type AgentsDeps, resolveAgents } from './agents.
 import { type Config, type ConfigKey, loadConfig } from './config.js';
 import { dynamoClientFor } from './connections.js';
 import { ConfigError } from './errors.js';
+import { fairUseFor } from './quotas.js';
 import { loadModelSecret } from './secrets.js';
 
 /** Everything a function needs from the table: built once per cold start, shared by invocations. */
@@ -26,11 +29,15 @@ export interface Deployment {
   readonly runs: DynamoRunRecordStore;
   readonly connections: DynamoConnectionStore;
   readonly idempotency: DynamoIdempotencyStore;
+  /** The deployment's id key (lib/app/ids.ts): server-made ids nobody else can compute. */
+  readonly idKey: DynamoIdKeyStore;
   readonly ledger: DynamoToolLedger;
   /** The run journal the runtime opens per turn (replay, tool calls at most once). */
   readonly journal: DynamoRunJournalStore;
   /** The function's tracer (no-op unless tracing is on): handlers open request spans with it. */
   readonly tracer: Tracer;
+  /** Fair use per principal (QUOTAS=on), else undefined. */
+  readonly fairUse?: FairUse | undefined;
 }
 
 export interface DeploymentOptions {
@@ -97,9 +104,11 @@ export function buildDeployment(
     runs: new DynamoRunRecordStore(stores),
     connections: new DynamoConnectionStore(stores),
     idempotency: new DynamoIdempotencyStore(stores),
+    idKey: new DynamoIdKeyStore(stores),
     ledger: built.ledger,
     journal: built.journal,
     tracer,
+    fairUse: fairUseFor(config, stores),
   };
 }
 

@@ -2,6 +2,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import { isPrincipal } from '../transport/ids.js';
 import type { ConnectionsDeployment } from './connections.js';
+import { admitConnection, closeConnection } from './quota-connections.js';
 
 /** The parts of an API Gateway WebSocket event the handlers read. */
 export interface WebSocketEvent {
@@ -44,7 +45,8 @@ export function createConnectHandler(
   logger?: Logger,
 ) {
   return async (event: WebSocketEvent): Promise<WebSocketResult> => {
-    const { connections, config } = await deployment();
+    const deployed = await deployment();
+    const { connections, config } = deployed;
     const principal = principalOf(event);
     // The authorizer let nobody in without one; a connection without it could do nothing anyway.
     if (!isPrincipal(principal)) {
@@ -53,6 +55,8 @@ export function createConnectHandler(
       });
       return { statusCode: 401 };
     }
+    const refused = await admitConnection(deployed, principal, event.requestContext.connectionId);
+    if (refused) return refused;
     await connections.connect({
       connectionId: event.requestContext.connectionId,
       principal,
@@ -70,8 +74,9 @@ export function createDisconnectHandler(
   logger?: Logger,
 ) {
   return async (event: WebSocketEvent): Promise<WebSocketResult> => {
-    const { connections } = await deployment();
-    await connections.disconnect(event.requestContext.connectionId);
+    const deployed = await deployment();
+    await deployed.connections.disconnect(event.requestContext.connectionId);
+    await closeConnection(deployed, principalOf(event), event.requestContext.connectionId);
     logger?.info('disconnected', { connectionId: event.requestContext.connectionId });
     return ok;
   };

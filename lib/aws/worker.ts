@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
+import { UsageTally } from '../app/fair-use.js';
 import type { Span } from '../core/tracer.js';
 import { parseMessage } from '../transport/parse.js';
 import { type RunJob, RunJobSchema } from '../transport/protocol.js';
@@ -10,6 +11,7 @@ import { clearJob } from './clear-job.js';
 import { type AwsClients, clientsFor } from './clients.js';
 import { RunTimeout } from './errors.js';
 import { retryAfter, retryDelaySeconds } from './queues.js';
+import { endQueuedRun } from './quota-runs.js';
 import { runJob } from './run-job.js';
 import type { Deployment } from './runtime.js';
 
@@ -103,6 +105,8 @@ async function handleJob(
   });
   if (claim.outcome === 'completed') {
     logger?.info('job already ran', { requestId, runId });
+    // An attempt that completed and died before its end was reported leaves its lease behind.
+    await endQueuedRun(deployed, job, new UsageTally(), true, logger);
     return;
   }
   // Another instance runs it now: fail, so SQS offers it again once that one finished or lapsed.
@@ -114,7 +118,8 @@ async function handleJob(
     () => timer.abort(new RunTimeout()),
     Math.max(0, deadline - margin - Date.now()),
   );
-  let result: Awaited<ReturnType<typeof runJob>>;
+  let result: Awaited<ReturnType<typeof runJob>> | undefined;
+  const usage = new UsageTally();
   try {
     result =
       job.kind === 'clear'
@@ -128,6 +133,7 @@ async function handleJob(
             until: deadline - FINAL_MS,
             lastAttempt: receives >= deployed.config.JOB_MAX_RECEIVES,
             redelivered: receives > 1,
+            usage,
           });
   } catch (err) {
     // The turn was not stored: give the job back so a retry runs it.
@@ -135,6 +141,7 @@ async function handleJob(
     throw err;
   } finally {
     clearTimeout(stop);
+    await endQueuedRun(deployed, job, usage, result?.done === true, logger);
   }
   if (!result.done) {
     await giveBack(deployed, key, claim.token);

@@ -1,4 +1,5 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
+import { retryAfterOf } from '../app/fair-use.js';
 import type { FrontDoor } from '../app/front-door.js';
 import { AgentKernelError, toErrorInfo } from '../core/errors.js';
 import { activeSpan } from '../core/tracer.js';
@@ -49,8 +50,9 @@ export function createMessageHandler(
       endpoint: endpointOf(event, deployed.config.WEBSOCKET_ENDPOINT),
     };
     const reply = (message: ServerMessage) => postTo(ready, deployed.connections, target, message);
+    // A binary frame arrives as base64: its bytes must be UTF-8 (the gate says so, typed).
     const raw = event.isBase64Encoded
-      ? Buffer.from(event.body ?? '', 'base64').toString('utf8')
+      ? Buffer.from(event.body ?? '', 'base64')
       : (event.body ?? '');
     const parsed = parseInbound(raw);
     if (!parsed.ok) {
@@ -76,6 +78,7 @@ export function createMessageHandler(
         ...(message.requestId ? { requestId: message.requestId } : {}),
         ...info,
         message: redact(info.message),
+        ...retryAfterOf(err),
       });
     }
     return ok;

@@ -12,11 +12,11 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { lambdaContext } from '../testing/lambda-context.js';
 import { useAgentsEntry } from './agents-entry.js';
 import { CliError, fileMissing, runCommand } from './cli.js';
 import { FUNCTIONS, type FunctionName } from './functions.js';
 import { prepareEnvironment, withDevTokens } from './invoke-env.js';
-import { lambdaContext } from './lambda-context.js';
 
 export { FUNCTIONS };
 

@@ -7,12 +7,12 @@ import { agentNamesOf } from '../aws/agents.js';
 import { loadConfig } from '../aws/config.js';
 import { retryDelaySeconds } from '../aws/queues.js';
 import { createDynamoClient, createTable } from '../stores/dynamodb/index.js';
+import { lambdaContext } from '../testing/lambda-context.js';
 import { type ScriptEntry, startScriptedModelServer } from '../testing/scripted-model-server.js';
 import { startDynalite } from './dynalite.js';
 import { startFunctionUrl } from './function-url.js';
 import { FUNCTIONS } from './functions.js';
 import { type Gateway, type GatewayHandlers, startGateway } from './gateway.js';
-import { lambdaContext } from './lambda-context.js';
 import { offlineChunkDelayMs, offlineModelEnv } from './offline-model.js';
 import {
   createQueue,
@@ -108,8 +108,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       disconnect: call('ws-disconnect'),
       message: call('ws-message'),
     };
+    // Checked by both authorizers when set, and put in every development token.
+    const issuer = process.env.JWT_ISSUER || undefined;
+    const audience = process.env.JWT_AUDIENCE || undefined;
     const gateway: Gateway = await startGateway(handlers, {
       secret,
+      ...(issuer ? { issuer } : {}),
+      ...(audience ? { audience } : {}),
       port: options.port,
       ...(options.httpAuth ? { httpAuth: options.httpAuth } : {}),
       context: (name) => lambdaContext(name, 60_000),
@@ -132,6 +137,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       // The back-office principal `npm run approve` may use to decide any session's runs.
       APPROVER_PRINCIPALS: process.env.APPROVER_PRINCIPALS ?? 'back-office',
       JWT_SECRET: secret,
+      // Fair use metered as the stack deploys it (GET /usage); limits only from QUOTA_* set here.
+      QUOTAS: process.env.QUOTAS ?? 'on',
       // The playground page the stream function serves, talking to these two APIs.
       PLAYGROUND_DIR: resolve(import.meta.dirname, '../playground'),
       PLAYGROUND_HTTP_URL: gateway.url,
@@ -173,13 +180,17 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       sqs.destroy();
     });
 
-    const tokenFor = (sub: string) =>
-      new SignJWT({})
+    // Every token needs `exp` (both authorizers refuse one without): 12 hours.
+    const tokenFor = (sub: string) => {
+      const jwt = new SignJWT({})
         .setProtectedHeader({ alg: 'HS256' })
         .setSubject(sub)
         .setIssuedAt()
-        .setExpirationTime('12h')
-        .sign(new TextEncoder().encode(secret));
+        .setExpirationTime('12h');
+      if (issuer) jwt.setIssuer(issuer);
+      if (audience) jwt.setAudience(audience);
+      return jwt.sign(new TextEncoder().encode(secret));
+    };
     return {
       httpUrl: gateway.url,
       wsUrl: gateway.wsUrl,

@@ -2,6 +2,7 @@
 // implementations are.
 export * from '../app/ports/connections.js';
 export * from '../app/ports/idempotency.js';
+export * from '../app/ports/quotas.js';
 export * from '../app/ports/run-records.js';
 export * from './dynamodb/index.js';
 export type { MemoryStoreOptions } from './memory/clock.js';
@@ -9,5 +10,6 @@ export { InMemoryConnectionStore } from './memory/connection-store.js';
 export { InMemoryIdempotencyStore } from './memory/idempotency-store.js';
 export { InMemoryRunJournalStore } from './memory/journal-store.js';
 export { InMemoryPausedRunStore } from './memory/paused-run-store.js';
+export { InMemoryQuotaStore } from './memory/quota-store.js';
 export { InMemoryRunRecordStore } from './memory/run-record-store.js';
 export { InMemorySessionStore } from './memory/session-store.js';

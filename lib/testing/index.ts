@@ -1,6 +1,6 @@
 // Public test helpers that load no test runner; the vitest-based kits have their own subpaths.
 
-export { fakeLambdaContext } from './lambda-context.js';
+export { lambdaContext as fakeLambdaContext } from './lambda-context.js';
 export {
   type RecordedRequest,
   type ScriptEntry,

@@ -7,9 +7,21 @@
 export const ERROR_CODES = {
   // transport: the message was refused before anything ran
   'bad-json': { source: 'transport', meaning: 'The message is not valid JSON.' },
+  'invalid-utf8': {
+    source: 'transport',
+    meaning: 'The message bytes (a binary frame, an HTTP body) are not valid UTF-8.',
+  },
   'too-large': {
     source: 'transport',
     meaning: 'The message is larger than the limit (128 KB; a run input at most 96 KB).',
+  },
+  'too-deep': {
+    source: 'transport',
+    meaning: 'The message is nested more than 64 levels deep.',
+  },
+  'forbidden-key': {
+    source: 'transport',
+    meaning: 'The message holds a `__proto__`, `constructor` or `prototype` key.',
   },
   'unknown-action': {
     source: 'transport',
@@ -18,7 +30,7 @@ export const ERROR_CODES = {
   'invalid-message': {
     source: 'transport',
     meaning:
-      'The message does not match its schema (the message names the field), holds a `__proto__`/`constructor` key, or is nested more than 64 levels deep.',
+      'The message does not match its strict schema (the message names the field), or is not a JSON object.',
   },
   'internal-error': {
     source: 'transport',
@@ -39,6 +51,11 @@ export const ERROR_CODES = {
   'request-in-progress': {
     source: 'front',
     meaning: 'The first request with that id is still being handled; retry shortly (HTTP 409).',
+  },
+  'quota-exceeded': {
+    source: 'front',
+    meaning:
+      'The principal is at one of its fair-use limits (connections, runs in flight, runs per minute, tokens per day); nothing ran. `retryAfter` says when to try again (HTTP 429 with `Retry-After`).',
   },
   // runtime: the request was valid but the run could not start or failed
   'agent-not-found': { source: 'runtime', meaning: 'No agent with that name is deployed.' },
@@ -92,6 +109,10 @@ export const ERROR_CODES = {
     meaning: 'The run made more tool calls than allowed.',
   },
   'runner-error': { source: 'runtime', meaning: "The agent's framework failed." },
+  'unguarded-tool-call': {
+    source: 'runtime',
+    meaning: 'A durable run called a tool without a call id, so it was refused before it ran.',
+  },
   'invalid-runner-event': {
     source: 'runtime',
     meaning: "The agent's runner yielded something that is not a stream event of the run.",

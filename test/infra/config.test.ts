@@ -140,6 +140,23 @@ describe('wiring by configuration', () => {
     expect(authorizer.Properties.Environment.Variables.JWT_SECRET).toBeUndefined();
   });
 
+  it('hs256: jwtIssuer / jwtAudience, when set, reach every token-verifying function', () => {
+    // Prepare / Act
+    const context = { jwtIssuer: 'https://dev.example.com/', jwtAudience: 'kernel-dev' };
+    const { template } = synthesise({ functionsDir: stubs(), bundle: false, context });
+    // Assess
+    const verifying = Object.values(resourcesOf(template, 'AWS::Lambda::Function')).filter(
+      (fn: any) => fn.Properties.Environment?.Variables?.AUTH_MODE === 'hs256',
+    );
+    expect(verifying.length).toBeGreaterThan(0);
+    for (const fn of verifying as any[]) {
+      expect(fn.Properties.Environment.Variables).toMatchObject({
+        JWT_ISSUER: context.jwtIssuer,
+        JWT_AUDIENCE: context.jwtAudience,
+      });
+    }
+  });
+
   it('an SSM parameter as model secret: its name in the environment, read granted', () => {
     // Prepare / Act
     const { template } = synthesise({

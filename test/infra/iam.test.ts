@@ -37,6 +37,8 @@ const sessions = (...actions: string[]) => items(['SESSION#*'], ...actions);
 const connections = (...actions: string[]) => items(['CONN#*'], ...actions);
 const subscriptions = (...actions: string[]) => items(['SUBS#*'], ...actions);
 const idempotency = items(['IDEMPOTENCY#*'], 'DeleteItem', 'GetItem', 'PutItem', 'UpdateItem');
+const quotas = (...actions: string[]) => items(['QUOTA#*'], ...actions);
+const QUOTAS = ['GetItem', 'PutItem', 'UpdateItem'] as const;
 const RUN_SESSIONS = [
   'BatchWriteItem',
   'DeleteItem',
@@ -91,11 +93,19 @@ const sorted = (grants: Grant[]) =>
   [...grants].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
 
 const EXPECTED: Record<string, Grant[]> = {
-  Invoke: [sessions(...RUN_SESSIONS), idempotency, modelSecret, bedrock],
-  Http: [sessions(...RUN_SESSIONS), idempotency, send('Run'), modelSecret, bedrock],
+  Invoke: [sessions(...RUN_SESSIONS), idempotency, quotas(...QUOTAS), modelSecret, bedrock],
+  Http: [
+    sessions(...RUN_SESSIONS),
+    idempotency,
+    quotas(...QUOTAS, 'Query'),
+    send('Run'),
+    modelSecret,
+    bedrock,
+  ],
   Worker: [
     sessions(...RUN_SESSIONS),
     idempotency,
+    quotas('UpdateItem'),
     consume('Run'),
     send('Events'),
     send('ApprovalRequests'),
@@ -114,11 +124,12 @@ const EXPECTED: Record<string, Grant[]> = {
     consume('Approvals'),
     send('Run'),
   ],
-  WsConnect: [connections('PutItem')],
-  WsDisconnect: [connections('DeleteItem'), subscriptions('BatchWriteItem')],
+  WsConnect: [connections('PutItem'), quotas(...QUOTAS)],
+  WsDisconnect: [connections('DeleteItem'), subscriptions('BatchWriteItem'), quotas('UpdateItem')],
   WsMessage: [
     sessions('GetItem', 'PutItem', 'Query'),
     idempotency,
+    quotas(...QUOTAS),
     connections('DeleteItem', 'UpdateItem'),
     subscriptions('BatchWriteItem', 'DeleteItem', 'PutItem'),
     send('Run'),
@@ -169,6 +180,20 @@ describe('each function gets only what its code uses (sqs-fanout delivery)', () 
   });
 });
 
+describe('fair use off (quotas=false)', () => {
+  it('no function may touch a QUOTA# item, and none is told to meter', () => {
+    const off = synthesise({ functionsDir: dir, bundle: false, context: { quotas: 'false' } });
+    try {
+      for (const fn of [...Object.keys(EXPECTED), 'Stream']) {
+        expect(JSON.stringify(grantsOf(off.template, `${fn}Function`))).not.toContain('QUOTA#');
+      }
+      expect(JSON.stringify(off.template)).not.toContain('QUOTA_RUNS_IN_FLIGHT');
+    } finally {
+      rmSync(off.outdir, { recursive: true, force: true });
+    }
+  }, 180_000);
+});
+
 describe('direct delivery', () => {
   it('the worker posts to subscribers itself: no events queue, the fan-out grants instead', () => {
     expect(grantsOf(direct.template, 'WorkerFunction')).toEqual(
@@ -176,6 +201,7 @@ describe('direct delivery', () => {
         ...base('Worker'),
         sessions(...RUN_SESSIONS),
         idempotency,
+        quotas('UpdateItem'),
         connections('DeleteItem', 'GetItem'),
         subscriptions('BatchWriteItem', 'Query'),
         consume('Run'),

@@ -53,6 +53,13 @@ const refused: [key: string, value: unknown, message: RegExp][] = [
   ['langfuseBaseUrl', 'ftp://x', /langfuseBaseUrl: must be an http/],
   ['logfireBaseUrl', 'logfire', /logfireBaseUrl: must be an http/],
   ['traceloopBaseUrl', '//x', /traceloopBaseUrl: must be an http/],
+  ['quotas', 'sometimes', /quotas/],
+  ['quotaConnections', 0, /quotaConnections: must be at least 1, or none/],
+  ['quotaRunsInFlight', 2.5, /quotaRunsInFlight/],
+  ['quotaRunsPerMinute', 'lots', /quotaRunsPerMinute/],
+  ['quotaTokensPerDay', -5, /quotaTokensPerDay: must be at least 1/],
+  ['streamReservedConcurrency', 0, /streamReservedConcurrency: must be 1\.\.900/],
+  ['streamReservedConcurrency', 901, /streamReservedConcurrency: must be 1\.\.900/],
 ];
 
 describe('context knobs refused at synth', () => {
@@ -102,6 +109,16 @@ describe('context knobs accepted', () => {
     ['lambdaRuntime', 'nodejs22.x', 'lambdaRuntime', 'nodejs22.x'],
     ['tableDeletionProtection', 'false', 'tableDeletionProtection', false],
     [
+      'quotas',
+      'false',
+      'quotas',
+      { enabled: false, connections: 20, runsInFlight: 10, runsPerMinute: 60 },
+    ],
+    ['quotaRunsInFlight', '3', 'quotas.runsInFlight', 3],
+    ['quotaRunsPerMinute', 'none', 'quotas', { enabled: true, connections: 20, runsInFlight: 10 }],
+    ['quotaTokensPerDay', '2000000', 'quotas.tokensPerDay', 2_000_000],
+    ['streamReservedConcurrency', '50', 'streamReservedConcurrency', 50],
+    [
       'corsOrigins',
       'https://a.example.com, http://localhost:5173',
       'corsOrigins',
@@ -124,7 +141,11 @@ describe('context knobs accepted', () => {
       workerMaxConcurrency: 50,
       fanoutBatchSize: 10,
       maxReceiveCount: 5,
+      // Fair use on, with limits a single user never meets and a runaway client does.
+      quotas: { enabled: true, connections: 20, runsInFlight: 10, runsPerMinute: 60 },
     });
+    expect(config.quotas.tokensPerDay).toBeUndefined();
+    expect(config.streamReservedConcurrency).toBeUndefined();
   });
 });
 

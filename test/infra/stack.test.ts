@@ -205,6 +205,7 @@ describe('HTTP API', () => {
       'GET /health NONE',
       'GET /sessions/{id} CUSTOM',
       'GET /sessions/{id}/runs/{runId} CUSTOM',
+      'GET /usage CUSTOM',
       'POST /runs CUSTOM',
       'POST /sessions/{id}/runs/{runId}/decisions CUSTOM',
     ]);

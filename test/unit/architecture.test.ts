@@ -11,9 +11,24 @@ interface Import {
   file: string;
   /** A repository path (for relative imports) or the bare specifier. */
   target: string;
+  /** `import type` / `export type`: erased at build, so it loads nothing. */
+  typeOnly: boolean;
+  /** `import()`: loaded when called, never while the importer loads. */
+  dynamic: boolean;
 }
 
 const KNOWN_VIOLATIONS: Record<string, string> = {};
+
+/**
+ * Import circles between files allowed, with why; like KNOWN_VIOLATIONS the list must stay exact.
+ * `typeOnly`: allowed only while every import inside the circle is `import type`.
+ */
+const ALLOWED_CIRCLES: Record<string, { typeOnly: boolean; why: string }> = {
+  'lib/core/agent.ts ⇄ lib/core/runner.ts': {
+    typeOnly: true,
+    why: 'an agent names its runner and a runner its agent: types only, erased at build',
+  },
+};
 
 function sources(dir: string): string[] {
   const out: string[] = [];
@@ -27,17 +42,17 @@ function sources(dir: string): string[] {
 }
 
 const SPECIFIER =
-  /(?:^|[\s;])(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)|^import\s+['"]([^'"]+)['"]/gm;
+  /(?:^|[\s;])(?:import|export)(\s+type)?\s[^'"]*?from\s*['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)|^import\s+['"]([^'"]+)['"]/gm;
 
 function importsOf(file: string): Import[] {
   const text = readFileSync(join(ROOT, file), 'utf8');
   const found: Import[] = [];
   for (const match of text.matchAll(SPECIFIER)) {
-    const spec = (match[1] ?? match[2] ?? match[3]) as string;
+    const spec = (match[2] ?? match[3] ?? match[4]) as string;
     const target = spec.startsWith('.')
       ? relative(ROOT, resolve(ROOT, dirname(file), spec)).replace(/\.js$/, '.ts')
       : spec;
-    found.push({ file, target });
+    found.push({ file, target, typeOnly: match[1] !== undefined, dynamic: match[3] !== undefined });
   }
   return found;
 }
@@ -74,7 +89,15 @@ function seen(rule: string, dir: string, allowed: (target: string, file: string)
 const coreOnly = (target: string) =>
   isBuiltin(target) || target === 'zod' || inDir(target, 'lib/core');
 
-const RULES: [string, string, (target: string, file: string) => boolean][] = [
+type Rule = [rule: string, dir: string, allowed: (target: string, file: string) => boolean];
+
+/** lib/testing's stand-ins that need nothing but themselves: the scripted model server, the context. */
+const STAND_INS = (t: string) =>
+  t === 'lib/testing/scripted-model-server.ts' ||
+  inDir(t, 'lib/testing/scripted-model-server') ||
+  t === 'lib/testing/lambda-context.ts';
+
+const RULES: Rule[] = [
   // lib/core imports only zod and Node built-ins.
   ['core', 'lib/core', coreOnly],
   ['tools', 'lib/tools', (t) => coreOnly(t) || inDir(t, 'lib/tools')],
@@ -101,16 +124,59 @@ const RULES: [string, string, (target: string, file: string) => boolean][] = [
         inDir(t, d),
       ),
   ],
-  // The local stack's product path: the deployment's own modules and the offline model, never a
-  // test helper (test/, or lib/testing beyond the scripted model server).
+  // The local stack's product path: the deployment's own modules and lib/testing's stand-ins
+  // (the offline model, the Lambda context), never a test helper (test/, the rest of lib/testing).
   [
     'local',
     'lib/local',
-    (t) =>
-      !isRelative(t) ||
-      (!inDir(t, 'test') &&
-        (!inDir(t, 'lib/testing') || t === 'lib/testing/scripted-model-server.ts')),
+    (t) => !isRelative(t) || (!inDir(t, 'test') && (!inDir(t, 'lib/testing') || STAND_INS(t))),
   ],
+  // The test kits: the ports they check and what a runner is built of — never lib/local (whose
+  // stack uses lib/testing's stand-ins: that would be a circle), lib/aws, a framework or a store
+  // of the distribution.
+  [
+    'testing',
+    'lib/testing',
+    (t) =>
+      coreOnly(t) ||
+      ['vitest', '@smithy/eventstream-codec', 'aws-lambda'].includes(t) ||
+      [
+        'lib/testing',
+        'lib/tools',
+        'lib/frameworks/base',
+        'lib/stores/memory',
+        'lib/app/ports',
+      ].some((d) => inDir(t, d)),
+  ],
+  // The stand-ins lib/local takes from lib/testing reach nothing else of lib/ (so the local stack
+  // never loads a test kit through them).
+  ...(['lib/testing/scripted-model-server.ts', 'lib/testing/lambda-context.ts'] as const).map(
+    (file): Rule => [`stand-in ${file}`, file, (t) => !isRelative(t) || STAND_INS(t)],
+  ),
+  [
+    'testing/scripted-model-server',
+    'lib/testing/scripted-model-server',
+    (t) => !isRelative(t) || STAND_INS(t),
+  ],
+  // The tool layer the framework folders share: no SDK, nothing of the distribution.
+  [
+    'frameworks/base',
+    'lib/frameworks/base',
+    (t) => coreOnly(t) || inDir(t, 'lib/tools') || inDir(t, 'lib/frameworks/base'),
+  ],
+  // A framework folder: its own SDK, lib/core, lib/tools and lib/frameworks/base — no other
+  // framework, nothing of the distribution (lib/app, lib/aws, lib/stores, lib/transport,
+  // lib/tracing, lib/local) and no other package.
+  ...FRAMEWORKS.map(
+    (name): Rule => [
+      `frameworks/${name}`,
+      `lib/frameworks/${name}`,
+      (t) =>
+        coreOnly(t) ||
+        SDKS[name].test(t) ||
+        ['lib/tools', 'lib/frameworks/base', `lib/frameworks/${name}`].some((d) => inDir(t, d)),
+    ],
+  ),
   // infra reads only the key schema (and its own topology data); it never runs the agents.
   [
     'infra',
@@ -121,6 +187,52 @@ const RULES: [string, string, (target: string, file: string) => boolean][] = [
   ],
   ['functions', 'functions', (t) => t === '#agents' || inDir(t, 'lib/aws')],
 ];
+
+/**
+ * The import circles among `imports` (Tarjan's strongly connected components over static
+ * imports; a dynamic `import()` loads later, so it closes none): each as its sorted files joined
+ * by ⇄, and whether every import inside it is type-only.
+ */
+function circles(imports: readonly Import[]): { circle: string; typeOnly: boolean }[] {
+  const edges = new Map<string, Import[]>();
+  for (const i of imports) {
+    if (i.dynamic || !isRelative(i.target)) continue;
+    edges.set(i.file, [...(edges.get(i.file) ?? []), i]);
+  }
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const found: { circle: string; typeOnly: boolean }[] = [];
+  const visit = (file: string) => {
+    index.set(file, index.size);
+    low.set(file, index.get(file) as number);
+    stack.push(file);
+    for (const { target } of edges.get(file) ?? []) {
+      if (!index.has(target)) {
+        visit(target);
+        low.set(file, Math.min(low.get(file) as number, low.get(target) as number));
+      } else if (stack.includes(target)) {
+        low.set(file, Math.min(low.get(file) as number, index.get(target) as number));
+      }
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const members = stack.splice(stack.indexOf(file));
+    const inside = members
+      .flatMap((m) => edges.get(m) ?? [])
+      .filter((i) => members.includes(i.target));
+    // One file alone is a circle only when it imports itself.
+    if (members.length > 1 || inside.length > 0) {
+      found.push({ circle: members.sort().join(' ⇄ '), typeOnly: inside.every((i) => i.typeOnly) });
+    }
+  };
+  for (const file of edges.keys()) if (!index.has(file)) visit(file);
+  return found;
+}
+
+/** Every file's imports, tests and examples too: a circle anywhere is one. */
+const EVERY_IMPORT = ['lib', 'functions', 'infra', 'examples', 'bench', 'test']
+  .flatMap(sources)
+  .flatMap(importsOf);
 
 describe('dependency rules (docs/architecture.md)', () => {
   it.each(RULES)('%s: imports only what it may', (rule, dir, allowed) => {
@@ -174,6 +286,48 @@ describe('dependency rules (docs/architecture.md)', () => {
         .map(({ where, line }) => `${where}: ${line.trim()}`),
     );
     expect(offending).toEqual([]);
+  });
+
+  it('has no import circle between files but the allowed ones', () => {
+    const unexpected = circles(EVERY_IMPORT)
+      .filter(
+        ({ circle, typeOnly }) =>
+          !(ALLOWED_CIRCLES[circle] && (typeOnly || !ALLOWED_CIRCLES[circle].typeOnly)),
+      )
+      .map(({ circle, typeOnly }) => `${circle}${typeOnly ? ' (type-only)' : ''}`);
+    expect(unexpected).toEqual([]);
+  });
+
+  it('allows only circles that still exist', () => {
+    const now = circles(EVERY_IMPORT).map(({ circle }) => circle);
+    expect(Object.keys(ALLOWED_CIRCLES).filter((c) => !now.includes(c))).toEqual([]);
+  });
+
+  it('finds circles of any length, and a self-import, but not through import()', () => {
+    const edge = (file: string, target: string, more: Partial<Import> = {}): Import => ({
+      file,
+      target,
+      typeOnly: false,
+      dynamic: false,
+      ...more,
+    });
+    expect(
+      circles([
+        edge('lib/a.ts', 'lib/b.ts'),
+        edge('lib/b.ts', 'lib/c.ts'),
+        edge('lib/c.ts', 'lib/a.ts', { typeOnly: true }),
+        edge('lib/c.ts', 'zod'),
+        edge('lib/d.ts', 'lib/d.ts'),
+        edge('lib/e.ts', 'lib/f.ts', { typeOnly: true }),
+        edge('lib/f.ts', 'lib/e.ts', { typeOnly: true }),
+        edge('lib/g.ts', 'lib/h.ts'),
+        edge('lib/h.ts', 'lib/g.ts', { dynamic: true }),
+      ]),
+    ).toEqual([
+      { circle: 'lib/a.ts ⇄ lib/b.ts ⇄ lib/c.ts', typeOnly: false },
+      { circle: 'lib/d.ts', typeOnly: false },
+      { circle: 'lib/e.ts ⇄ lib/f.ts', typeOnly: true },
+    ]);
   });
 
   it('finds the imports it checks', () => {

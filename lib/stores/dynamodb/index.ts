@@ -1,10 +1,12 @@
 export { DEFAULT_TTL_SECONDS, type DynamoStoreOptions } from './base.js';
 export { createDynamoClient, type DynamoClientOptions } from './client.js';
 export { DynamoConnectionStore } from './connection-store.js';
+export { DynamoIdKeyStore } from './id-key-store.js';
 export { DynamoIdempotencyStore } from './idempotency-store.js';
 export { DynamoRunJournalStore } from './journal-store.js';
 export { DynamoToolLedger } from './ledger.js';
 export { DynamoPausedRunStore } from './paused-run-store.js';
+export { DynamoQuotaStore } from './quota-store.js';
 export { DynamoRunRecordStore } from './run-record-store.js';
 export { DynamoSessionLock, type DynamoSessionLockOptions } from './session-lease.js';
 export { DynamoSessionStore, type DynamoSessionStoreOptions } from './session-store.js';

@@ -31,6 +31,8 @@ export const PARTITIONS = {
   subscriptions: 'SUBS#',
   connection: 'CONN#',
   idempotency: 'IDEMPOTENCY#',
+  /** One principal's fair-use counters, usage per day and limits override. */
+  quota: 'QUOTA#',
 } as const;
 
 /** Key builders: every pk/sk string the stores write. */
@@ -40,7 +42,20 @@ export const keys = {
   subscriptions: (sessionId: string) => `${PARTITIONS.subscriptions}${sessionId}`,
   connection: (connectionId: string) => `${PARTITIONS.connection}${connectionId}`,
   idempotency: (key: string) => `${PARTITIONS.idempotency}${key}`,
+  quota: (principal: string) => `${PARTITIONS.quota}${principal}`,
+  /** In-flight run leases, this minute's run count, today's tokens (one item: one write). */
+  quotaRuns: 'RUNS',
+  quotaConnections: 'CONNS',
+  quotaLimits: 'LIMITS',
+  quotaDay: (day: string) => `DAY#${day}`,
+  quotaDayPrefix: 'DAY#',
   meta: 'META',
+  /**
+   * The deployment's id key (id-key-store.ts): in the sessions family (the functions that make
+   * ids are the ones that claim sessions), under a pk no session id can have (`!` is outside
+   * the id alphabet).
+   */
+  idKey: { pk: `${PARTITIONS.session}!id-key`, sk: 'META' },
   lease: 'LEASE',
   /** State chunks of one generation of a session head: `STATE#<generation>#<chunk>`. */
   stateChunks: (generation: string) => `STATE#${generation}#`,

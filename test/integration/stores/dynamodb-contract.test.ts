@@ -3,6 +3,7 @@ import {
   DynamoConnectionStore,
   DynamoIdempotencyStore,
   DynamoPausedRunStore,
+  DynamoQuotaStore,
   DynamoRunJournalStore,
   DynamoRunRecordStore,
   DynamoSessionLock,
@@ -13,6 +14,7 @@ import {
   connectionStoreContract,
   idempotencyStoreContract,
   pausedRunStoreContract,
+  quotaStoreContract,
   runJournalStoreContract,
   runRecordStoreContract,
   type StoreContext,
@@ -35,6 +37,7 @@ for (const { name, endpoint } of dynamoTargets()) {
     connectionStoreContract(name, async (c) => new DynamoConnectionStore(await options(c)));
     idempotencyStoreContract(name, async (c) => new DynamoIdempotencyStore(await options(c)));
     runJournalStoreContract(name, async (c) => new DynamoRunJournalStore(await options(c)));
+    quotaStoreContract(name, async (c) => new DynamoQuotaStore(await options(c)));
     toolLedgerContract(name, async (c) => new DynamoToolLedger(await options(c)));
   });
 }

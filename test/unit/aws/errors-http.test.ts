@@ -37,6 +37,7 @@ describe('errors-http', () => {
     // Assess
     expect(front.map(([code]) => code).sort()).toEqual([
       'not-found',
+      'quota-exceeded',
       'request-conflict',
       'request-in-progress',
       'unauthorized',

@@ -3,6 +3,7 @@ import {
   InMemoryConnectionStore,
   InMemoryIdempotencyStore,
   InMemoryPausedRunStore,
+  InMemoryQuotaStore,
   InMemoryRunJournalStore,
   InMemoryRunRecordStore,
   InMemorySessionStore,
@@ -11,6 +12,7 @@ import {
   connectionStoreContract,
   idempotencyStoreContract,
   pausedRunStoreContract,
+  quotaStoreContract,
   runJournalStoreContract,
   runRecordStoreContract,
   sessionLockContract,
@@ -25,3 +27,4 @@ runRecordStoreContract('in-memory', (c) => new InMemoryRunRecordStore(c));
 connectionStoreContract('in-memory', (c) => new InMemoryConnectionStore(c));
 idempotencyStoreContract('in-memory', (c) => new InMemoryIdempotencyStore(c));
 runJournalStoreContract('in-memory', (c) => new InMemoryRunJournalStore(c));
+quotaStoreContract('in-memory', (c) => new InMemoryQuotaStore(c));

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { HTTP_ROUTES } from '../../../infra/constructs/http-api.js';
+import { FairUse } from '../../../lib/app/fair-use.js';
 import { loadConfig } from '../../../lib/aws/config.js';
 import { createHttpHandler, type HttpEvent } from '../../../lib/aws/http.js';
 import type { Deployment } from '../../../lib/aws/runtime.js';
@@ -9,6 +10,7 @@ import {
   InMemoryConnectionStore,
   InMemoryIdempotencyStore,
   InMemoryPausedRunStore,
+  InMemoryQuotaStore,
   InMemoryRunRecordStore,
   InMemorySessionStore,
 } from '../../../lib/stores/index.js';
@@ -83,6 +85,12 @@ export async function servedRoutes(documented: readonly string[]) {
     runs: new InMemoryRunRecordStore(),
     connections: new InMemoryConnectionStore(),
     idempotency: new InMemoryIdempotencyStore(),
+    // As the stack deploys it (quotas on by default): GET /usage is served.
+    fairUse: new FairUse(new InMemoryQuotaStore(), {
+      limits: {},
+      queuedLeaseMs: 60_000,
+      connectionLeaseMs: 60_000,
+    }),
   } as unknown as Deployment;
   const handler = createHttpHandler(async () => deployed);
   const served = new Set<string>();
