@@ -1,5 +1,9 @@
 import { defineConfig } from 'vitest/config';
 
+// The local stack's offline model streams at a person's pace by default; tests want it fast
+// (child processes the tests start inherit it). test/e2e/offline-pace.test.ts sets its own.
+const env = { AGENT_KERNEL_OFFLINE_TOKENS_PER_SECOND: '0' };
+
 // One project per test kind so each can be run alone (`vitest run --project unit`).
 export default defineConfig({
   test: {
@@ -11,6 +15,7 @@ export default defineConfig({
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
           environment: 'node',
+          env,
         },
       },
       {
@@ -18,6 +23,7 @@ export default defineConfig({
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
           environment: 'node',
+          env,
           // dynalite and DynamoDB Local, started once per run (endpoints via inject).
           globalSetup: ['test/global-setup-dynamodb.ts'],
           testTimeout: 30_000,
@@ -29,6 +35,11 @@ export default defineConfig({
           name: 'infra',
           include: ['test/infra/**/*.test.ts'],
           environment: 'node',
+          env,
+          // A CDK synth bundles every function with esbuild: seconds when idle, far more on a
+          // busy two-core machine. Vitest's 5 s default made it fail for being slow, not wrong.
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
         },
       },
       {
@@ -36,6 +47,7 @@ export default defineConfig({
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
           environment: 'node',
+          env,
         },
       },
     ],

@@ -6,6 +6,7 @@ const run = promisify(execFile);
 
 /** The lib script that builds the agents, run in a child process (never imported here). */
 const LISTER = 'lib/aws/list-agent-names.ts';
+const REGISTER = 'lib/local/agents-imports-register.ts';
 const PREFIX = 'AGENT_NAMES=';
 const TIMEOUT_MS = 60_000;
 
@@ -25,7 +26,9 @@ export async function listAgentNames(
   if (process.env.CDK_OUTDIR)
     warn(`agent-kernel: listing the agents of ${agentsEntry ?? '#agents'}…`);
   try {
-    const args = ['--import', 'tsx', resolve(projectRoot, LISTER)];
+    // The agents module's imports resolve as in the local commands (its own project first).
+    const args = ['--import', 'tsx', '--import', resolve(projectRoot, REGISTER)];
+    args.push(resolve(projectRoot, LISTER));
     if (agentsEntry) args.push(resolve(projectRoot, agentsEntry));
     const { stdout } = await run(process.execPath, args, {
       cwd: projectRoot,

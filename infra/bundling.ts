@@ -3,8 +3,8 @@
  * (constructs/kernel-function.ts) and `npm run bench:bundles` both build from them, so the bench
  * measures what gets deployed. No CDK import here: the bench loads this file alone.
  */
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 
 // ESM bundles still meet CommonJS dependencies that call require().
 export const CREATE_REQUIRE_BANNER =
@@ -98,4 +98,40 @@ export function announceBundling(
 
 function defaultWrite(line: string): void {
   process.stderr.write(`${line}\n`);
+}
+
+/**
+ * The esbuild arguments and bundling environment for a user's agents module: `#agents` is that
+ * file; `agent-kernel-lambda[/subpath]` is this project's source (one kernel in the bundle, the one
+ * the functions are built from, whether or not the module's own project installed the package);
+ * and a bare import its own project lacks is found in this project's node_modules (NODE_PATH,
+ * esbuild's nodePaths), as the local commands do (lib/local/agents-resolve-hook.mjs).
+ */
+export function agentsBundling(
+  agentsEntry: string,
+  projectRoot: string,
+): { esbuildArgs: Record<string, string>; environment: Record<string, string> } {
+  const esbuildArgs: Record<string, string> = {
+    '--alias:#agents': resolve(projectRoot, agentsEntry),
+  };
+  for (const [specifier, source] of Object.entries(kernelSourceFiles(projectRoot))) {
+    esbuildArgs[`--alias:${specifier}`] = source;
+  }
+  return { esbuildArgs, environment: { NODE_PATH: join(projectRoot, 'node_modules') } };
+}
+
+/** package.json `exports` (`./dist/x.js`) → the source each is built from (`lib/x.ts`). */
+export function kernelSourceFiles(projectRoot: string): Record<string, string> {
+  const manifest = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as {
+    name: string;
+    exports: Record<string, string | { import?: string }>;
+  };
+  const sources: Record<string, string> = {};
+  for (const [subpath, target] of Object.entries(manifest.exports)) {
+    const built = typeof target === 'string' ? target : target.import;
+    if (!built?.startsWith('./dist/') || !built.endsWith('.js')) continue;
+    const file = `${built.slice('./dist/'.length, -'.js'.length)}.ts`;
+    sources[`${manifest.name}${subpath.slice(1)}`] = join(projectRoot, 'lib', file);
+  }
+  return sources;
 }

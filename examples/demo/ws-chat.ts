@@ -84,6 +84,13 @@ console.log(
 const { agent: AGENT, why } = await pickAgent();
 console.log(dim(`Agent: ${AGENT} (${why}).`));
 const approvalsQueue = process.env.AGENT_KERNEL_APPROVALS_QUEUE_URL ?? stack?.queues.approvals;
+/** The HTTP API: the local stack's, AGENT_KERNEL_HTTP_URL, or `npm start`'s (the WebSocket's port). */
+const httpApi =
+  process.env.AGENT_KERNEL_HTTP_URL ??
+  stack?.httpUrl ??
+  (['127.0.0.1', 'localhost'].includes(new URL(wsUrl).hostname)
+    ? wsUrl.replace(/^ws/, 'http').replace(/\/$/, '')
+    : undefined);
 
 /**
  * AGENT_KERNEL_AGENT, else the stack's own (`GET /agents`): its only agent, or `demo` among
@@ -252,14 +259,19 @@ function send(message: RunMessage | ResumeMessage): Promise<Outcome> {
 const rl = createInterface({ input: stdin, output: stdout, terminal: interactive });
 const lines = rl[Symbol.asyncIterator]();
 
+/** A read a question gave up on (decided elsewhere): the next question takes its line. */
+let pendingLine: Promise<IteratorResult<string>> | undefined;
+
 /** The next line typed (or piped) after `prompt`; undefined at EOF or on quitting. */
-async function ask(prompt: string): Promise<string | undefined> {
+async function ask(prompt: string, dropped?: AbortSignal): Promise<string | undefined> {
   if (interactive) {
     rl.setPrompt(prompt);
     rl.prompt();
   }
-  const next = await lines.next();
-  if (next.done || quitting) return undefined;
+  pendingLine ??= lines.next();
+  const next = await pendingLine;
+  pendingLine = undefined;
+  if (next.done || quitting || dropped?.aborted) return undefined;
   // Piped input is not echoed by a terminal: show it, so the transcript reads as a chat.
   if (!interactive) stdout.write(`${prompt}${next.value}\n`);
   return next.value;
@@ -275,31 +287,51 @@ process.on('SIGINT', quit); // a signal sent to the process
 
 /** How to decide the paused run from another terminal, as a back-office system would. */
 function showApproveLine(runId: string, interruptions: Interruption[]): void {
-  const queue = approvalsQueue ?? '<approvals-queue-url>';
   for (const interruption of interruptions) {
     print(dim(`  paused: run ${runId} · call ${interruption.id}; or decide it from elsewhere:`));
-    print(dim(`    npm run approve -- ${queue} ${sessionId} ${runId} ${interruption.id} approved`));
+    if (approvalsQueue) {
+      print(
+        dim(
+          `    npm run approve -- ${approvalsQueue} ${sessionId} ${runId} ${interruption.id} approved`,
+        ),
+      );
+    } else {
+      // No queue URL known (a remote stack): the HTTP API decides it with the same token.
+      const api = httpApi ?? '<http-api-url>';
+      const body = JSON.stringify({ decisions: [{ id: interruption.id, status: 'approved' }] });
+      print(
+        dim(
+          `    curl -X POST -H "authorization: Bearer $AGENT_KERNEL_TOKEN" -H "content-type: application/json" -d '${body}' ${api}/sessions/${sessionId}/runs/${runId}/decisions`,
+        ),
+      );
+      if (!httpApi) {
+        print(dim('    (AGENT_KERNEL_HTTP_URL, or AGENT_KERNEL_APPROVALS_QUEUE_URL, fills it in)'));
+      }
+    }
   }
 }
 
 /** One decision per interruption, asked in turn; undefined when the input ends first. */
-async function decide(interruptions: Interruption[]): Promise<Decision[] | undefined> {
+async function decide(
+  interruptions: Interruption[],
+  dropped: AbortSignal,
+): Promise<Decision[] | undefined> {
   const decisions: Decision[] = [];
   for (const interruption of interruptions) {
     if (interruption.kind === 'input') {
-      const answer = await ask(`${interruption.message ?? 'The agent asks for input'}: `);
+      const answer = await ask(`${interruption.message ?? 'The agent asks for input'}: `, dropped);
       if (answer === undefined) return undefined;
       decisions.push({ id: interruption.id, status: 'approved', message: answer });
       continue;
     }
     const args = JSON.stringify(interruption.arguments ?? {});
-    const answer = await ask(`Approve ${interruption.toolName} ${args}? [y/N/edit] `);
+    const answer = await ask(`Approve ${interruption.toolName} ${args}? [y/N/edit] `, dropped);
     if (answer === undefined) return undefined;
     const choice = answer.trim().toLowerCase();
     if (choice === 'y' || choice === 'yes') {
       decisions.push({ id: interruption.id, status: 'approved' });
     } else if (choice === 'e' || choice === 'edit') {
-      const edited = await editedArguments(args);
+      const edited = await editedArguments(args, dropped);
       if (edited === undefined) return undefined;
       edits.set(interruption.id, JSON.stringify(edited));
       decisions.push({ id: interruption.id, status: 'approved', arguments: edited });
@@ -311,9 +343,9 @@ async function decide(interruptions: Interruption[]): Promise<Decision[] | undef
 }
 
 /** Reads JSON arguments until they parse; an empty line keeps `current`. */
-async function editedArguments(current: string): Promise<unknown> {
+async function editedArguments(current: string, dropped: AbortSignal): Promise<unknown> {
   for (;;) {
-    const line = await ask('  arguments (JSON, empty keeps them): ');
+    const line = await ask('  arguments (JSON, empty keeps them): ', dropped);
     if (line === undefined) return undefined;
     if (!line.trim()) return JSON.parse(current);
     try {
@@ -335,7 +367,25 @@ async function turn(input: string): Promise<void> {
   });
   while (outcome.kind === 'paused') {
     showApproveLine(outcome.runId, outcome.interruptions);
-    const decisions = await decide(outcome.interruptions);
+    // Decided here, or elsewhere (`npm run approve`, the playground): then the run goes on
+    // without us, and the question is dropped; its pending read serves the next prompt.
+    const elsewhere = new Promise<Outcome>((resolve) => {
+      waiting = { requestId: 'decided-elsewhere', resolve };
+    });
+    const dropped = new AbortController();
+    const first = await Promise.race([
+      decide(outcome.interruptions, dropped.signal).then((decisions) => ({ decisions })),
+      elsewhere.then((went) => ({ went })),
+    ]);
+    if ('went' in first) {
+      dropped.abort();
+      if (interactive) stdout.write('\n');
+      print(dim('  (decided elsewhere: the run went on)'));
+      outcome = first.went;
+      continue;
+    }
+    waiting = undefined;
+    const { decisions } = first;
     if (!decisions) return;
     outcome = await send({
       action: 'resume',

@@ -11,7 +11,13 @@ import {
 } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { announceBundling, BUNDLE, bundleDefine, externalModules } from '../bundling.js';
+import {
+  agentsBundling,
+  announceBundling,
+  BUNDLE,
+  bundleDefine,
+  externalModules,
+} from '../bundling.js';
 import { DEFAULT_LAMBDA_RUNTIME, type LambdaRuntime } from '../config.js';
 
 /** The repository root: package.json (with its "imports") and package-lock.json live here. */
@@ -97,9 +103,7 @@ export class KernelFunction extends Construct {
         // By default our pinned `@aws-sdk/*` is bundled; `bundleAwsSdk: false` uses the runtime's.
         externalModules: externalModules(props.bundleAwsSdk ?? true),
         define: bundleDefine(props.tracing ?? ['cloudwatch']),
-        ...(props.agentsEntry
-          ? { esbuildArgs: { '--alias:#agents': resolve(PROJECT_ROOT, props.agentsEntry) } }
-          : {}),
+        ...(props.agentsEntry ? agentsBundling(props.agentsEntry, PROJECT_ROOT) : {}),
         ...(props.copyDirs ? { commandHooks: copying(props.copyDirs) } : {}),
       },
     });

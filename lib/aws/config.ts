@@ -42,6 +42,11 @@ export const ConfigSchema = z.object({
    */
   RESUME_CLAIM_SECONDS: seconds(16 * 60),
   /**
+   * A session's turn lease (DynamoSessionLock), renewed every third of it while the turn runs;
+   * a crashed holder blocks the session's next turn this long. Tests that kill workers shorten it.
+   */
+  SESSION_LEASE_SECONDS: z.coerce.number().int().min(1).max(900).default(30),
+  /**
    * The worker stops a run this long before the function's deadline, leaving time to send the
    * `run-timeout` event, record the run and make its job visible again for a retry.
    */

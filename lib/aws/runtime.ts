@@ -89,7 +89,7 @@ export function buildDeployment(
     // Above the longest function timeout, or a second resume could repeat a live one's tool calls.
     resumeClaimMs: config.RESUME_CLAIM_SECONDS * 1000,
     // Turns of one session may land on different instances: the lease serialises them.
-    lock: new DynamoSessionLock(stores),
+    lock: new DynamoSessionLock({ ...stores, leaseMs: config.SESSION_LEASE_SECONDS * 1000 }),
     agents: agents.agents ?? [],
     modules: agents.modules ?? [],
     tracer,

@@ -5,9 +5,8 @@
  * esbuild alias does in the Lambda bundles (infra/bundling.ts reads the same variable).
  */
 import { existsSync } from 'node:fs';
-import { register } from 'node:module';
 import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { registerAgentsImports } from './agents-imports.js';
 import { fileMissing } from './cli.js';
 
 export const AGENTS_ENV = 'AGENT_KERNEL_AGENTS';
@@ -59,16 +58,8 @@ export function useAgentsEntry(
 
 let aliased: string | undefined;
 
-/**
- * A resolve hook ahead of tsx's: the specifier `#agents` means this file, from anywhere. The
- * file's URL still goes down the chain, so tsx loads a `.ts` module as it loads any other.
- */
 function aliasAgents(entry: string): void {
   if (aliased === entry) return;
   aliased = entry;
-  const url = pathToFileURL(entry).href;
-  const hook = `export async function resolve(specifier, context, next) {
-  return next(specifier === '#agents' ? ${JSON.stringify(url)} : specifier, context);
-}`;
-  register(`data:text/javascript,${encodeURIComponent(hook)}`);
+  registerAgentsImports(entry);
 }

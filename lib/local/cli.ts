@@ -3,6 +3,7 @@
  * prints one line and a hint, never a stack trace (AGENT_KERNEL_DEBUG=1 shows it), and the exit
  * code says it failed.
  */
+import { dirname } from 'node:path';
 import { AgentKernelError } from '../core/errors.js';
 
 /** A failure the user can act on: what went wrong, and what to do about it. */
@@ -48,7 +49,34 @@ export function explain(err: unknown): { message: string; hint?: string } {
             : undefined,
     };
   }
+  const located = syntaxError(message) ?? missingModule(message);
+  if (located) return located;
   return { message: firstLine, hint: typeof hint === 'string' ? hint : hintFor(err) };
+}
+
+/** esbuild's (tsx's) "Transform failed" keeps the location on its second line: show it. */
+function syntaxError(message: string): { message: string; hint: string } | undefined {
+  const found = /^Transform failed with \d+ errors?:\n(.+?):(\d+):(\d+): ERROR: (.+)/.exec(message);
+  if (!found) return undefined;
+  const [, file, line, column, text] = found;
+  return {
+    message: `syntax error in ${file}:${line}:${column}: ${text}`,
+    hint: `fix line ${line}, column ${column} of ${file}, then run the command again.`,
+  };
+}
+
+/** A CommonJS require's "Cannot find module" names its importer in the require stack. */
+function missingModule(message: string): { message: string; hint: string } | undefined {
+  const found = /^Cannot find module '([^']+)'\nRequire stack:\n- (.+)/.exec(message);
+  if (!found || /^[./]/.test(found[1] as string)) return undefined;
+  const [, specifier, file] = found as unknown as [string, string, string];
+  const name = specifier.startsWith('@')
+    ? specifier.split('/').slice(0, 2).join('/')
+    : (specifier.split('/')[0] as string);
+  return {
+    message: `Cannot find package '${name}' imported from ${file}`,
+    hint: `install it in that file's project (npm install ${name} in ${dirname(file)}), or add "type": "module" to its package.json so this clone's packages are found too.`,
+  };
 }
 
 /** What to do about the common system errors; else how to see more. */

@@ -12,7 +12,7 @@ import { createDynamoClient, createTable } from '../stores/dynamodb/index.js';
 import { type ScriptEntry, startScriptedModelServer } from '../testing/scripted-model-server.js';
 import { CliError, isUnreachable } from './cli.js';
 import { startDynalite } from './dynalite.js';
-import { offlineModelEnv } from './offline-model.js';
+import { offlineChunkDelayMs, offlineModelEnv } from './offline-model.js';
 import { createQueue, localSqsClient, startLocalSqs } from './sqs.js';
 
 export type Stop = () => Promise<void>;
@@ -117,6 +117,7 @@ async function prepareModel(env: NodeJS.ProcessEnv, stops: Stop[]): Promise<void
   const entry = (await import('#agents')) as { offlineResponder?: ScriptEntry };
   const model = await startScriptedModelServer({
     fallback: entry.offlineResponder ?? { text: 'Hello from the offline scripted model.' },
+    chunkDelayMs: offlineChunkDelayMs(),
   });
   stops.push(() => model.close());
   Object.assign(env, offlineModelEnv(env, model.url));

@@ -11,6 +11,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
 import { lambdaContext } from '../testing/lambda-context.js';
 import { useAgentsEntry } from './agents-entry.js';
 import { CliError, fileMissing, runCommand } from './cli.js';
@@ -25,20 +26,27 @@ const USAGE =
 
 async function main(argv: string[]): Promise<number> {
   const { rest } = useAgentsEntry(argv);
-  const named = (FUNCTIONS as readonly string[]).includes(rest[0] ?? '');
-  const [eventFile, ...options] = named ? rest.slice(1) : rest;
-  const sets: string[] = [];
-  for (let i = 0; i < options.length; i += 2) {
-    if (options[i] !== '--set' || options[i + 1] === undefined) return usage();
-    sets.push(options[i + 1] as string);
+  let parsed: { positionals: string[]; sets: string[] };
+  try {
+    const { values, positionals } = parseArgs({
+      args: rest,
+      allowPositionals: true,
+      options: { set: { type: 'string', multiple: true } },
+    });
+    parsed = { positionals, sets: values.set ?? [] };
+  } catch (err) {
+    return usage((err as Error).message);
   }
-  if (!eventFile || eventFile.startsWith('-')) return usage();
+  const { positionals, sets } = parsed;
+  const named = (FUNCTIONS as readonly string[]).includes(positionals[0] ?? '');
+  const [eventFile, ...extra] = named ? positionals.slice(1) : positionals;
+  if (!eventFile || extra.length > 0) return usage(extra[0] && `unexpected: ${extra[0]}`);
   let event = await readEvent(eventFile);
   for (const assignment of sets) {
     const problem = setField(event, assignment);
     if (problem) return usage(problem);
   }
-  const name = named ? (rest[0] as FunctionName) : functionFor(event, eventFile);
+  const name = named ? (positionals[0] as FunctionName) : functionFor(event, eventFile);
   const stops = await prepareEnvironment();
   try {
     event = await withDevTokens(event, process.env);

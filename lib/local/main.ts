@@ -27,7 +27,7 @@ await runCommand(async () => {
   agents         ${entry ?? 'the demo (examples/demo/agents.ts)'}: ${process.env.AGENT_NAMES}
   HTTP API       ${stack.httpUrl}        e.g. curl -H "authorization: Bearer $TOKEN" ${stack.httpUrl}/agents
   WebSocket API  ${stack.wsUrl}?token=$TOKEN
-  Stream URL     ${stack.streamUrl}/runs   (POST, Accept: text/event-stream: the run as SSE)
+  Stream URL     ${stack.streamUrl}   (POST <stream-url>/runs, Accept: text/event-stream: a run as SSE; /ag-ui: AG-UI)
   SQS endpoint   ${stack.sqsEndpoint}
   approvals      ${stack.queues.approvals}
 

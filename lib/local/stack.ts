@@ -13,7 +13,7 @@ import { startDynalite } from './dynalite.js';
 import { startFunctionUrl } from './function-url.js';
 import { FUNCTIONS } from './functions.js';
 import { type Gateway, type GatewayHandlers, startGateway } from './gateway.js';
-import { offlineModelEnv } from './offline-model.js';
+import { offlineChunkDelayMs, offlineModelEnv } from './offline-model.js';
 import {
   createQueue,
   localSqsClient,
@@ -83,6 +83,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       const entry = (await import('#agents')) as { offlineResponder?: ScriptEntry };
       const model = await startScriptedModelServer({
         fallback: entry.offlineResponder ?? { text: 'Hello from the offline scripted model.' },
+        chunkDelayMs: offlineChunkDelayMs(),
       });
       stops.push(() => model.close());
       Object.assign(process.env, offlineModelEnv(process.env, model.url));

@@ -53,6 +53,11 @@ export interface ScriptedModelServerOptions {
   freshCallIds?: boolean;
   /** Characters per streamed text or arguments delta (default 8). */
   chunkSize?: number;
+  /**
+   * A pause between streamed chunks (default 0: as fast as the socket takes them), so streaming
+   * is visible to a person: the local stack paces its offline model (AGENT_KERNEL_OFFLINE_*).
+   */
+  chunkDelayMs?: number;
   /** Default 127.0.0.1. */
   host?: string;
   /** Default 0: an ephemeral port. */
@@ -116,6 +121,10 @@ export async function startScriptedModelServer(
   if (!Number.isInteger(chunkSize) || chunkSize < 1) {
     throw new Error('scripted model server: chunkSize must be a positive integer');
   }
+  const chunkDelayMs = options.chunkDelayMs ?? 0;
+  if (!Number.isFinite(chunkDelayMs) || chunkDelayMs < 0) {
+    throw new Error('scripted model server: chunkDelayMs must be a number ≥ 0');
+  }
   const fallback =
     options.fallback === undefined ? undefined : validateEntry(options.fallback, 'fallback');
   const script: ScriptEntry[] = [];
@@ -123,6 +132,11 @@ export async function startScriptedModelServer(
   // Aborted on close so that pending `delayMs` waits end with the server.
   const lifetime = new AbortController();
   // Validates every entry before any is added, so a bad one leaves the script as it was.
+  /** Between two streamed chunks: the pace, else one tick (the socket flushes each chunk). */
+  const betweenChunks = () =>
+    chunkDelayMs > 0
+      ? sleep(chunkDelayMs, undefined, { signal: lifetime.signal }).catch(() => undefined)
+      : nextTick();
   const check = (entries: ScriptEntry[]) =>
     entries.map((entry, i) => validateEntry(entry, `script entry ${i}`));
 
@@ -202,7 +216,7 @@ export async function startScriptedModelServer(
       startSse(res);
       for (const chunk of buildGeminiChunks(resolved, gemini.model, chunkSize)) {
         writeSse(res, chunk);
-        await nextTick();
+        await betweenChunks();
       }
       if (!isGone(res)) res.end();
       return;
@@ -228,7 +242,7 @@ export async function startScriptedModelServer(
       startSse(res);
       for (const event of events) {
         writeSse(res, event, event.type as string);
-        await nextTick();
+        await betweenChunks();
       }
     } else {
       if (!recorded.stream) {
@@ -238,7 +252,7 @@ export async function startScriptedModelServer(
       startSse(res);
       for (const chunk of buildChatChunks(resolved, body, chunkSize)) {
         writeSse(res, chunk);
-        await nextTick();
+        await betweenChunks();
       }
       writeSse(res, '[DONE]');
     }

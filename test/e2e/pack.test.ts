@@ -1,9 +1,10 @@
-import { type SpawnSyncReturns, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { type SpawnSyncReturns, spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { packKernel } from './helpers/pack.js';
 
 // The package as a user gets it: `npm pack`, installed into a project outside the repo, used
 // under plain `node` (no tsx, no source files) and type-checked by `tsc` through its exports.
@@ -30,13 +31,12 @@ function sh(command: string, args: string[], cwd: string): SpawnSyncReturns<stri
   return result;
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'ak-pack-'));
   app = join(work, 'app');
   mkdirSync(app);
-  // `npm pack` runs `prepack`, which builds dist/ from source.
-  const pack = sh('npm', ['pack', '--json', '--pack-destination', work], root);
-  const [info] = JSON.parse(pack.stdout) as [{ filename: string; files: { path: string }[] }];
+  // `npm pack` runs `prepack`, which builds dist/ from source (one pack at a time: helpers/pack).
+  const info = await packKernel(work);
   packed = info.files.map((f) => f.path);
   writeFileSync(
     join(app, 'package.json'),
@@ -48,7 +48,8 @@ beforeAll(() => {
 }, 600_000);
 
 afterAll(() => {
-  if (work) rmSync(work, { recursive: true, force: true });
+  // Removed in the background: node_modules on a busy disk can outlast the hook's timeout.
+  if (work) spawn('rm', ['-rf', work], { detached: true, stdio: 'ignore' }).unref();
 });
 
 describe('npm pack', () => {

@@ -121,4 +121,70 @@ describe('WebSocket chat (npm run chat)', () => {
     // `/exit` quits before the last line.
     expect(stdout).not.toContain('Rome');
   }, 120_000);
+
+  it('drops its [y/N/edit] question when the run is approved from elsewhere, and goes on', async () => {
+    // Prepare: the chat with stdin kept open, as a person at the terminal.
+    const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
+    for (const key of ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'AGENT_KERNEL_WS_URL', 'TABLE_NAME']) {
+      delete env[key];
+    }
+    const chat = spawn(process.execPath, ['--import', tsx, 'examples/demo/ws-chat.ts'], {
+      cwd: root,
+      env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    const seen = (pattern: RegExp) =>
+      new Promise<RegExpMatchArray>((resolve, reject) => {
+        const check = () => {
+          const found = pattern.exec(stdout);
+          if (found) {
+            chat.stdout.off('data', check);
+            resolve(found);
+          }
+        };
+        chat.stdout.on('data', check);
+        chat.once('close', () => reject(new Error(`chat exited before ${pattern}:\n${stdout}`)));
+        // A failing test's message, not a wait: the chat shows each step within seconds.
+        setTimeout(() => reject(new Error(`no ${pattern} in:\n${stdout}`)), 50_000).unref();
+        check();
+      });
+    chat.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    const exited = new Promise<number | null>((resolve) => chat.once('close', resolve));
+
+    try {
+      // Act: a booking pauses; its printed approve command decides it from another process.
+      chat.stdin.write('book a table for 2 at 8pm\n');
+      const [, ...approveArgs] = (await seen(
+        /^ {4}npm run approve -- (\S+) (\S+) (\S+) (\S+) approved$/m,
+      )) as string[];
+      const approve = spawn(
+        'npm',
+        ['run', '--silent', 'approve', '--', ...approveArgs, 'approved'],
+        {
+          cwd: root,
+          env,
+        },
+      );
+      const approved = await new Promise<number | null>((resolve) =>
+        approve.once('close', resolve),
+      );
+      await seen(/^Booked a table for 2 at 8pm \(confirmation T-\d{4}\)\./m);
+      // The next line is a chat message, not an answer to the dropped question.
+      chat.stdin.write('/exit\n');
+      const code = await exited;
+
+      // Assess
+      expect(approved).toBe(0);
+      expect(code, stdout).toBe(0);
+      expect(stdout).toContain('  (decided elsewhere: the run went on)');
+      expect(stdout).toContain('> /exit');
+      expect(stdout).not.toContain(`${APPROVAL} /exit`);
+      expect(stdout).not.toContain('✗');
+    } finally {
+      chat.kill('SIGKILL');
+    }
+  }, 180_000);
 });

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createAuthorizerHandler } from '../../../lib/aws/authorizer.js';
 import { loadConfig } from '../../../lib/aws/config.js';
 import { type Gateway, startGateway } from '../../../lib/local/gateway.js';
@@ -94,7 +94,7 @@ describe('local gateway event shapes', () => {
 
     // Act
     ws.send('{}');
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await vi.waitFor(() => expect(seen.message).toHaveLength(1), { timeout: 10_000 });
     ws.close();
 
     // Assess

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { FrontDoor } from '../../../lib/app/front-door.js';
 import { makeIdempotent } from '../../../lib/app/idempotent.js';
 import type { JobQueue } from '../../../lib/app/ports.js';
@@ -191,21 +191,21 @@ describe('makeIdempotent', () => {
   it('answers request-in-progress while the first call still runs', async () => {
     // Prepare
     const store = new InMemoryIdempotencyStore();
-    let release: () => void = () => undefined;
+    let release: (() => void) | undefined;
     const fn = makeIdempotent(
       store,
       () => new Promise<string>((resolve) => (release = () => resolve('ok'))),
       options,
     );
 
-    // Act
+    // Act: the second call once the first is inside the function (it has claimed the key).
     const first = fn({ id: 'k', body: 'a' });
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await vi.waitFor(() => expect(release).toBeDefined());
     const second = fn({ id: 'k', body: 'a' });
 
     // Assess
     await expect(second).rejects.toMatchObject({ code: 'request-in-progress' });
-    release();
+    release?.();
     expect(await first).toBe('ok');
   });
 });

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Agent, Runtime } from '../../../lib/core/index.js';
 import { InMemoryPausedRunStore, InMemorySessionStore } from '../../../lib/stores/index.js';
 import { FakeRunner, fakeAgent, Gate } from './fake-runner.js';
@@ -52,7 +52,7 @@ describe('Runtime.clearSession', () => {
     const gate = new Gate();
     runner.script({ steps: [{ wait: gate.promise }] });
     const turn = runtime.run('echo', 's1', 'slow');
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await vi.waitFor(() => expect(runner.active).toBe(1));
 
     // Act
     const clearing = runtime.clearSession('s1');

@@ -1,0 +1,46 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, rmSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { root } from './cli.js';
+
+/** What `npm pack --json` says of the tarball it wrote. */
+export interface Packed {
+  filename: string;
+  files: { path: string }[];
+}
+
+const LOCK = join(root, 'test-results', 'npm-pack.lock');
+
+/**
+ * `npm pack` of this repository into `dest`. Its `prepack` empties and rebuilds dist/, so two
+ * test files packing at once would ship each other's half-built dist: a lock folder (mkdir is
+ * atomic) makes them take turns; a lock older than 10 minutes is a dead run's and is taken over.
+ */
+export async function packKernel(dest: string): Promise<Packed> {
+  mkdirSync(dirname(LOCK), { recursive: true });
+  for (;;) {
+    try {
+      mkdirSync(LOCK);
+      break;
+    } catch {
+      const age = Date.now() - (statSync(LOCK, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (age > 600_000) rmSync(LOCK, { recursive: true, force: true });
+      await sleep(250);
+    }
+  }
+  try {
+    const PATH = `${dirname(process.execPath)}:${process.env.PATH ?? ''}`;
+    const pack = spawnSync('npm', ['pack', '--json', '--pack-destination', dest], {
+      cwd: root,
+      encoding: 'utf8',
+      env: { ...process.env, PATH, NO_COLOR: '1' },
+      timeout: 300_000,
+    });
+    if (pack.status !== 0) throw new Error(`npm pack failed\n${pack.stdout}\n${pack.stderr}`);
+    const [info] = JSON.parse(pack.stdout) as [Packed];
+    return info;
+  } finally {
+    rmSync(LOCK, { recursive: true, force: true });
+  }
+}
