@@ -16,6 +16,12 @@ export interface RunnerInput<TNative = unknown> {
   readonly context: Record<string, unknown>;
   readonly options: RunOptions;
   readonly signal: AbortSignal;
+  /**
+   * Set when the caller wants only the result (`Runtime.run` with no post-hook that has
+   * `onStreamEvent`): the runner may serve the turn with the framework's non-streaming call and
+   * yield the events of its result (whole messages and tool calls, no token deltas).
+   */
+  readonly drained?: boolean;
 }
 
 export interface RunnerCompleted {
@@ -64,7 +70,8 @@ export interface RunnerResumeInput<TNative = unknown>
 
 /**
  * Runs one framework's native agents. The runtime drives every turn through `stream` (a resume
- * through `resumeStream`, where the framework can pause); `Runtime.run` drains that stream.
+ * through `resumeStream`, where the framework can pause); `Runtime.run` drains that stream, and
+ * marks the input `drained` when nothing would see its token events.
  */
 export interface Runner<TNative = unknown> {
   readonly name: string;

@@ -193,7 +193,7 @@ export class Runtime {
     } catch (err) {
       throw this.#outgoing(err);
     }
-    const outcome: TurnOutcome = {};
+    const outcome: TurnOutcome = { drained: true };
     const deps = this.#engine.deps;
     return drainTurn(
       driveTurn(this.#engine, setup, () => prepareTurn(deps, setup), outcome),

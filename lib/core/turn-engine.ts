@@ -39,6 +39,11 @@ type Prepare = () => Promise<Prepared>;
 export interface TurnOutcome {
   reply?: Reply;
   error?: AgentKernelError;
+  /**
+   * Set by `Runtime.run`: no caller sees the events, so a new turn's runner may take the
+   * framework's non-streaming path (`RunnerInput.drained`) unless a post-hook has `onStreamEvent`.
+   */
+  readonly drained?: boolean;
 }
 
 /** A failure as it leaves the runtime: typed, its message redacted. */
@@ -98,11 +103,13 @@ export async function* driveTurn(
     const prepared = await traced(() => withJournal(engine, setup, turn as Prepared));
     if (prepared.resume) span.setAttributes({ resumed: true });
     const hooks = [...agent.postHooks, ...engine.deps.postHooks];
+    // A stream hook sees token events (and may halt on one), so it keeps the streaming path.
+    const drained = outcome.drained === true && !hooks.some((hook) => hook.onStreamEvent);
     const stream = traced(() =>
       runWithToolContext(prepared.toolContext, () =>
         prepared.resume
           ? agent.runner.resumeStream!({ ...prepared.input, ...prepared.resume })
-          : agent.runner.stream(prepared.input),
+          : agent.runner.stream(drained ? { ...prepared.input, drained } : prepared.input),
       ),
     );
     runnerStream = stream;

@@ -36,6 +36,19 @@ export class OpenAIEventMapper {
     return out;
   }
 
+  /**
+   * A drained turn's events, from the items of a non-streaming run's result: whole messages,
+   * reasoning and tool calls, as the stream's run items would give them without token deltas.
+   */
+  mapItems(items: readonly { readonly type: string }[]): StreamEvent[] {
+    const out: StreamEvent[] = [];
+    for (const item of items) {
+      const name = RUN_ITEM_EVENTS[item.type];
+      if (name) this.#item(name, item as AnyRecord, out);
+    }
+    return out;
+  }
+
   /** Closes whatever a model stream left open (e.g. on an early end). */
   finish(): StreamEvent[] {
     const out: StreamEvent[] = [];
@@ -234,6 +247,14 @@ export class OpenAIEventMapper {
     }
   }
 }
+
+/** Result item types → the names of the stream's run item events that carry them. */
+const RUN_ITEM_EVENTS: Record<string, string> = {
+  message_output_item: 'message_output_created',
+  tool_call_item: 'tool_called',
+  tool_call_output_item: 'tool_output',
+  reasoning_item: 'reasoning_item_created',
+};
 
 /** Tool outputs are usually strings; anything else must survive JSON. */
 function toJson(value: unknown): unknown {

@@ -74,6 +74,7 @@ export class OpenAIRunner implements Runner<NativeOpenAIAgent> {
 
   stream(input: RunnerInput<NativeOpenAIAgent>): RunnerStream {
     guardNativeTools(input.agent.native);
+    if (input.drained) return this.#drained(input);
     return this.#stream(input, () =>
       this.#sdk.run(input.agent.native, this.#input(input), {
         ...input.options,
@@ -143,6 +144,26 @@ export class OpenAIRunner implements Runner<NativeOpenAIAgent> {
     }
     if (result.error) throw mapOpenAIError(result.error, input.agent.name);
     yield* mapper.finish();
+    return toResult(result, input.context);
+  }
+
+  /**
+   * A turn nobody streams: the SDK's non-streaming run (its streaming path costs ~1.5× as much),
+   * then the result's items as events, so the runtime's driver sees the same turn.
+   */
+  async *#drained(input: RunnerInput<NativeOpenAIAgent>): RunnerStream {
+    let result: RunResult<any, any>;
+    try {
+      result = await this.#sdk.run(input.agent.native, this.#input(input), {
+        ...input.options,
+        stream: false,
+        context: input.context,
+        signal: input.signal,
+      });
+    } catch (err) {
+      throw mapOpenAIError(err, input.agent.name);
+    }
+    yield* new OpenAIEventMapper(input.runId).mapItems(result.newItems);
     return toResult(result, input.context);
   }
 
