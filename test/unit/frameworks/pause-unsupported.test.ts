@@ -31,7 +31,7 @@ class Pauser implements Runner<unknown> {
   // biome-ignore lint/correctness/useYield: a resume with no events of its own
   async *resumeStream(input: RunnerResumeInput): RunnerStream {
     this.resumes += 1;
-    return { status: 'completed', text: 'resumed', context: input.context };
+    return { status: 'completed', text: 'resumed', state: {}, context: input.context };
   }
 }
 

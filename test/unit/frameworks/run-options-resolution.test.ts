@@ -17,7 +17,12 @@ class Echo implements Runner<unknown> {
 
   // biome-ignore lint/correctness/useYield: replies whole
   async *stream(input: RunnerInput): RunnerStream {
-    return { status: 'completed', text: JSON.stringify(input.options), context: input.context };
+    return {
+      status: 'completed',
+      text: JSON.stringify(input.options),
+      state: {},
+      context: input.context,
+    };
   }
 }
 
