@@ -8,7 +8,11 @@ const ROWS = ['framework context', 'run options', 'pause', 'resume', 'errors'];
 /** The first column of the "Round-trip fidelity" table of a framework page. */
 function fidelityRows(framework: string): string[] {
   const page = readFileSync(new URL(`../../../docs/frameworks/${framework}.md`, import.meta.url));
-  const section = page.toString().split(/^## Round-trip fidelity$/m)[1]?.split(/^## /m)[0] ?? '';
+  const section =
+    page
+      .toString()
+      .split(/^## Round-trip fidelity$/m)[1]
+      ?.split(/^## /m)[0] ?? '';
   return section
     .split('\n')
     .filter((line) => line.startsWith('| ') && !line.startsWith('|---'))
