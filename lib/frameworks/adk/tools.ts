@@ -1,5 +1,6 @@
 import { type Context, FunctionTool, type RunAsyncToolRequest } from '@google/adk';
 import { tryToolContext } from '../../core/tool-context.js';
+import { ApprovalDenied, modelVisibleError } from '../../tools/errors.js';
 import { asksToRunAgain } from '../../tools/guard.js';
 import type { ToolSpec } from '../../tools/spec.js';
 import { type ExportOptions, IntegrationBase } from '../base/integration.js';
@@ -35,8 +36,15 @@ export class AdkSpecTool extends FunctionTool {
     this.#schema = schema;
   }
 
-  /** Cancellation propagates as itself (ADK would wrap it in a plain Error). */
+  /**
+   * Cancellation propagates as itself (ADK would wrap it in a plain Error). A declined
+   * confirmation answers with the approver's message (ADK's own answer drops it).
+   */
   override async runAsync(request: RunAsyncToolRequest): Promise<unknown> {
+    const confirmation = request.toolContext?.toolConfirmation;
+    if (confirmation && !confirmation.confirmed) {
+      return modelVisibleError(new ApprovalDenied(this.name, confirmation.hint || undefined));
+    }
     try {
       return await super.runAsync(request);
     } catch (err) {

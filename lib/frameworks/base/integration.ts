@@ -6,6 +6,7 @@ import { type ToolContext, tryToolContext } from '../../core/tool-context.js';
 import type { ApprovalPort } from '../../tools/approval.js';
 import { type ModelVisibleError, modelVisibleError, mustPropagate } from '../../tools/errors.js';
 import { runnerFor, type ToolRunner } from '../../tools/executor.js';
+import { unknownOutcomeId } from '../../tools/guard.js';
 import type { ToolRegistry } from '../../tools/registry.js';
 import { standaloneContext, type ToolSpec } from '../../tools/spec.js';
 import { isInstalled } from './candidates.js';
@@ -126,7 +127,7 @@ export abstract class IntegrationBase<TExported = unknown> implements Integratio
     overrides: Partial<ToolContext> = {},
     entry?: string,
   ): Promise<unknown> {
-    const ctx = { ...this.bindContext(native), ...overrides };
+    const ctx = withEdit({ ...this.bindContext(native), ...overrides });
     return runnerFor(options.executor).runSpec(spec, args, ctx, {
       callId: ctx.callId,
       ...(this.approvalPort ? { approval: this.approvalPort } : {}),
@@ -161,6 +162,18 @@ export abstract class IntegrationBase<TExported = unknown> implements Integratio
       return modelVisibleError(err);
     }
   }
+}
+
+/**
+ * The framework's gate approved the call and already applied the approver's edit to its
+ * arguments; the executor still learns of the edit (the same arguments), so the ledger says
+ * `approved-edited` rather than `approved`.
+ */
+function withEdit<C extends BoundToolContext>(ctx: C): C {
+  if (ctx.approval?.status !== 'approved' || ctx.approval.arguments !== undefined) return ctx;
+  const decision = ctx.decisions?.[ctx.callId] ?? ctx.decisions?.[unknownOutcomeId(ctx.callId)];
+  if (decision?.status !== 'approved' || decision.arguments === undefined) return ctx;
+  return { ...ctx, approval: { status: 'approved', arguments: decision.arguments } };
 }
 
 function resolvable(resolve: NodeJS.RequireResolve, specifier: string): boolean {

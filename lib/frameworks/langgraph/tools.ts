@@ -6,6 +6,7 @@ import { ApprovalPending, isModelVisibleError } from '../../tools/errors.js';
 import { UNKNOWN_OUTCOME_PROMPT, unknownOutcomeId } from '../../tools/guard.js';
 import type { ToolSpec } from '../../tools/spec.js';
 import { type ExportOptions, IntegrationBase } from '../base/integration.js';
+import { editedCallCommand } from './edited-call.js';
 import { UnguardedToolCall } from './errors.js';
 
 /** What a `confirm` tool's `interrupt()` carries; the runner turns it into an interruption. */
@@ -93,6 +94,12 @@ export class LangGraphIntegration extends IntegrationBase<SpecTool> {
         const result = await this.#runOrAsk(spec, args, config, options, overrides);
         const text = typeof result === 'string' ? result : JSON.stringify(result ?? null);
         const callId = (config as { toolCall?: { id?: string } } | undefined)?.toolCall?.id;
+        const status = isModelVisibleError(result) ? 'error' : 'success';
+        const edited =
+          callId && approval
+            ? editedCallCommand(callId, spec.name, text, status, tryToolContext()?.decisions)
+            : undefined;
+        if (edited) return edited;
         // LangChain's tool-error channel: a ToolMessage with status "error" (when called by id).
         if (callId && isModelVisibleError(result)) {
           return new ToolMessage({

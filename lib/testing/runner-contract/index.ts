@@ -9,6 +9,7 @@ import { registerDurabilityChecks } from './durability.js';
 import type { RunnerContractHarness, RunOptionProbe } from './harness.js';
 import { registerPauseChecks } from './pause.js';
 import { registerSpecDurabilityChecks } from './spec-durability.js';
+import { registerStreamChecks } from './streams.js';
 import { contractTools } from './tools.js';
 import { type ContractWorld, collect, expectWellFormed } from './world.js';
 
@@ -213,6 +214,7 @@ export function runnerContract(harness: RunnerContractHarness): void {
       await expect(reserved).rejects.toMatchObject({ code: 'reserved-run-option' });
     });
 
+    registerStreamChecks(world);
     if (harness.supportsPause) registerPauseChecks(world);
   });
   registerDurabilityChecks(harness);
