@@ -6,15 +6,17 @@ import {
   SessionForbidden,
   toErrorInfo,
 } from '../core/errors.js';
+import { bindingOf, boundTo } from '../core/ownership.js';
 import type { Reply } from '../core/requests.js';
 import type { Decision } from '../core/runner.js';
+import type { SessionData } from '../core/session.js';
 import { PausedRunNotFound } from '../core/stores.js';
-import { digestOf } from '../transport/fifo.js';
 import type { AcceptedMessage, RunInputWire, RunJob } from '../transport/protocol.js';
 import { NotFound } from './errors.js';
 import { leaseIdOf } from './fair-use.js';
 import { makeIdempotent } from './idempotent.js';
-import { AccessPolicy } from './policy.js';
+import { processIdKey, ServerIds } from './ids.js';
+import { AccessPolicy, type SessionLife } from './policy.js';
 import type { FrontDoorDeps, JobQueue, SubscriptionFormat, TurnRunner } from './ports.js';
 import { publicRun, RunRecords, type RunRef } from './run-records.js';
 import { checkId } from './validation.js';
@@ -53,6 +55,8 @@ interface Call<R> {
   sessionId: string;
   request: R;
   timeoutMs?: number;
+  /** Set once the use case ran here: unset, the answer was a stored one (an idempotent replay). */
+  ran?: boolean;
 }
 
 /**
@@ -67,6 +71,7 @@ export class FrontDoor {
   readonly #records: RunRecords;
   readonly #now: () => number;
   readonly #newId: () => string;
+  readonly #ids: ServerIds;
   readonly #submitRun: (call: Call<RunRequest>) => Promise<Accepted>;
   readonly #runNow: (call: Call<RunRequest>) => Promise<Reply>;
   readonly #submitResume: (call: Call<ResumeRequest>) => Promise<Accepted>;
@@ -76,6 +81,7 @@ export class FrontDoor {
     this.#deps = deps;
     this.#now = deps.now ?? Date.now;
     this.#newId = deps.newId ?? randomUUID;
+    this.#ids = new ServerIds(deps.idKey ?? processIdKey());
     this.policy = new AccessPolicy(deps.sessions, { approvers: deps.approvers, now: this.#now });
     this.#records = new RunRecords(deps.runs, this.#now);
     // One key space for every front: (principal, session, requestId), the job's dedup id too.
@@ -107,28 +113,34 @@ export class FrontDoor {
 
   /** Queues a turn (WebSocket, async HTTP): `accepted` once the session is the caller's. */
   async submitRun(request: RunRequest): Promise<Accepted> {
-    const call = this.#runCall(request);
+    const call = await this.#runCall(request);
     const accepted = await this.#submitRun(call);
-    await this.#subscribeRequester(request.connectionId, accepted.sessionId);
+    await this.#answered(call, request.connectionId);
     return accepted;
   }
 
   /** Runs a turn here (sync HTTP, invoke), within `timeoutMs` when given. */
-  runNow(request: RunRequest, options: { timeoutMs?: number } = {}): Promise<Reply> {
-    return this.#runNow({ ...this.#runCall(request), ...options });
+  async runNow(request: RunRequest, options: { timeoutMs?: number } = {}): Promise<Reply> {
+    const call = { ...(await this.#runCall(request)), ...options };
+    const reply = await this.#runNow(call);
+    await this.#answered(call);
+    return reply;
   }
 
   /** Queues the resume of a paused run (WebSocket, approvals queue). */
   async submitResume(request: ResumeRequest): Promise<Accepted> {
     const call = this.#resumeCall(request);
     const accepted = await this.#submitResume(call);
-    await this.#subscribeRequester(request.connectionId, accepted.sessionId);
+    await this.#answered(call, request.connectionId);
     return accepted;
   }
 
   /** Resumes a paused run here (HTTP decisions, invoke). */
-  resumeNow(request: ResumeRequest, options: { timeoutMs?: number } = {}): Promise<Reply> {
-    return this.#resumeNow({ ...this.#resumeCall(request), ...options });
+  async resumeNow(request: ResumeRequest, options: { timeoutMs?: number } = {}): Promise<Reply> {
+    const call = { ...this.#resumeCall(request), ...options };
+    const reply = await this.#resumeNow(call);
+    await this.#answered(call);
+    return reply;
   }
 
   async subscribe(
@@ -162,9 +174,9 @@ export class FrontDoor {
     const who = this.policy.principal(request.principal);
     checkId('requestId', request.requestId);
     checkId('sessionId', request.sessionId);
-    await this.policy.owned(who, request.sessionId);
+    const session = await this.policy.owned(who, request.sessionId);
     const { requestId, sessionId } = request;
-    const runId = runIdFor(who, sessionId, requestId);
+    const runId = await this.#ids.runId(who, sessionId, session.incarnation, requestId);
     const job = { kind: 'clear' as const, requestId, principal: who, sessionId, runId };
     await this.#send({ ...job, enqueuedAt: this.#now() });
     return { requestId, sessionId, runId };
@@ -184,9 +196,12 @@ export class FrontDoor {
   async readRun(principal: unknown, sessionId: string, runId: string) {
     const who = this.policy.principal(principal);
     checkId('runId', runId);
-    await this.policy.owned(who, sessionId);
+    const session = await this.policy.owned(who, sessionId);
     const record = await this.#records.get(sessionId, runId);
-    if (!record) throw new NotFound(`Run "${runId}" of session "${sessionId}"`);
+    // A run of an earlier life of the id (before a clear or an expiry) is nobody's now.
+    if (!record || !boundTo(record, session)) {
+      throw new NotFound(`Run "${runId}" of session "${sessionId}"`);
+    }
     return publicRun(record);
   }
 
@@ -197,7 +212,7 @@ export class FrontDoor {
 
   // ------------------------------------------------------------------ use cases behind the keys
 
-  #runCall(request: RunRequest): Call<RunRequest> {
+  async #runCall(request: RunRequest): Promise<Call<RunRequest>> {
     const principal = this.policy.principal(request.principal);
     if (request.requestId !== undefined) checkId('requestId', request.requestId);
     if (request.sessionId !== undefined) checkId('sessionId', request.sessionId);
@@ -205,9 +220,7 @@ export class FrontDoor {
     // No session named: a retry of the same request must land in the same new session.
     const sessionId =
       request.sessionId ??
-      (request.requestId
-        ? `s-${digestOf([principal, request.requestId]).slice(0, 32)}`
-        : this.#newId());
+      (request.requestId ? await this.#ids.sessionId(principal, request.requestId) : this.#newId());
     return { principal, sessionId, request };
   }
 
@@ -219,23 +232,29 @@ export class FrontDoor {
     return { principal, sessionId: request.sessionId, request };
   }
 
-  async #queueRun({ principal, sessionId, request }: Call<RunRequest>): Promise<Accepted> {
+  async #queueRun(call: Call<RunRequest>): Promise<Accepted> {
+    const { principal, sessionId, request } = call;
+    call.ran = true;
     const requestId = request.requestId ?? this.#newId();
-    const runId = runIdFor(principal, sessionId, requestId);
+    // The run id (and so the fair-use lease) needs the session's life before it is claimed:
+    // the one it has, or the one it gets if this claim creates it. Another's: not-found here.
+    const life = await this.policy.life(principal, sessionId);
+    const runId = await this.#ids.runId(principal, sessionId, life.incarnation, requestId);
     return this.#admitQueued(principal, runId, requestId, () =>
-      this.#acceptRun(principal, sessionId, request, requestId, runId),
+      this.#acceptRun(principal, life, request, requestId, runId),
     );
   }
 
   async #acceptRun(
     principal: string,
-    sessionId: string,
+    life: SessionLife,
     request: RunRequest,
     requestId: string,
     runId: string,
   ): Promise<Accepted> {
-    await this.policy.claim(principal, sessionId);
-    await this.#records.queued({ runId, sessionId, agent: request.agent });
+    const { sessionId } = life;
+    const session = await this.policy.claim(principal, sessionId, life);
+    await this.#records.queued({ runId, sessionId, agent: request.agent, ...bindingOf(session) });
     await this.#send({
       kind: 'run',
       requestId,
@@ -250,27 +269,37 @@ export class FrontDoor {
     return { requestId, sessionId, runId };
   }
 
-  async #runHere({ principal, sessionId, request, timeoutMs }: Call<RunRequest>): Promise<Reply> {
+  async #runHere(call: Call<RunRequest>): Promise<Reply> {
+    const { principal, sessionId, request, timeoutMs } = call;
+    call.ran = true;
     const turns = this.#turns();
-    const runId = request.requestId
-      ? runIdFor(principal, sessionId, request.requestId)
-      : this.#newId();
-    const ref = { runId, sessionId, agent: request.agent };
     return this.#admitHere(principal, timeoutMs, async () => {
-      await this.policy.claim(principal, sessionId);
+      const session = await this.policy.claim(principal, sessionId);
+      const { incarnation } = session;
+      const runId = request.requestId
+        ? await this.#ids.runId(principal, sessionId, incarnation, request.requestId)
+        : this.#newId();
+      const ref = { runId, sessionId, agent: request.agent, ...bindingOf(session) };
+      // A session cleared meanwhile is created again in the incarnation the record carries.
       return this.#recorded(ref, timeoutMs, (signal) =>
-        turns.run(request.agent, sessionId, request.input, { runId, principal, signal }),
+        turns.run(request.agent, sessionId, request.input, {
+          runId,
+          principal,
+          signal,
+          ...(incarnation ? { incarnation } : {}),
+        }),
       );
     });
   }
 
-  async #queueResume({ principal, sessionId, request }: Call<ResumeRequest>): Promise<Accepted> {
-    const actor = await this.#decider(principal, request);
+  async #queueResume(call: Call<ResumeRequest>): Promise<Accepted> {
+    const { principal, request } = call;
+    call.ran = true;
+    const { actor, session } = await this.#decider(principal, request);
     const { runId } = request;
-    const paused = await this.#deps.pausedRuns.get(sessionId, runId);
-    if (!paused) throw new PausedRunNotFound(sessionId, runId);
+    const paused = await this.#paused(session, runId);
     const requestId = request.requestId ?? this.#newId();
-    const accept = () => this.#sendResume(request, actor, paused.agent, requestId);
+    const accept = () => this.#sendResume(request, actor, session, paused.agent, requestId);
     // Back-office approvers deciding for owners are not metered as the owner's runs.
     if (request.channel === 'approvals') return accept();
     return this.#admitQueued(principal, runId, requestId, accept);
@@ -279,13 +308,15 @@ export class FrontDoor {
   async #sendResume(
     request: ResumeRequest,
     actor: string,
+    session: SessionData,
     agent: string,
     requestId: string,
   ): Promise<Accepted> {
     const { sessionId, runId } = request;
     // The paused run's record keeps its seq for the worker; only a run without one gets one.
-    if (!(await this.#records.get(sessionId, runId))) {
-      await this.#records.queued({ runId, sessionId, agent });
+    const record = await this.#records.get(sessionId, runId);
+    if (!record || !boundTo(record, session)) {
+      await this.#records.queued({ runId, sessionId, agent, ...bindingOf(session) });
     }
     await this.#send({
       kind: 'resume',
@@ -301,13 +332,14 @@ export class FrontDoor {
     return { requestId, sessionId, runId };
   }
 
-  async #resumeHere({ principal, sessionId, request, timeoutMs }: Call<ResumeRequest>) {
+  async #resumeHere(call: Call<ResumeRequest>) {
+    const { principal, sessionId, request, timeoutMs } = call;
+    call.ran = true;
     const turns = this.#turns();
-    const actor = await this.#decider(principal, request);
+    const { actor, session } = await this.#decider(principal, request);
     const { runId } = request;
-    const paused = await this.#deps.pausedRuns.get(sessionId, runId);
-    if (!paused) throw new PausedRunNotFound(sessionId, runId);
-    const ref = { runId, sessionId, agent: paused.agent };
+    const paused = await this.#paused(session, runId);
+    const ref = { runId, sessionId, agent: paused.agent, ...bindingOf(session) };
     const turn = () =>
       this.#recorded(ref, timeoutMs, (signal) =>
         turns.resume(sessionId, runId, request.decisions, { principal: actor, signal }),
@@ -335,10 +367,22 @@ export class FrontDoor {
   }
 
   /** The owner deciding, or (approvals queue only) a configured approver deciding for them. */
-  async #decider(principal: string, request: ResumeRequest): Promise<string> {
-    if (request.channel === 'approvals') return this.policy.decider(principal, request.sessionId);
-    await this.policy.owned(principal, request.sessionId);
-    return principal;
+  async #decider(
+    principal: string,
+    request: ResumeRequest,
+  ): Promise<{ actor: string; session: SessionData }> {
+    if (request.channel === 'approvals') {
+      const { owner, session } = await this.policy.decider(principal, request.sessionId);
+      return { actor: owner, session };
+    }
+    return { actor: principal, session: await this.policy.owned(principal, request.sessionId) };
+  }
+
+  /** The paused run, if it is of the session's current life (not one kept from before a clear). */
+  async #paused(session: SessionData, runId: string) {
+    const paused = await this.#deps.pausedRuns.get(session.id, runId);
+    if (!paused || !boundTo(paused, session)) throw new PausedRunNotFound(session.id, runId);
+    return paused;
   }
 
   /** A sync turn between its run records: running, then completed / paused / failed. */
@@ -365,9 +409,15 @@ export class FrontDoor {
     return reply;
   }
 
-  /** The session is the caller's: the policy claimed or checked it before anything was queued. */
-  async #subscribeRequester(connectionId: string | undefined, sessionId: string): Promise<void> {
-    if (connectionId) await this.#connections().subscribe(connectionId, sessionId);
+  /**
+   * After an answer: the session is the caller's when the request ran here (the policy claimed or
+   * checked it). A replayed answer (idempotency) is given only while the session is still the
+   * caller's: after a clear or expiry and another's claim it is `not-found`, as the session is.
+   * Then the requester's connection is subscribed.
+   */
+  async #answered(call: Call<unknown>, connectionId?: string): Promise<void> {
+    if (!call.ran) await this.policy.owned(call.principal, call.sessionId);
+    if (connectionId) await this.#connections().subscribe(connectionId, call.sessionId);
   }
 
   #send(job: RunJob): Promise<void> {
@@ -389,15 +439,6 @@ export class FrontDoor {
       throw new AgentKernelError('internal-error', 'No connections here.');
     return this.#deps.connections;
   }
-}
-
-/**
- * The same request sent again (a client retrying after a lost `accepted`) gets the same runId,
- * matching the one job the run queue keeps for it.
- */
-export function runIdFor(principal: string, sessionId: string, requestId: string): string {
-  const hex = digestOf([principal, sessionId, requestId]);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
 /** A step after the turn was stored: a few tries with backoff, then given up (the reply stands). */

@@ -11,6 +11,9 @@ export interface RunRef {
   runId: string;
   sessionId: string;
   agent: string;
+  /** The session life the run belongs to (lib/core/ownership.ts `bindingOf`). */
+  owner?: string;
+  incarnation?: string;
 }
 
 export class RunRecords {
@@ -90,14 +93,14 @@ export class RunRecords {
 }
 
 /** A run record as clients read it: one shape whatever path made it. */
-export type PublicRunRecord = Omit<RunRecord, 'nextSeq' | 'turnsBefore'>;
+export type PublicRunRecord = Omit<RunRecord, 'nextSeq' | 'turnsBefore' | 'owner' | 'incarnation'>;
 
 /**
- * Without the worker's bookkeeping (`nextSeq`, `turnsBefore`): a paused reply carries its seq
+ * Without the worker's bookkeeping (`nextSeq`, `turnsBefore`) and the binding (`owner`, `incarnation`): a paused reply carries its seq
  * for the client, and a sync run has neither, so the answer has the same keys on every path.
  */
 export function publicRun(record: RunRecord): PublicRunRecord {
-  const { nextSeq: _seq, turnsBefore: _turns, ...shown } = record;
+  const { nextSeq: _seq, turnsBefore: _turns, owner: _o, incarnation: _i, ...shown } = record;
   return shown;
 }
 
@@ -106,6 +109,8 @@ function base(ref: RunRef) {
     schemaVersion: 1 as const,
     runId: ref.runId,
     sessionId: ref.sessionId,
+    ...(ref.owner === undefined ? {} : { owner: ref.owner }),
+    ...(ref.incarnation === undefined ? {} : { incarnation: ref.incarnation }),
     agent: ref.agent,
   };
 }

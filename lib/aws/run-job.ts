@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { UsageTally } from '../app/fair-use.js';
 import type { StreamEvent } from '../core/events.js';
+import { bindingOf, isOwner } from '../core/ownership.js';
 import type { JsonValue, SessionData } from '../core/session.js';
 import { EventBatcher } from '../transport/batcher.js';
 import type { Delivery } from '../transport/delivery.js';
@@ -67,6 +69,7 @@ export async function runJob(ctx: JobContext): Promise<JobResult> {
     schemaVersion: 1 as const,
     runId,
     sessionId,
+    ...jobBinding(session?.data, job.principal),
     agent,
     createdAt: previous?.createdAt ?? Date.now(),
   };
@@ -88,6 +91,16 @@ export async function runJob(ctx: JobContext): Promise<JobResult> {
   return stream(ctx, log);
 }
 
+/**
+ * The session life a job's run record belongs to: the session's, when the job's principal owns it;
+ * otherwise (gone since the job was queued, or another's now) a new one of the principal's, which
+ * the turn gives the session if it creates it. Never the life of another's session.
+ */
+function jobBinding(session: SessionData | undefined, principal: string) {
+  if (session && isOwner(session.owner, principal)) return bindingOf(session);
+  return { owner: principal, incarnation: randomUUID() };
+}
+
 async function stream(ctx: JobContext, log: RunLog): Promise<JobResult> {
   const { deployed, job } = ctx;
   const { runtime } = deployed;
@@ -99,6 +112,8 @@ async function stream(ctx: JobContext, log: RunLog): Promise<JobResult> {
     job.kind === 'run'
       ? runtime.stream(job.agent, sessionId, job.input, {
           ...options,
+          // A session gone since the job was queued is created again in the record's life.
+          ...(log.base.incarnation ? { incarnation: log.base.incarnation } : {}),
           runId,
           replay: replays(ctx, log),
         })

@@ -14,7 +14,10 @@ export class RunSuperseded extends AgentKernelError {
   }
 }
 
-type Base = Pick<RunRecord, 'schemaVersion' | 'runId' | 'sessionId' | 'agent' | 'createdAt'>;
+type Base = Pick<
+  RunRecord,
+  'schemaVersion' | 'runId' | 'sessionId' | 'owner' | 'incarnation' | 'agent' | 'createdAt'
+>;
 
 /**
  * The run record as one attempt of a job moves it. Status changes are conditional writes

@@ -22,6 +22,7 @@ export function frontDoorWith(
     pausedRuns: { get: (s, r) => runtime.pausedRuns?.get(s, r) ?? Promise.resolve(undefined) },
     runs: deployed.runs,
     idempotency: deployed.idempotency,
+    idKey: () => deployed.idKey.key(),
     agents: {
       has: (name) => runtime.agents.some((agent) => agent.name === name),
       cards: () => runtime.agents.map((agent) => agent.card()),

@@ -68,6 +68,11 @@ export interface RuntimeOptions {
 export interface RunCallOptions {
   runId?: string;
   principal?: string;
+  /**
+   * The incarnation the session gets if this turn creates it (default: a fresh one), so a caller
+   * can stamp what it writes for the run before the turn (lib/core/ownership.ts).
+   */
+  incarnation?: string;
   /** Merged over the agent's declared and factory options, for this run only. */
   runOptions?: RunOptions;
   signal?: AbortSignal;
@@ -79,7 +84,7 @@ export interface RunCallOptions {
   replay?: boolean;
 }
 
-export type ResumeCallOptions = Omit<RunCallOptions, 'runId' | 'replay'>;
+export type ResumeCallOptions = Omit<RunCallOptions, 'runId' | 'replay' | 'incarnation'>;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -321,6 +326,7 @@ export class Runtime {
       sessionId,
       requests,
       principal: options.principal,
+      incarnation: options.incarnation ?? randomUUID(),
       runOptions: options.runOptions,
       replay: options.replay ?? options.runId !== undefined,
       controller,

@@ -46,6 +46,12 @@ export const RunRecordSchema = z.strictObject({
   schemaVersion: z.literal(RUN_RECORD_SCHEMA_VERSION),
   runId: z.string().min(1).max(256),
   sessionId: SessionIdSchema,
+  /**
+   * The session's owner and incarnation the run ran in (lib/core/ownership.ts): the record is
+   * read only while the session is still that life of it (not after a clear, expiry, reclaim).
+   */
+  owner: z.string().optional(),
+  incarnation: z.string().min(1).max(64).optional(),
   agent: z.string().min(1),
   status: RunStatusSchema,
   /** The reply (completed or paused), as JSON. */
