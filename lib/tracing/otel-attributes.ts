@@ -120,7 +120,8 @@ export function payloadKeys(
   return keys;
 }
 
-function principalValue(principal: string, policy: PrincipalPolicy): string | undefined {
+/** A principal as the policy exports it (the same in OTel and X-Ray). */
+export function principalValue(principal: string, policy: PrincipalPolicy): string | undefined {
   if (policy === 'omit') return undefined;
   if (policy === 'plain') return principal;
   return `sha256:${createHash('sha256').update(principal).digest('hex').slice(0, 32)}`;
