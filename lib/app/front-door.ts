@@ -1,11 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import {
-  AgentKernelError,
-  AgentNotFound,
-  RunAborted,
-  SessionForbidden,
-  toErrorInfo,
-} from '../core/errors.js';
+import { AgentKernelError, AgentNotFound } from '../core/errors.js';
 import { bindingOf, boundTo } from '../core/ownership.js';
 import type { Reply } from '../core/requests.js';
 import type { Decision } from '../core/runner.js';
@@ -16,16 +10,13 @@ import { NotFound } from './errors.js';
 import { leaseIdOf } from './fair-use.js';
 import { makeIdempotent } from './idempotent.js';
 import { processIdKey, ServerIds } from './ids.js';
+import { runRecorded, type SyncRunDeps } from './jobs/sync-run.js';
 import { AccessPolicy, type SessionLife } from './policy.js';
 import type { FrontDoorDeps, JobQueue, SubscriptionFormat, TurnRunner } from './ports.js';
-import { publicRun, RunRecords, type RunRef } from './run-records.js';
+import { CLAIM_MARGIN_MS, MAX_TURN_MS, publicRun, RunRecords, type RunRef } from './run-records.js';
 import { checkId } from './validation.js';
 
 export type Accepted = Omit<AcceptedMessage, 'type'>;
-
-/** The longest a turn can run here (a Lambda's limit), and the slack a claim keeps past it. */
-const MAX_TURN_MS = 15 * 60_000;
-const CLAIM_MARGIN_MS = 30_000;
 
 /** A run as every front asks for it; `principal` is what the edge read, checked here. */
 export interface RunRequest {
@@ -197,7 +188,11 @@ export class FrontDoor {
     const who = this.policy.principal(principal);
     checkId('runId', runId);
     const session = await this.policy.owned(who, sessionId);
-    const record = await this.#records.get(sessionId, runId);
+    // A record left running by a dead attempt is repaired from the session here.
+    const record = await this.#records.read(sessionId, runId, {
+      session: async () => session,
+      pausedRun: () => this.#deps.pausedRuns.get(sessionId, runId),
+    });
     // A run of an earlier life of the id (before a clear or an expiry) is nobody's now.
     if (!record || !boundTo(record, session)) {
       throw new NotFound(`Run "${runId}" of session "${sessionId}"`);
@@ -281,7 +276,7 @@ export class FrontDoor {
         : this.#newId();
       const ref = { runId, sessionId, agent: request.agent, ...bindingOf(session) };
       // A session cleared meanwhile is created again in the incarnation the record carries.
-      return this.#recorded(ref, timeoutMs, (signal) =>
+      return this.#recorded(ref, { timeoutMs }, (signal) =>
         turns.run(request.agent, sessionId, request.input, {
           runId,
           principal,
@@ -313,11 +308,8 @@ export class FrontDoor {
     requestId: string,
   ): Promise<Accepted> {
     const { sessionId, runId } = request;
-    // The paused run's record keeps its seq for the worker; only a run without one gets one.
-    const record = await this.#records.get(sessionId, runId);
-    if (!record || !boundTo(record, session)) {
-      await this.#records.queued({ runId, sessionId, agent, ...bindingOf(session) });
-    }
+    // Conditional: the paused run's record (and its seq) is kept; only a run without one gets one.
+    await this.#records.queued({ runId, sessionId, agent, ...bindingOf(session) });
     await this.#send({
       kind: 'resume',
       requestId,
@@ -341,7 +333,7 @@ export class FrontDoor {
     const paused = await this.#paused(session, runId);
     const ref = { runId, sessionId, agent: paused.agent, ...bindingOf(session) };
     const turn = () =>
-      this.#recorded(ref, timeoutMs, (signal) =>
+      this.#recorded(ref, { timeoutMs, resume: true }, (signal) =>
         turns.resume(sessionId, runId, request.decisions, { principal: actor, signal }),
       );
     return request.channel === 'approvals' ? turn() : this.#admitHere(principal, timeoutMs, turn);
@@ -385,28 +377,21 @@ export class FrontDoor {
     return paused;
   }
 
-  /** A sync turn between its run records: running, then completed / paused / failed. */
-  async #recorded(
+  /** A sync turn between its run records (lib/app/jobs/sync-run.ts). */
+  #recorded(
     ref: RunRef,
-    timeoutMs: number | undefined,
+    options: { timeoutMs: number | undefined; resume?: boolean },
     turn: (signal: AbortSignal | undefined) => Promise<Reply>,
   ): Promise<Reply> {
-    const previous = await this.#records.get(ref.sessionId, ref.runId);
-    await this.#records.running(ref, previous);
-    let reply: Reply;
-    try {
-      reply = await withTimeout(timeoutMs, turn);
-    } catch (err) {
-      const error =
-        err instanceof SessionForbidden ? new NotFound(`Session "${ref.sessionId}"`) : err;
-      const info = toErrorInfo(error);
-      const redact = this.#deps.redact ?? ((text: string) => text);
-      await this.#records.failed(ref, previous, { ...info, message: redact(info.message) });
-      throw error;
-    }
-    // The turn is stored: its record is retried in place, never a 500 that invites a re-run.
-    await settle(() => this.#records.finished(ref, previous, reply));
-    return reply;
+    const { sessions, pausedRuns, redact } = this.#deps;
+    const deps: SyncRunDeps = {
+      records: this.#records,
+      session: async (sessionId) => (await sessions.load(sessionId))?.data,
+      stillPaused: async (sessionId, runId) =>
+        (await pausedRuns.get(sessionId, runId))?.status === 'pending',
+      redact,
+    };
+    return runRecorded(deps, ref, options, turn);
   }
 
   /**
@@ -438,40 +423,5 @@ export class FrontDoor {
     if (!this.#deps.connections)
       throw new AgentKernelError('internal-error', 'No connections here.');
     return this.#deps.connections;
-  }
-}
-
-/** A step after the turn was stored: a few tries with backoff, then given up (the reply stands). */
-async function settle(step: () => Promise<void>, attempts = 4): Promise<void> {
-  for (let attempt = 1; attempt <= attempts; attempt++) {
-    try {
-      return await step();
-    } catch {
-      if (attempt < attempts) await new Promise((r) => setTimeout(r, 100 * 2 ** attempt));
-    }
-  }
-}
-
-/** A sync turn that outlives `ms` is aborted: `run-timeout`, and nothing was stored. */
-async function withTimeout<T>(
-  ms: number | undefined,
-  fn: (signal: AbortSignal | undefined) => Promise<T>,
-): Promise<T> {
-  if (ms === undefined) return fn(undefined);
-  const signal = AbortSignal.timeout(ms);
-  try {
-    return await fn(signal);
-  } catch (err) {
-    const aborted =
-      err instanceof RunAborted ||
-      (err as Error)?.name === 'AbortError' ||
-      (err instanceof AgentKernelError && err.code === 'run-aborted');
-    if (signal.aborted && aborted) {
-      throw new AgentKernelError(
-        'run-timeout',
-        `The run did not finish within ${ms} ms; nothing was stored.`,
-      );
-    }
-    throw err;
   }
 }

@@ -17,7 +17,7 @@ import { type Reply, type Request, RequestsSchema, type RunInput } from './reque
 import { DecisionsSchema, prepareResume } from './resume.js';
 import type { RunOptions } from './run-options.js';
 import type { Decision } from './runner.js';
-import { SessionIdSchema, type SessionStore } from './session.js';
+import { type SessionData, SessionIdSchema, type SessionStore } from './session.js';
 import { InProcessSessionLock, type SessionLock } from './session-lock.js';
 import { DEFAULT_RESUME_CLAIM_MS, PausedRunNotFound, type PausedRunStore } from './stores.js';
 import { noopTracer, type Tracer } from './tracer.js';
@@ -82,6 +82,11 @@ export interface RunCallOptions {
    * resume always replays.
    */
   replay?: boolean;
+  /**
+   * Called with the session as the turn loaded it (under the session's lease), before the runner
+   * starts: a caller that needs it (the job runner's `turnsBefore`) reads no second copy.
+   */
+  onSession?: (session: SessionData | undefined) => void;
 }
 
 export type ResumeCallOptions = Omit<RunCallOptions, 'runId' | 'replay' | 'incarnation'>;
@@ -329,6 +334,7 @@ export class Runtime {
       incarnation: options.incarnation ?? randomUUID(),
       runOptions: options.runOptions,
       replay: options.replay ?? options.runId !== undefined,
+      ...(options.onSession ? { onSession: options.onSession } : {}),
       controller,
       signal,
     };

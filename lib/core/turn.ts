@@ -46,6 +46,8 @@ export interface TurnSetup {
   readonly runOptions?: RunOptions;
   /** Whether earlier attempts of this run may have recorded a journal to replay. */
   readonly replay: boolean;
+  /** Told the session as loaded (RunCallOptions.onSession). */
+  readonly onSession?: (session: SessionData | undefined) => void;
   /** Aborts the runner when the turn fails, halts or its consumer goes away. */
   readonly controller: AbortController;
   readonly signal: AbortSignal;
@@ -73,6 +75,7 @@ export async function loadTurn(
 ): Promise<{ stored: StoredSession | undefined; data: SessionData; info: TurnInfo }> {
   const { agent, runId, sessionId, principal } = setup;
   const stored = await deps.sessions.load(sessionId);
+  setup.onSession?.(stored?.data);
   if (stored && !isOwner(stored.data.owner, principal)) throw new SessionForbidden(sessionId);
   const data = stored?.data ?? newSessionFor(deps, setup);
   // A deep copy: whatever the framework does to it reaches the session only after success.

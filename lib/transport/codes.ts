@@ -139,7 +139,7 @@ export const ERROR_CODES = {
   'run-timeout': {
     source: 'runtime',
     meaning:
-      'The run reached its time limit (HTTP sync: 504, not saved; queued: retried shortly, ending in its own terminal event).',
+      "The run reached its time limit (HTTP sync: 504, its turn not stored — tool results it recorded are kept for the same request sent again; queued: `run-retrying`, then retried shortly, ending in the run's one terminal event).",
   },
   'store-throttled': {
     source: 'runtime',
