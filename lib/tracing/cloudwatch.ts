@@ -8,6 +8,7 @@ import {
 import { type TracingConfig, tracingConfigFromEnv } from './config.js';
 import { JsonLogger, type LineSink, type LogContext, type LogPort, stdoutSink } from './logger.js';
 import { MetricsBuffer } from './metrics.js';
+import type { PrincipalPolicy } from './otel-attributes.js';
 import { Redactor, secretsFromEnv } from './redact.js';
 import { activeLogContext, CloudWatchSpan, type SpanHost } from './span.js';
 import {
@@ -50,6 +51,7 @@ export class CloudWatchTracer implements Tracer, SpanHost {
   readonly logger: LogPort;
   readonly capturePayloads: boolean;
   readonly serviceName: string;
+  readonly principal: PrincipalPolicy;
   readonly #emitter: SegmentEmitter | undefined;
   readonly #sink: LineSink;
   readonly #env: Record<string, string | undefined>;
@@ -61,6 +63,7 @@ export class CloudWatchTracer implements Tracer, SpanHost {
     this.config = tracingConfigFromEnv(this.#env, { backend: 'cloudwatch', ...options.config });
     this.capturePayloads = this.config.capturePayloads;
     this.serviceName = this.config.serviceName;
+    this.principal = this.config.principal;
     this.redactor = options.redactor ?? new Redactor({ secrets: secretsFromEnv(this.#env) });
     this.#emitter = this.config.xray
       ? (options.emitter ?? new UdpSegmentEmitter(this.config.daemon))

@@ -11,15 +11,26 @@ export interface AttributeOptions {
   readonly traceloop: boolean;
 }
 
+/**
+ * The version of the OTel semantic conventions every name below follows: the
+ * `@opentelemetry/semantic-conventions` release pinned in package.json (a test checks each name
+ * against that package's constants).
+ */
+export const SEMCONV_VERSION = '1.45.0';
+
 /** Our attribute names → the OTel semantic conventions (GenAI, FaaS, session). */
-const RENAMED: Record<string, readonly string[]> = {
+export const RENAMED: Record<string, readonly string[]> = {
   agent: ['gen_ai.agent.name'],
   sessionId: ['gen_ai.conversation.id', 'session.id'],
   runId: ['agent_kernel.run_id'],
-  requestId: ['faas.invocation_id'],
+  requestId: ['faas.invocation.id'],
   framework: ['agent_kernel.framework'],
   model: ['gen_ai.request.model'],
   provider: ['gen_ai.provider.name'],
+  streamed: ['gen_ai.request.stream'],
+  responseId: ['gen_ai.response.id'],
+  responseModel: ['gen_ai.response.model'],
+  serverAddress: ['server.address'],
   inputTokens: ['gen_ai.usage.input_tokens'],
   outputTokens: ['gen_ai.usage.output_tokens'],
   tool: ['gen_ai.tool.name'],
@@ -60,8 +71,9 @@ export function toOtelAttributes(
       if (id !== undefined) out['enduser.id'] = id;
       continue;
     }
-    for (const key of RENAMED[name] ?? [`agent_kernel.${name}`]) out[key] = value;
-    if (options.traceloop) for (const key of TRACELOOP[name] ?? []) out[key] = value;
+    const exported = name === 'provider' ? providerName(String(value)) : value;
+    for (const key of RENAMED[name] ?? [`agent_kernel.${name}`]) out[key] = exported;
+    if (options.traceloop) for (const key of TRACELOOP[name] ?? []) out[key] = exported;
   }
   return out;
 }
@@ -108,8 +120,31 @@ export function payloadKeys(
   return keys;
 }
 
-function principalValue(principal: string, policy: PrincipalPolicy): string | undefined {
+/** A principal as the policy exports it (the same in OTel and X-Ray). */
+export function principalValue(principal: string, policy: PrincipalPolicy): string | undefined {
   if (policy === 'omit') return undefined;
   if (policy === 'plain') return principal;
   return `sha256:${createHash('sha256').update(principal).digest('hex').slice(0, 32)}`;
+}
+
+/** Framework provider ids (`openai.responses`, `amazon-bedrock`, …) → the conventions' names. */
+const PROVIDERS: readonly [RegExp, string][] = [
+  [/azure/, 'azure.ai.openai'],
+  [/bedrock/, 'aws.bedrock'],
+  [/vertex/, 'gcp.vertex_ai'],
+  [/gemini|google/, 'gcp.gemini'],
+  [/anthropic|claude/, 'anthropic'],
+  [/mistral/, 'mistral_ai'],
+  [/deepseek/, 'deepseek'],
+  [/groq/, 'groq'],
+  [/cohere/, 'cohere'],
+  [/perplexity/, 'perplexity'],
+  [/^xai|x_ai|grok/, 'x_ai'],
+  [/openai/, 'openai'],
+];
+
+/** The well-known `gen_ai.provider.name` of a framework's provider id, else the id itself. */
+export function providerName(raw: string): string {
+  const id = raw.toLowerCase();
+  return PROVIDERS.find(([pattern]) => pattern.test(id))?.[1] ?? raw;
 }

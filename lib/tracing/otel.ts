@@ -134,7 +134,10 @@ export class OtelTracer implements FlushableTracer {
       },
       this.#parentContext(parent, options),
     );
-    return new OtelSpan(this, span, kind, ids);
+    const run = kind === 'run' ? undefined : parent?.run;
+    // `invoke_agent` needs the provider and model, known only from the agent's model calls.
+    if (kind === 'model') run?.fillFromModel(this.#attributes(attributes));
+    return new OtelSpan(this, span, kind, ids, run);
   }
 
   /** Exports every buffered span, waiting at most `timeoutMs`; never throws. */
@@ -237,13 +240,33 @@ export class OtelSpan implements Span {
   readonly span: OtelSpanApi;
   readonly kind: SpanKind;
   readonly ids: SpanAttributes;
+  /** The nearest `run` span: this one, or an ancestor's. */
+  readonly run: OtelSpan | undefined;
+  readonly #filled = new Set<string>();
   #ended = false;
 
-  constructor(host: OtelTracer, span: OtelSpanApi, kind: SpanKind, ids: SpanAttributes) {
+  constructor(
+    host: OtelTracer,
+    span: OtelSpanApi,
+    kind: SpanKind,
+    ids: SpanAttributes,
+    run?: OtelSpan,
+  ) {
     this.#host = host;
     this.span = span;
     this.kind = kind;
     this.ids = ids;
+    this.run = kind === 'run' ? this : run;
+  }
+
+  /** The first model call's provider and model become the run's (`invoke_agent`'s). */
+  fillFromModel(attributes: Attributes): void {
+    for (const key of ['gen_ai.provider.name', 'gen_ai.request.model']) {
+      const value = attributes[key];
+      if (value === undefined || this.#filled.has(key)) continue;
+      this.#filled.add(key);
+      this.span.setAttribute(key, value);
+    }
   }
 
   setAttributes(attributes: SpanAttributes): void {

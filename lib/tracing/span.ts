@@ -7,6 +7,7 @@ import {
   type SpanOptions,
 } from '../core/tracer.js';
 import { type MetricName, MetricsBuffer } from './metrics.js';
+import { type PrincipalPolicy, principalValue } from './otel-attributes.js';
 import type { Redactor } from './redact.js';
 import {
   formatTraceHeader,
@@ -39,6 +40,8 @@ export interface SpanHost {
   readonly redactor: Redactor;
   readonly capturePayloads: boolean;
   readonly serviceName: string;
+  /** How a `principal` attribute reaches X-Ray: as it reaches OTel (hashed by default). */
+  readonly principal?: PrincipalPolicy;
   sampled(): boolean;
   /** The trace Lambda started for this invocation, if any. */
   lambdaTrace(): TraceHeader | undefined;
@@ -161,7 +164,11 @@ export class CloudWatchSpan implements Span {
     const redactor = this.#host.redactor;
     const annotations: Record<string, string | number | boolean> = { kind: this.kind };
     const metadata: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries({ ...this.ids, ...this.attributes })) {
+    for (const [key, raw] of Object.entries({ ...this.ids, ...this.attributes })) {
+      const value =
+        key === 'principal' && raw !== undefined
+          ? principalValue(String(raw), this.#host.principal ?? 'hash')
+          : raw;
       if (value === undefined) continue;
       const safe = typeof value === 'string' ? redactor.string(value) : value;
       if (ANNOTATED.has(key)) annotations[key] = safe;
@@ -183,11 +190,29 @@ export class CloudWatchSpan implements Span {
     if (isSegment) annotations.span = xrayName(this.name);
     if (this.kind === 'aws') doc.aws = awsBlock(this.attributes);
     if (this.error) {
-      doc.fault = true;
-      doc.cause = { exceptions: [{ id: newSegmentId(), ...this.error }] };
+      const { code, ...exception } = this.error;
+      Object.assign(doc, errorFlags(this.error));
+      // The segment schema's exception has no `code`: ours goes to metadata.
+      if (code) doc.metadata = { agent_kernel: { ...metadata, error_code: code } };
+      doc.cause = { exceptions: [{ id: newSegmentId(), ...exception }] };
     }
     return doc;
   }
+}
+
+const THROTTLED = /throttl|rate.?limit|too.?many.?requests|quota/i;
+const CLIENT =
+  /invalid|not.?found|forbidden|unauthori[sz]ed|denied|validation|conflict|-input|bad.?request/i;
+
+/**
+ * X-Ray's flags by class: `throttle` (and `error`) for a throttled or rate-limited call, `error`
+ * for a caller's fault (4xx class), else `fault` (ours or a dependency's, 5xx class).
+ */
+function errorFlags(error: { type: string; code?: string }): Partial<SegmentDocument> {
+  const what = `${error.type} ${error.code ?? ''}`;
+  if (THROTTLED.test(what)) return { error: true, throttle: true };
+  if (CLIENT.test(what)) return { error: true };
+  return { fault: true };
 }
 
 /** The ids of the active span (requestId, sessionId, runId, agent, traceId) for a log line. */

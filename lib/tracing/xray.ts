@@ -78,6 +78,7 @@ export interface SegmentDocument {
   metadata?: Record<string, Record<string, unknown>>;
   error?: boolean;
   fault?: boolean;
+  throttle?: boolean;
   cause?: { exceptions: { id: string; type: string; message: string }[] };
   aws?: Record<string, unknown>;
   http?: Record<string, unknown>;

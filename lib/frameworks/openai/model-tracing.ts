@@ -19,7 +19,8 @@ export function tracedModelProvider(provider: ModelProvider): ModelProvider {
       const key = name ?? '';
       let model = models.get(key);
       if (!model) {
-        model = tracedModel(journaledModel(await provider.getModel(name)), name ?? 'default');
+        const native = await provider.getModel(name);
+        model = tracedModel(journaledModel(native), name ?? 'default', providerOf(native));
         models.set(key, model);
       }
       return model;
@@ -27,27 +28,31 @@ export function tracedModelProvider(provider: ModelProvider): ModelProvider {
   } as ModelProvider;
 }
 
-function tracedModel(model: Model, name: string): Model {
+function tracedModel(model: Model, name: string, provider: string): Model {
   // Explicit delegation (not a prototype chain): SDK models keep state in private fields.
   const traced: Model = {
     get supportsPromptModelSelection() {
       return model.supportsPromptModelSelection;
     },
     getResponse: (request) =>
-      traceChild('model', 'model', { model: name }, async (span) => {
+      traceChild('model', 'model', { model: name, provider }, async (span) => {
         span.setPayload('input', () => inputSummary(request));
         const response = await model.getResponse(request);
         recordResponse(span, response);
         return response;
       }),
-    getStreamedResponse: (request) => streamed(model, name, request),
+    getStreamedResponse: (request) => streamed(model, name, provider, request),
   };
   if (model.getRetryAdvice) traced.getRetryAdvice = (args) => model.getRetryAdvice!(args);
   return traced;
 }
 
-async function* streamed(model: Model, name: string, request: ModelRequest) {
-  const span = startChildSpan('model', 'model', { model: name, streamed: true });
+async function* streamed(model: Model, name: string, provider: string, request: ModelRequest) {
+  const span = startChildSpan('model', 'model', {
+    model: name,
+    provider,
+    streamed: true,
+  });
   span.setPayload('input', () => inputSummary(request));
   try {
     for await (const event of model.getStreamedResponse(request)) {
@@ -64,10 +69,17 @@ async function* streamed(model: Model, name: string, request: ModelRequest) {
   }
 }
 
+/** The SDK's own models (`OpenAIResponsesModel`, …) call OpenAI; another model names its class. */
+function providerOf(model: Model): string {
+  const name = (model as object).constructor?.name ?? '';
+  return /^OpenAI/.test(name) ? 'openai' : name || 'openai';
+}
+
 function recordResponse(span: Span, response: ModelResponse): void {
   span.setAttributes({
     inputTokens: response.usage?.inputTokens,
     outputTokens: response.usage?.outputTokens,
+    responseId: response.responseId,
   });
   span.setPayload('output', () => outputSummary(response.output));
 }

@@ -6,7 +6,7 @@ import {
   unknownOutcomeError,
 } from '../../tools/guard.js';
 import { journaledModel } from './model-journal.js';
-import { isExecutorTool } from './tool-tracing.js';
+import { isExecutorTool, probeFailures } from './tool-tracing.js';
 
 const GUARDED = Symbol.for('agent-kernel.journal-guarded-tool');
 const JOURNALED = Symbol.for('agent-kernel.journaled-model');
@@ -48,7 +48,7 @@ export function guardNativeTools(agent: OpenAIAgent<any, any>): void {
 function guard(tool: FunctionTool<any, any, any>): void {
   const marked = tool as FunctionTool<any, any, any> & { [GUARDED]?: true };
   if (marked[GUARDED]) return;
-  const original: Invoke = tool.invoke.bind(tool);
+  const original: Invoke = probeFailures(tool.invoke.bind(tool));
   const approval: Approval = tool.needsApproval.bind(tool);
   marked[GUARDED] = true;
   // A `pause` tool's call left unfinished by an earlier attempt waits at the SDK's own gate.
