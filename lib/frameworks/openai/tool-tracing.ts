@@ -20,7 +20,7 @@ export function isExecutorTool(tool: object): boolean {
  * are kept per run context, so concurrent runs on one SDK runner never mix them up.
  */
 export function traceNativeTools(runner: SdkRunner): void {
-  const open = new WeakMap<RunContext<any>, Map<string, Span>>();
+  const open = new WeakMap<RunContext<unknown>, Map<string, Span>>();
   const keyOf = (toolCall: unknown): string => {
     const call = toolCall as { callId?: unknown; id?: unknown } | undefined;
     return String(call?.callId ?? call?.id ?? '');
