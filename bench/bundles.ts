@@ -131,6 +131,7 @@ async function bundle(
     target: BUNDLE.target,
     mainFields: [...BUNDLE.mainFields],
     minify: BUNDLE.minify,
+    keepNames: BUNDLE.keepNames,
     sourcemap: BUNDLE.sourcemap,
     sourcesContent: BUNDLE.sourcesContent,
     banner: { js: BUNDLE.banner },

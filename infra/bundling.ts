@@ -23,6 +23,8 @@ export const BUNDLE = {
   target: 'node22',
   mainFields: ['module', 'main'],
   minify: true,
+  /** Minified, yet error classes keep their names (`"type":"ConfigError"` in logs, not "at"). */
+  keepNames: true,
   banner: CREATE_REQUIRE_BANNER,
   /** An `index.mjs.map` beside the bundle, without the sources' text. */
   sourcemap: 'external',

@@ -1,18 +1,35 @@
 import * as z from 'zod';
 import { OTEL_PRESETS } from './bundling.js';
+import {
+  concurrency,
+  DEFAULT_MODEL_SECRET_NAME,
+  DEPLOY_CONTEXT,
+  type DeploySettings,
+  deploySettings,
+  isCdkOwned,
+  NO_MODEL_SECRET,
+  nearestKey,
+} from './deploy-config.js';
 
 /** Where the model provider's API key lives: only its name reaches the functions, never the value. */
 export type ModelSecret = { secretName: string } | { parameterName: string };
 
 /** hs256 is for development (a shared secret); jwks verifies tokens of a real identity provider. */
 export type AuthConfig =
-  | { mode: 'hs256'; secretName: string }
+  | {
+      mode: 'hs256';
+      secretName: string;
+      /** The stack creates (and owns) it. */
+      create: boolean;
+      issuer?: string;
+      audience?: string;
+    }
   | { mode: 'jwks'; jwksUrl: string; issuer: string; audience: string };
 
 /** Where alarm and OK notifications go: a topic the stack creates for these addresses, or yours. */
 export type AlarmNotifications = { emails: readonly string[] } | { topicArn: string };
 
-export interface KernelConfig {
+export interface KernelConfig extends DeploySettings {
   /** The user's agents module; absent: package.json "imports" `#agents` decides. */
   readonly agentsEntry?: string;
   /**
@@ -56,7 +73,6 @@ export interface KernelConfig {
   readonly agentMemoryMb: number;
   /** The worker's timeout (s); the run queue's visibility is six times it. */
   readonly workerTimeoutSeconds: number;
-  readonly workerMaxConcurrency: number;
   /** Messages per fan-out invocation (events queue batch size). */
   readonly fanoutBatchSize: number;
   /** Receives before a message is dead-lettered, on every queue (the worker's JOB_MAX_RECEIVES). */
@@ -116,26 +132,27 @@ export const LOG_RETENTION_DAYS = [
 ] as const;
 
 const list = z
-  .union([z.array(z.string()), z.string()])
+  .union([z.array(z.string()), z.string()], { error: 'must be a comma-separated list' })
   .transform((value) =>
     (Array.isArray(value) ? value : value.split(',')).map((item) => item.trim()).filter(Boolean),
   );
-const flag = z.union([
-  z.boolean(),
-  z.enum(['true', 'false']).transform((value) => value === 'true'),
-]);
+const flag = z.union(
+  [z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')],
+  { error: 'must be true or false' },
+);
 /** An integer within [min, max]; the message names the range and why it is the range. */
 const between = (min: number, max: number, fallback: number, why: string) =>
   z.coerce
-    .number()
-    .int('must be a whole number')
+    .number({ error: `must be a whole number ${min}..${max} (${why})` })
+    .int(`must be a whole number ${min}..${max} (${why})`)
     .min(min, `must be ${min}..${max} (${why})`)
     .max(max, `must be ${min}..${max} (${why})`)
     .default(fallback);
+const retentionValues = `must be one of CloudWatch Logs' retention values: ${LOG_RETENTION_DAYS.join(', ')}`;
 const retention = z.coerce
-  .number()
+  .number({ error: retentionValues })
   .refine((days) => (LOG_RETENTION_DAYS as readonly number[]).includes(days), {
-    message: `must be one of CloudWatch Logs' retention values: ${LOG_RETENTION_DAYS.join(', ')}`,
+    message: retentionValues,
   })
   .default(30);
 // Secrets Manager names: letters, digits and /_+=.@- (1..512).
@@ -167,20 +184,31 @@ const NEED_SECRET = ['langfuse', 'logfire'];
 /** A fair-use limit: a whole number ≥ 1, or `none` for no limit. */
 const quotaLimit = (fallback: number | 'none') =>
   z
-    .union([
-      z.literal('none'),
-      z.coerce
-        .number()
-        .int('must be a whole number or none')
-        .min(1, 'must be at least 1, or none (no limit)')
-        .max(1_000_000_000_000, 'must be at most 10^12, or none'),
-    ])
+    .union(
+      [
+        z.literal('none'),
+        z.coerce
+          .number()
+          .int('must be a whole number or none')
+          .min(1, 'must be at least 1, or none (no limit)')
+          .max(1_000_000_000_000, 'must be at most 10^12, or none'),
+      ],
+      { error: 'must be a whole number 1..10^12, or none (no limit)' },
+    )
     .default(fallback);
 
 /** Context keys (cdk.json or `cdk -c key=value`); every one is optional. */
 const ContextSchema = z.object({
-  agentsEntry: z.string().min(1).optional(),
-  agentNames: list.pipe(z.array(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/)).min(1)).optional(),
+  agentsEntry: z.string('must be the path of your agents module').min(1).optional(),
+  agentNames: list
+    .pipe(
+      z
+        .array(
+          z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'each must be 1-64 letters, digits, _ or -'),
+        )
+        .min(1, 'must name at least one agent'),
+    )
+    .optional(),
   modelSecretName: secretName.optional(),
   modelParameterName: z
     .string()
@@ -191,23 +219,28 @@ const ContextSchema = z.object({
       z.array(
         z
           .string()
-          .regex(/^arn:aws[a-z-]*:bedrock:[a-z0-9-]*:\d{0,12}:[a-z-]+\/\S+$/, 'Bedrock model ARNs'),
+          .regex(
+            /^arn:aws[a-z-]*:bedrock:[a-z0-9-]*:\d{0,12}:[a-z-]+\/\S+$/,
+            'each must be a Bedrock model or inference-profile ARN (arn:aws:bedrock:…)',
+          ),
       ),
     )
     .default([]),
-  deliveryMode: z.enum(['sqs-fanout', 'direct']).default('sqs-fanout'),
-  authMode: z.enum(['hs256', 'jwks']).default('hs256'),
+  deliveryMode: z
+    .enum(['sqs-fanout', 'direct'], 'must be sqs-fanout or direct')
+    .default('sqs-fanout'),
+  authMode: z.enum(['hs256', 'jwks'], 'must be hs256 or jwks').default('hs256'),
   jwtSecretName: secretName.default('agent-kernel/dev-jwt-secret'),
   jwksUrl: z.url({ protocol: /^https$/, error: 'must be an https:// URL' }).optional(),
   // API Gateway's JWT authorizer takes only https issuers.
   jwtIssuer: z.url({ protocol: /^https$/, error: 'must be an https:// URL' }).optional(),
-  jwtAudience: z.string().min(1).optional(),
+  jwtAudience: z.string('must be the audience (aud) of your tokens').min(1).optional(),
   logRetentionDays: retention,
   sessionTtlSeconds: between(60, 10 * YEAR, 7 * 24 * 3600, 'a minute to ten years'),
   pausedRunTtlSeconds: between(60, 10 * YEAR, 24 * 3600, 'a minute to ten years'),
   eventBatchMaxDelayMs: z.coerce
-    .number()
-    .int()
+    .number({ error: 'must be a whole number 1..1000 ms' })
+    .int('must be a whole number 1..1000 ms')
     .min(1, 'must be 1..1000 ms')
     .max(1_000, 'must be 1..1000 ms')
     .optional(),
@@ -215,12 +248,12 @@ const ContextSchema = z.object({
   retainTable: flag.default(true),
   // Bundled by default: a faster cold import and the SDK versions the tests ran (docs/benchmarks.md).
   bundleAwsSdk: flag.default(true),
-  alarmEmail: list.pipe(z.array(z.email()).min(1)).optional(),
+  alarmEmail: list.pipe(z.array(z.email('each must be an e-mail address')).min(1)).optional(),
   alarmTopicArn: z
     .string()
     .regex(
       /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$/,
-      'an SNS topic ARN',
+      'must be an SNS topic ARN (arn:aws:sns:<region>:<account>:<name>)',
     )
     .optional(),
   apiGatewayAccountRole: z
@@ -234,7 +267,8 @@ const ContextSchema = z.object({
   agentMemoryMb: between(128, 10_240, 1024, "Lambda's memory range, MB"),
   // Lambda allows 900 s; below 60 s the run deadline margin (20 s) leaves a turn too little.
   workerTimeoutSeconds: between(60, 900, 900, "Lambda's 900 s limit; 60 s for the deadline margin"),
-  workerMaxConcurrency: between(2, 1000, 50, "Lambda's SQS maximum concurrency range"),
+  // Absent: sized for accountConcurrency (deploy-config.ts).
+  workerMaxConcurrency: concurrency("Lambda's SQS maximum concurrency range"),
   fanoutBatchSize: between(1, 10, 10, "Lambda's batch size limit for a FIFO queue"),
   // SQS allows 1..1000; below 5 a throttled consumer dead-letters messages (AWS's advice).
   maxReceiveCount: between(5, 1000, 5, 'SQS allows up to 1000; under 5 throttling dead-letters'),
@@ -246,6 +280,7 @@ const ContextSchema = z.object({
   langfuseBaseUrl: endpoint.optional(),
   logfireBaseUrl: endpoint.optional(),
   traceloopBaseUrl: endpoint.optional(),
+  ...DEPLOY_CONTEXT,
   quotas: flag.default(true),
   quotaConnections: quotaLimit(20),
   quotaRunsInFlight: quotaLimit(10),
@@ -253,7 +288,7 @@ const ContextSchema = z.object({
   quotaTokensPerDay: quotaLimit('none'),
   // Reserved concurrency takes from the account's pool (1000 by default, 100 kept unreserved).
   streamReservedConcurrency: z.coerce
-    .number()
+    .number({ error: "must be a whole number 1..900 (the account's reservable concurrency)" })
     .int('must be a whole number')
     .min(1, "must be 1..900 (the account's reservable concurrency)")
     .max(900, "must be 1..900 (the account's reservable concurrency)")
@@ -264,8 +299,26 @@ export const CONTEXT_KEYS = Object.keys(
   ContextSchema.shape,
 ) as (keyof typeof ContextSchema.shape)[];
 
+/** Keys that are not knobs of configFromContext but are the app's (infra/app.ts). */
+const APP_KEYS = ['stackName'];
+
+/** A misspelt key would be ignored silently: name it, and the known key it is closest to. */
+function unknownKeysError(context: Record<string, unknown>): InvalidContextError | undefined {
+  const known = [...CONTEXT_KEYS, ...APP_KEYS];
+  const unknown = Object.keys(context).filter(
+    (key) => !known.includes(key as never) && !isCdkOwned(key),
+  );
+  if (unknown.length === 0) return undefined;
+  const named = unknown.map((key) => `${key} (did you mean ${nearestKey(key, known)}?)`);
+  return new InvalidContextError(
+    `Invalid agent kernel context: unknown key ${named.join(', ')}; the keys are listed in README, Deploying.`,
+  );
+}
+
 /** Reads the configuration from context values; throws one error naming every bad key. */
 export function configFromContext(context: Record<string, unknown>): KernelConfig {
+  const unknown = unknownKeysError(context);
+  if (unknown) throw unknown;
   const present = Object.fromEntries(
     CONTEXT_KEYS.filter((key) => context[key] !== undefined && context[key] !== '').map((key) => [
       key,
@@ -280,7 +333,7 @@ export function configFromContext(context: Record<string, unknown>): KernelConfi
     throw new InvalidContextError(`Invalid agent kernel context: ${problems.join('; ')}`);
   }
   const c = parsed.data;
-  if (c.modelSecretName && c.modelParameterName) {
+  if (c.modelSecretName && c.modelSecretName !== NO_MODEL_SECRET && c.modelParameterName) {
     throw new InvalidContextError('Set modelSecretName or modelParameterName, not both.');
   }
   if (c.alarmEmail && c.alarmTopicArn) {
@@ -295,13 +348,19 @@ export function configFromContext(context: Record<string, unknown>): KernelConfi
     }
     auth = { mode: 'jwks', jwksUrl: c.jwksUrl, issuer: c.jwtIssuer, audience: c.jwtAudience };
   } else {
-    auth = { mode: 'hs256', secretName: c.jwtSecretName };
+    // Optional here: the token authorizer checks `iss` / `aud` only when they are set.
+    auth = {
+      mode: 'hs256',
+      secretName: c.jwtSecretName,
+      create: c.jwtSecret === 'create',
+      ...(c.jwtIssuer ? { issuer: c.jwtIssuer } : {}),
+      ...(c.jwtAudience ? { audience: c.jwtAudience } : {}),
+    };
   }
   return {
     ...(c.agentsEntry ? { agentsEntry: c.agentsEntry } : {}),
     ...(c.agentNames ? { agentNames: c.agentNames } : {}),
-    ...(c.modelSecretName ? { modelSecret: { secretName: c.modelSecretName } } : {}),
-    ...(c.modelParameterName ? { modelSecret: { parameterName: c.modelParameterName } } : {}),
+    ...modelSecretOf(c),
     bedrockModelArns: c.bedrockModelArns,
     deliveryMode: c.deliveryMode,
     auth,
@@ -320,10 +379,10 @@ export function configFromContext(context: Record<string, unknown>): KernelConfi
     lambdaRuntime: c.lambdaRuntime,
     agentMemoryMb: c.agentMemoryMb,
     workerTimeoutSeconds: c.workerTimeoutSeconds,
-    workerMaxConcurrency: c.workerMaxConcurrency,
     fanoutBatchSize: c.fanoutBatchSize,
     maxReceiveCount: c.maxReceiveCount,
     tracing: tracingFromContext(c),
+    ...deploySettings(c, (message) => new InvalidContextError(message)),
     quotas: quotasFromContext(c),
     ...(c.streamReservedConcurrency === undefined
       ? {}
@@ -343,6 +402,18 @@ function quotasFromContext(c: z.output<typeof ContextSchema>): QuotaSettings {
     enabled: c.quotas,
     ...Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined)),
   };
+}
+
+/**
+ * The model key: the one named, else DEFAULT_MODEL_SECRET_NAME unless Bedrock (through the role)
+ * is configured: a default deploy never leaves the agents without a credential. `none`: no key.
+ */
+function modelSecretOf(c: z.output<typeof ContextSchema>): { modelSecret?: ModelSecret } {
+  if (c.modelParameterName) return { modelSecret: { parameterName: c.modelParameterName } };
+  if (c.modelSecretName === NO_MODEL_SECRET) return {};
+  if (c.modelSecretName) return { modelSecret: { secretName: c.modelSecretName } };
+  if (c.bedrockModelArns.length > 0) return {};
+  return { modelSecret: { secretName: DEFAULT_MODEL_SECRET_NAME } };
 }
 
 /** The tracing knobs together: a preset's endpoint or secret without the preset is a mistake. */

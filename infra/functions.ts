@@ -274,6 +274,9 @@ export interface FunctionTuning {
   readonly workerTimeoutSeconds: number;
   readonly workerMaxConcurrency: number;
   readonly fanoutBatchSize: number;
+  /** Sized for the account's concurrency (infra/deploy-config.ts) unless given. */
+  readonly fanoutMaxConcurrency: number;
+  readonly approvalsMaxConcurrency: number;
 }
 
 /** The function table with the context's memory, timeout, concurrency and batch size applied. */
@@ -289,7 +292,19 @@ export function tunedFunctions(tuning: FunctionTuning): FunctionSpec[] {
       };
     }
     if (spec.name === 'fanout' && spec.trigger) {
-      return { ...spec, trigger: { ...spec.trigger, batchSize: tuning.fanoutBatchSize } };
+      const trigger = {
+        ...spec.trigger,
+        batchSize: tuning.fanoutBatchSize,
+        maxConcurrency: tuning.fanoutMaxConcurrency,
+      };
+      return { ...spec, trigger };
+    }
+    if (spec.name === 'approvals' && spec.trigger) {
+      return {
+        ...spec,
+        memorySize,
+        trigger: { ...spec.trigger, maxConcurrency: tuning.approvalsMaxConcurrency },
+      };
     }
     return { ...spec, memorySize };
   });

@@ -2,11 +2,13 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
   Annotations,
+  Aws,
   CfnOutput,
   Duration,
   RemovalPolicy,
   Stack,
   type StackProps,
+  Tags,
   Validations,
 } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
@@ -20,6 +22,7 @@ import type { Construct } from 'constructs';
 import type { KernelConfig } from './config.js';
 import { KernelAlarmTopic } from './constructs/alarm-topic.js';
 import { ApiGatewayAccountRole } from './constructs/api-gateway-account.js';
+import { ApprovalRequestsPipe } from './constructs/approval-notifications.js';
 import { type HttpAuth, KernelHttpApi } from './constructs/http-api.js';
 import { KernelFunction, PROJECT_ROOT } from './constructs/kernel-function.js';
 import { KernelMonitoring } from './constructs/monitoring.js';
@@ -27,6 +30,7 @@ import { KernelQueue } from './constructs/queues.js';
 import { streamUrlOf } from './constructs/stream-url.js';
 import { KernelTable } from './constructs/table.js';
 import { KernelWebSocketApi } from './constructs/websocket-api.js';
+import { OWNER_TAG } from './deploy-config.js';
 import {
   type Access,
   consumerOf,
@@ -73,6 +77,8 @@ export class AgentKernelStack extends Stack {
   readonly streamUrl?: FunctionUrl;
   /** Where alarms notify (`alarmEmail` creates it, `alarmTopicArn` names yours); else none. */
   readonly alarmTopic?: ITopic;
+  /** Where approval requests are published (the pipe off the approval-requests queue). */
+  readonly approvalRequests?: ApprovalRequestsPipe;
   readonly config: KernelConfig;
 
   constructor(scope: Construct, id: string, props: AgentKernelStackProps) {
@@ -210,6 +216,18 @@ export class AgentKernelStack extends Stack {
     } else if (alarms) {
       this.alarmTopic = new KernelAlarmTopic(this, 'Alarms', { emails: alarms.emails }).topic;
     }
+    const requests = this.queues.approvalRequests;
+    if (requests && config.approvalNotifications) {
+      this.approvalRequests = new ApprovalRequestsPipe(this, 'ApprovalRequests', {
+        queue: requests.queue,
+        destination: config.approvalNotifications,
+        ...(this.http ? { httpUrl: this.http.url } : {}),
+      });
+    } else if (requests) {
+      Annotations.of(this).addWarning(
+        'Approval requests reach nobody: the approval-requests queue has no consumer. Deploy with -c approvalEmail=approver@example.com (or -c alarmEmail=…, which approval requests then go to too) or consume ApprovalRequestsQueueUrl yourself (docs/operations.md).',
+      );
+    }
     if (!this.alarmTopic) {
       Annotations.of(this).addWarning(
         'No alarm destination: the alarms notify nobody. Deploy with -c alarmEmail=you@example.com (or -c alarmTopicArn=arn:aws:sns:...).',
@@ -243,7 +261,11 @@ export class AgentKernelStack extends Stack {
         name,
         queue: q.queue,
         deadLetterQueue: q.deadLetterQueue,
-        maxAge: name === 'approvalRequests' ? Duration.days(1) : Duration.minutes(15),
+        // Left to your systems, a request may wait for a person; the pipe takes it at once.
+        maxAge:
+          name === 'approvalRequests' && !this.approvalRequests
+            ? Duration.days(1)
+            : Duration.minutes(15),
       })),
       errorRatePercent: 5,
       ...(this.alarmTopic ? { notify: this.alarmTopic } : {}),
@@ -298,6 +320,9 @@ export class AgentKernelStack extends Stack {
       this.webSocket.grantPostToConnections(fn);
     }
     if (access.has('runs-agents')) grantModelAccess(this, fn, config, env);
+    if (config.tracing.secretName || access.has('runs-agents') || access.has('verify-tokens')) {
+      this.grantSecretKeys(fn, config);
+    }
     if (access.has('verify-tokens')) {
       env('AUTH_MODE', config.auth.mode);
       if (config.auth.mode === 'hs256') {
@@ -305,6 +330,8 @@ export class AgentKernelStack extends Stack {
         // so it is never in the function's configuration, the template or the cloud assembly.
         env('JWT_SECRET_NAME', config.auth.secretName);
         this.jwtSecret(config.auth.secretName).grantRead(fn);
+        if (config.auth.issuer) env('JWT_ISSUER', config.auth.issuer);
+        if (config.auth.audience) env('JWT_AUDIENCE', config.auth.audience);
       } else {
         env('JWKS_URL', config.auth.jwksUrl);
         env('JWT_ISSUER', config.auth.issuer);
@@ -320,7 +347,50 @@ export class AgentKernelStack extends Stack {
   /** The development JWT secret, referenced once however many functions verify tokens. */
   private jwtSecret(secretName: string): ISecret {
     const found = this.node.tryFindChild('JwtSecret') as ISecret | undefined;
-    return found ?? Secret.fromSecretNameV2(this, 'JwtSecret', secretName);
+    if (found) return found;
+    if (this.config.auth.mode !== 'hs256' || !this.config.auth.create) {
+      return Secret.fromSecretNameV2(this, 'JwtSecret', secretName);
+    }
+    // jwtSecret=create: a random value nobody typed; mint-token.ts reads it by name. The tag
+    // tells the preflight the secret is this stack's, not one a deploy would collide with.
+    const secret = new Secret(this, 'JwtSecret', {
+      secretName,
+      description: 'HS256 key of development tokens (agent kernel authorizer)',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    Tags.of(secret).add(OWNER_TAG, this.stackName);
+    Validations.of(secret).acknowledge(
+      {
+        id: 'AwsSolutions-SMG4',
+        reason:
+          'A development HS256 key: rotating it would invalidate every token at once; production stacks use authMode=jwks.',
+      },
+      {
+        id: 'Serverless-SecretsManagerRotation',
+        reason: 'A development HS256 key (see AwsSolutions-SMG4).',
+      },
+    );
+    return secret;
+  }
+
+  /** kms:Decrypt on the secrets' customer-managed keys, through Secrets Manager and SSM only. */
+  private grantSecretKeys(fn: IFunction, config: KernelConfig): void {
+    if (config.secretKmsKeyArns.length === 0) return;
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['kms:Decrypt'],
+        resources: [...config.secretKmsKeyArns],
+        conditions: {
+          StringEquals: {
+            'kms:ViaService': [
+              `secretsmanager.${Aws.REGION}.${Aws.URL_SUFFIX}`,
+              `ssm.${Aws.REGION}.${Aws.URL_SUFFIX}`,
+            ],
+          },
+        },
+      }),
+    );
   }
 
   private accountRole(config: KernelConfig): { accessLogs: boolean; dependsOn?: Construct } {
@@ -373,6 +443,14 @@ export class AgentKernelStack extends Stack {
       out('JwtSecretName', this.config.auth.secretName, 'Secrets Manager secret (name only)');
     }
     if (this.alarmTopic) out('AlarmTopicArn', this.alarmTopic.topicArn, 'Alarm notifications');
+    const model = this.config.modelSecret;
+    if (model) {
+      const name = 'secretName' in model ? model.secretName : model.parameterName;
+      out('ModelSecretName', name, 'Model API key: Secrets Manager secret or SSM parameter (name)');
+    }
+    if (this.approvalRequests) {
+      out('ApprovalTopicArn', this.approvalRequests.topic.topicArn, 'Approval requests (SNS)');
+    }
   }
 }
 

@@ -201,6 +201,8 @@ function show(event: StreamEvent): void {
     edits.delete(event.toolCallId);
     const args = edited ? `${edited} (edited)` : (call?.args ?? '');
     print(dim(`  ↳ ${event.toolName || call?.name} ${args} → ${short(event.result)}`));
+  } else if (event.type === 'run-retrying') {
+    print(dim(`  … retrying (${event.code})`));
   } else if (event.type === 'run-error') {
     print(red(`✗ ${event.code}: ${event.message}`));
     settle({ kind: 'failed' });

@@ -8,6 +8,10 @@ import { Construct } from 'constructs';
 export interface KernelAlarmTopicProps {
   /** Addresses subscribed by email (each confirms the subscription AWS mails it). */
   readonly emails: readonly string[];
+  /** Default "Agent kernel alarms". */
+  readonly displayName?: string;
+  /** Default true: CloudWatch alarms of this account may publish (key and topic policies). */
+  readonly alarmsPublish?: boolean;
 }
 
 /**
@@ -35,36 +39,41 @@ export class KernelAlarmTopic extends Construct {
       },
     };
     this.key = new Key(this, 'Key', {
-      description: 'Encrypts the agent kernel alarm topic',
+      description: props.displayName
+        ? `Encrypts the topic "${props.displayName}"`
+        : 'Encrypts the agent kernel alarm topic',
       enableKeyRotation: true,
       // Only this topic uses it; a retained key would bill monthly for nothing.
       removalPolicy: RemovalPolicy.DESTROY,
       pendingWindow: Duration.days(7),
     });
-    this.key.addToResourcePolicy(
-      new PolicyStatement({
-        sid: 'CloudWatchAlarmsPublishToTheTopic',
-        principals: [cloudwatch],
-        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
-        resources: ['*'],
-        conditions: fromOurAlarms,
-      }),
-    );
+    const alarms = props.alarmsPublish ?? true;
+    if (alarms)
+      this.key.addToResourcePolicy(
+        new PolicyStatement({
+          sid: 'CloudWatchAlarmsPublishToTheTopic',
+          principals: [cloudwatch],
+          actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+          resources: ['*'],
+          conditions: fromOurAlarms,
+        }),
+      );
     this.topic = new Topic(this, 'Topic', {
-      displayName: 'Agent kernel alarms',
+      displayName: props.displayName ?? 'Agent kernel alarms',
       masterKey: this.key,
       enforceSSL: true,
     });
     // A topic policy (enforceSSL makes one) replaces the default: CloudWatch must be named.
-    this.topic.addToResourcePolicy(
-      new PolicyStatement({
-        sid: 'CloudWatchAlarmsPublish',
-        principals: [cloudwatch],
-        actions: ['sns:Publish'],
-        resources: [this.topic.topicArn],
-        conditions: fromOurAlarms,
-      }),
-    );
+    if (alarms)
+      this.topic.addToResourcePolicy(
+        new PolicyStatement({
+          sid: 'CloudWatchAlarmsPublish',
+          principals: [cloudwatch],
+          actions: ['sns:Publish'],
+          resources: [this.topic.topicArn],
+          conditions: fromOurAlarms,
+        }),
+      );
     for (const email of props.emails) {
       const subscription = this.topic.addSubscription(new EmailSubscription(email));
       Validations.of(subscription).acknowledge({

@@ -89,6 +89,7 @@ export class KernelFunction extends Construct {
         mainFields: [...BUNDLE.mainFields],
         banner: BUNDLE.banner,
         minify: BUNDLE.minify,
+        keepNames: BUNDLE.keepNames,
         logLevel: LogLevel.WARNING,
         sourceMap: true,
         sourceMapMode: SourceMapMode.EXTERNAL,

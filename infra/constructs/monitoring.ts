@@ -96,6 +96,7 @@ export class KernelMonitoring extends Construct {
     for (const queue of props.queues) this.watchQueue(queue);
     this.watchPipeline(namespace);
     if (props.functions.has('authorizer')) this.watchRejections(namespace);
+    if (props.functions.has('approvals')) this.watchRefusedApprovals(namespace);
     if (props.apis?.http) this.watchHttp(props.apis.http);
     if (props.apis?.webSocket) this.watchWebSocket(props.apis.webSocket);
     if (props.notify) {
@@ -207,6 +208,29 @@ export class KernelMonitoring extends Construct {
     );
     this.dashboard.addWidgets(
       new GraphWidget({ title: 'Authorizer: refused tokens', left: [rejections], width: 12 }),
+    );
+  }
+
+  /**
+   * A decision the approvals function dropped (lib/aws/approvals.ts, `ApprovalsRefused`): not the
+   * owner or an approver, a run no longer paused, a malformed message. Someone believes they
+   * decided; the run still waits. One is worth a look.
+   */
+  private watchRefusedApprovals(namespace: string): void {
+    const refused = new Metric({
+      namespace,
+      metricName: 'ApprovalsRefused',
+      period: PERIOD,
+      statistic: 'Sum',
+    });
+    this.alarm(
+      refused,
+      'ApprovalsRefused',
+      'The approvals function refused a decision from the approvals queue (it was dropped)',
+      1,
+    );
+    this.dashboard.addWidgets(
+      new GraphWidget({ title: 'Approvals: refused decisions', left: [refused], width: 12 }),
     );
   }
 

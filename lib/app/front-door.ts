@@ -1,29 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import {
-  AgentKernelError,
-  AgentNotFound,
-  RunAborted,
-  SessionForbidden,
-  toErrorInfo,
-} from '../core/errors.js';
+import { AgentKernelError, AgentNotFound } from '../core/errors.js';
+import { bindingOf, boundTo } from '../core/ownership.js';
 import type { Reply } from '../core/requests.js';
 import type { Decision } from '../core/runner.js';
+import type { SessionData } from '../core/session.js';
 import { PausedRunNotFound } from '../core/stores.js';
-import { digestOf } from '../transport/fifo.js';
 import type { AcceptedMessage, RunInputWire, RunJob } from '../transport/protocol.js';
 import { NotFound } from './errors.js';
 import { leaseIdOf } from './fair-use.js';
 import { makeIdempotent } from './idempotent.js';
-import { AccessPolicy } from './policy.js';
+import { processIdKey, ServerIds } from './ids.js';
+import { runRecorded, type SyncRunDeps } from './jobs/sync-run.js';
+import { AccessPolicy, type SessionLife } from './policy.js';
 import type { FrontDoorDeps, JobQueue, SubscriptionFormat, TurnRunner } from './ports.js';
-import { publicRun, RunRecords, type RunRef } from './run-records.js';
+import { CLAIM_MARGIN_MS, MAX_TURN_MS, publicRun, RunRecords, type RunRef } from './run-records.js';
 import { checkId } from './validation.js';
 
 export type Accepted = Omit<AcceptedMessage, 'type'>;
-
-/** The longest a turn can run here (a Lambda's limit), and the slack a claim keeps past it. */
-const MAX_TURN_MS = 15 * 60_000;
-const CLAIM_MARGIN_MS = 30_000;
 
 /** A run as every front asks for it; `principal` is what the edge read, checked here. */
 export interface RunRequest {
@@ -53,6 +46,8 @@ interface Call<R> {
   sessionId: string;
   request: R;
   timeoutMs?: number;
+  /** Set once the use case ran here: unset, the answer was a stored one (an idempotent replay). */
+  ran?: boolean;
 }
 
 /**
@@ -67,6 +62,7 @@ export class FrontDoor {
   readonly #records: RunRecords;
   readonly #now: () => number;
   readonly #newId: () => string;
+  readonly #ids: ServerIds;
   readonly #submitRun: (call: Call<RunRequest>) => Promise<Accepted>;
   readonly #runNow: (call: Call<RunRequest>) => Promise<Reply>;
   readonly #submitResume: (call: Call<ResumeRequest>) => Promise<Accepted>;
@@ -76,6 +72,7 @@ export class FrontDoor {
     this.#deps = deps;
     this.#now = deps.now ?? Date.now;
     this.#newId = deps.newId ?? randomUUID;
+    this.#ids = new ServerIds(deps.idKey ?? processIdKey());
     this.policy = new AccessPolicy(deps.sessions, { approvers: deps.approvers, now: this.#now });
     this.#records = new RunRecords(deps.runs, this.#now);
     // One key space for every front: (principal, session, requestId), the job's dedup id too.
@@ -107,28 +104,34 @@ export class FrontDoor {
 
   /** Queues a turn (WebSocket, async HTTP): `accepted` once the session is the caller's. */
   async submitRun(request: RunRequest): Promise<Accepted> {
-    const call = this.#runCall(request);
+    const call = await this.#runCall(request);
     const accepted = await this.#submitRun(call);
-    await this.#subscribeRequester(request.connectionId, accepted.sessionId);
+    await this.#answered(call, request.connectionId);
     return accepted;
   }
 
   /** Runs a turn here (sync HTTP, invoke), within `timeoutMs` when given. */
-  runNow(request: RunRequest, options: { timeoutMs?: number } = {}): Promise<Reply> {
-    return this.#runNow({ ...this.#runCall(request), ...options });
+  async runNow(request: RunRequest, options: { timeoutMs?: number } = {}): Promise<Reply> {
+    const call = { ...(await this.#runCall(request)), ...options };
+    const reply = await this.#runNow(call);
+    await this.#answered(call);
+    return reply;
   }
 
   /** Queues the resume of a paused run (WebSocket, approvals queue). */
   async submitResume(request: ResumeRequest): Promise<Accepted> {
     const call = this.#resumeCall(request);
     const accepted = await this.#submitResume(call);
-    await this.#subscribeRequester(request.connectionId, accepted.sessionId);
+    await this.#answered(call, request.connectionId);
     return accepted;
   }
 
   /** Resumes a paused run here (HTTP decisions, invoke). */
-  resumeNow(request: ResumeRequest, options: { timeoutMs?: number } = {}): Promise<Reply> {
-    return this.#resumeNow({ ...this.#resumeCall(request), ...options });
+  async resumeNow(request: ResumeRequest, options: { timeoutMs?: number } = {}): Promise<Reply> {
+    const call = { ...this.#resumeCall(request), ...options };
+    const reply = await this.#resumeNow(call);
+    await this.#answered(call);
+    return reply;
   }
 
   async subscribe(
@@ -162,9 +165,9 @@ export class FrontDoor {
     const who = this.policy.principal(request.principal);
     checkId('requestId', request.requestId);
     checkId('sessionId', request.sessionId);
-    await this.policy.owned(who, request.sessionId);
+    const session = await this.policy.owned(who, request.sessionId);
     const { requestId, sessionId } = request;
-    const runId = runIdFor(who, sessionId, requestId);
+    const runId = await this.#ids.runId(who, sessionId, session.incarnation, requestId);
     const job = { kind: 'clear' as const, requestId, principal: who, sessionId, runId };
     await this.#send({ ...job, enqueuedAt: this.#now() });
     return { requestId, sessionId, runId };
@@ -184,9 +187,16 @@ export class FrontDoor {
   async readRun(principal: unknown, sessionId: string, runId: string) {
     const who = this.policy.principal(principal);
     checkId('runId', runId);
-    await this.policy.owned(who, sessionId);
-    const record = await this.#records.get(sessionId, runId);
-    if (!record) throw new NotFound(`Run "${runId}" of session "${sessionId}"`);
+    const session = await this.policy.owned(who, sessionId);
+    // A record left running by a dead attempt is repaired from the session here.
+    const record = await this.#records.read(sessionId, runId, {
+      session: async () => session,
+      pausedRun: () => this.#deps.pausedRuns.get(sessionId, runId),
+    });
+    // A run of an earlier life of the id (before a clear or an expiry) is nobody's now.
+    if (!record || !boundTo(record, session)) {
+      throw new NotFound(`Run "${runId}" of session "${sessionId}"`);
+    }
     return publicRun(record);
   }
 
@@ -197,7 +207,7 @@ export class FrontDoor {
 
   // ------------------------------------------------------------------ use cases behind the keys
 
-  #runCall(request: RunRequest): Call<RunRequest> {
+  async #runCall(request: RunRequest): Promise<Call<RunRequest>> {
     const principal = this.policy.principal(request.principal);
     if (request.requestId !== undefined) checkId('requestId', request.requestId);
     if (request.sessionId !== undefined) checkId('sessionId', request.sessionId);
@@ -205,9 +215,7 @@ export class FrontDoor {
     // No session named: a retry of the same request must land in the same new session.
     const sessionId =
       request.sessionId ??
-      (request.requestId
-        ? `s-${digestOf([principal, request.requestId]).slice(0, 32)}`
-        : this.#newId());
+      (request.requestId ? await this.#ids.sessionId(principal, request.requestId) : this.#newId());
     return { principal, sessionId, request };
   }
 
@@ -219,23 +227,29 @@ export class FrontDoor {
     return { principal, sessionId: request.sessionId, request };
   }
 
-  async #queueRun({ principal, sessionId, request }: Call<RunRequest>): Promise<Accepted> {
+  async #queueRun(call: Call<RunRequest>): Promise<Accepted> {
+    const { principal, sessionId, request } = call;
+    call.ran = true;
     const requestId = request.requestId ?? this.#newId();
-    const runId = runIdFor(principal, sessionId, requestId);
+    // The run id (and so the fair-use lease) needs the session's life before it is claimed:
+    // the one it has, or the one it gets if this claim creates it. Another's: not-found here.
+    const life = await this.policy.life(principal, sessionId);
+    const runId = await this.#ids.runId(principal, sessionId, life.incarnation, requestId);
     return this.#admitQueued(principal, runId, requestId, () =>
-      this.#acceptRun(principal, sessionId, request, requestId, runId),
+      this.#acceptRun(principal, life, request, requestId, runId),
     );
   }
 
   async #acceptRun(
     principal: string,
-    sessionId: string,
+    life: SessionLife,
     request: RunRequest,
     requestId: string,
     runId: string,
   ): Promise<Accepted> {
-    await this.policy.claim(principal, sessionId);
-    await this.#records.queued({ runId, sessionId, agent: request.agent });
+    const { sessionId } = life;
+    const session = await this.policy.claim(principal, sessionId, life);
+    await this.#records.queued({ runId, sessionId, agent: request.agent, ...bindingOf(session) });
     await this.#send({
       kind: 'run',
       requestId,
@@ -250,27 +264,37 @@ export class FrontDoor {
     return { requestId, sessionId, runId };
   }
 
-  async #runHere({ principal, sessionId, request, timeoutMs }: Call<RunRequest>): Promise<Reply> {
+  async #runHere(call: Call<RunRequest>): Promise<Reply> {
+    const { principal, sessionId, request, timeoutMs } = call;
+    call.ran = true;
     const turns = this.#turns();
-    const runId = request.requestId
-      ? runIdFor(principal, sessionId, request.requestId)
-      : this.#newId();
-    const ref = { runId, sessionId, agent: request.agent };
     return this.#admitHere(principal, timeoutMs, async () => {
-      await this.policy.claim(principal, sessionId);
-      return this.#recorded(ref, timeoutMs, (signal) =>
-        turns.run(request.agent, sessionId, request.input, { runId, principal, signal }),
+      const session = await this.policy.claim(principal, sessionId);
+      const { incarnation } = session;
+      const runId = request.requestId
+        ? await this.#ids.runId(principal, sessionId, incarnation, request.requestId)
+        : this.#newId();
+      const ref = { runId, sessionId, agent: request.agent, ...bindingOf(session) };
+      // A session cleared meanwhile is created again in the incarnation the record carries.
+      return this.#recorded(ref, { timeoutMs }, (signal) =>
+        turns.run(request.agent, sessionId, request.input, {
+          runId,
+          principal,
+          signal,
+          ...(incarnation ? { incarnation } : {}),
+        }),
       );
     });
   }
 
-  async #queueResume({ principal, sessionId, request }: Call<ResumeRequest>): Promise<Accepted> {
-    const actor = await this.#decider(principal, request);
+  async #queueResume(call: Call<ResumeRequest>): Promise<Accepted> {
+    const { principal, request } = call;
+    call.ran = true;
+    const { actor, session } = await this.#decider(principal, request);
     const { runId } = request;
-    const paused = await this.#deps.pausedRuns.get(sessionId, runId);
-    if (!paused) throw new PausedRunNotFound(sessionId, runId);
+    const paused = await this.#paused(session, runId);
     const requestId = request.requestId ?? this.#newId();
-    const accept = () => this.#sendResume(request, actor, paused.agent, requestId);
+    const accept = () => this.#sendResume(request, actor, session, paused.agent, requestId);
     // Back-office approvers deciding for owners are not metered as the owner's runs.
     if (request.channel === 'approvals') return accept();
     return this.#admitQueued(principal, runId, requestId, accept);
@@ -279,14 +303,13 @@ export class FrontDoor {
   async #sendResume(
     request: ResumeRequest,
     actor: string,
+    session: SessionData,
     agent: string,
     requestId: string,
   ): Promise<Accepted> {
     const { sessionId, runId } = request;
-    // The paused run's record keeps its seq for the worker; only a run without one gets one.
-    if (!(await this.#records.get(sessionId, runId))) {
-      await this.#records.queued({ runId, sessionId, agent });
-    }
+    // Conditional: the paused run's record (and its seq) is kept; only a run without one gets one.
+    await this.#records.queued({ runId, sessionId, agent, ...bindingOf(session) });
     await this.#send({
       kind: 'resume',
       requestId,
@@ -301,15 +324,16 @@ export class FrontDoor {
     return { requestId, sessionId, runId };
   }
 
-  async #resumeHere({ principal, sessionId, request, timeoutMs }: Call<ResumeRequest>) {
+  async #resumeHere(call: Call<ResumeRequest>) {
+    const { principal, sessionId, request, timeoutMs } = call;
+    call.ran = true;
     const turns = this.#turns();
-    const actor = await this.#decider(principal, request);
+    const { actor, session } = await this.#decider(principal, request);
     const { runId } = request;
-    const paused = await this.#deps.pausedRuns.get(sessionId, runId);
-    if (!paused) throw new PausedRunNotFound(sessionId, runId);
-    const ref = { runId, sessionId, agent: paused.agent };
+    const paused = await this.#paused(session, runId);
+    const ref = { runId, sessionId, agent: paused.agent, ...bindingOf(session) };
     const turn = () =>
-      this.#recorded(ref, timeoutMs, (signal) =>
+      this.#recorded(ref, { timeoutMs, resume: true }, (signal) =>
         turns.resume(sessionId, runId, request.decisions, { principal: actor, signal }),
       );
     return request.channel === 'approvals' ? turn() : this.#admitHere(principal, timeoutMs, turn);
@@ -335,39 +359,50 @@ export class FrontDoor {
   }
 
   /** The owner deciding, or (approvals queue only) a configured approver deciding for them. */
-  async #decider(principal: string, request: ResumeRequest): Promise<string> {
-    if (request.channel === 'approvals') return this.policy.decider(principal, request.sessionId);
-    await this.policy.owned(principal, request.sessionId);
-    return principal;
+  async #decider(
+    principal: string,
+    request: ResumeRequest,
+  ): Promise<{ actor: string; session: SessionData }> {
+    if (request.channel === 'approvals') {
+      const { owner, session } = await this.policy.decider(principal, request.sessionId);
+      return { actor: owner, session };
+    }
+    return { actor: principal, session: await this.policy.owned(principal, request.sessionId) };
   }
 
-  /** A sync turn between its run records: running, then completed / paused / failed. */
-  async #recorded(
+  /** The paused run, if it is of the session's current life (not one kept from before a clear). */
+  async #paused(session: SessionData, runId: string) {
+    const paused = await this.#deps.pausedRuns.get(session.id, runId);
+    if (!paused || !boundTo(paused, session)) throw new PausedRunNotFound(session.id, runId);
+    return paused;
+  }
+
+  /** A sync turn between its run records (lib/app/jobs/sync-run.ts). */
+  #recorded(
     ref: RunRef,
-    timeoutMs: number | undefined,
+    options: { timeoutMs: number | undefined; resume?: boolean },
     turn: (signal: AbortSignal | undefined) => Promise<Reply>,
   ): Promise<Reply> {
-    const previous = await this.#records.get(ref.sessionId, ref.runId);
-    await this.#records.running(ref, previous);
-    let reply: Reply;
-    try {
-      reply = await withTimeout(timeoutMs, turn);
-    } catch (err) {
-      const error =
-        err instanceof SessionForbidden ? new NotFound(`Session "${ref.sessionId}"`) : err;
-      const info = toErrorInfo(error);
-      const redact = this.#deps.redact ?? ((text: string) => text);
-      await this.#records.failed(ref, previous, { ...info, message: redact(info.message) });
-      throw error;
-    }
-    // The turn is stored: its record is retried in place, never a 500 that invites a re-run.
-    await settle(() => this.#records.finished(ref, previous, reply));
-    return reply;
+    const { sessions, pausedRuns, redact } = this.#deps;
+    const deps: SyncRunDeps = {
+      records: this.#records,
+      session: async (sessionId) => (await sessions.load(sessionId))?.data,
+      stillPaused: async (sessionId, runId) =>
+        (await pausedRuns.get(sessionId, runId))?.status === 'pending',
+      redact,
+    };
+    return runRecorded(deps, ref, options, turn);
   }
 
-  /** The session is the caller's: the policy claimed or checked it before anything was queued. */
-  async #subscribeRequester(connectionId: string | undefined, sessionId: string): Promise<void> {
-    if (connectionId) await this.#connections().subscribe(connectionId, sessionId);
+  /**
+   * After an answer: the session is the caller's when the request ran here (the policy claimed or
+   * checked it). A replayed answer (idempotency) is given only while the session is still the
+   * caller's: after a clear or expiry and another's claim it is `not-found`, as the session is.
+   * Then the requester's connection is subscribed.
+   */
+  async #answered(call: Call<unknown>, connectionId?: string): Promise<void> {
+    if (!call.ran) await this.policy.owned(call.principal, call.sessionId);
+    if (connectionId) await this.#connections().subscribe(connectionId, call.sessionId);
   }
 
   #send(job: RunJob): Promise<void> {
@@ -388,49 +423,5 @@ export class FrontDoor {
     if (!this.#deps.connections)
       throw new AgentKernelError('internal-error', 'No connections here.');
     return this.#deps.connections;
-  }
-}
-
-/**
- * The same request sent again (a client retrying after a lost `accepted`) gets the same runId,
- * matching the one job the run queue keeps for it.
- */
-export function runIdFor(principal: string, sessionId: string, requestId: string): string {
-  const hex = digestOf([principal, sessionId, requestId]);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
-}
-
-/** A step after the turn was stored: a few tries with backoff, then given up (the reply stands). */
-async function settle(step: () => Promise<void>, attempts = 4): Promise<void> {
-  for (let attempt = 1; attempt <= attempts; attempt++) {
-    try {
-      return await step();
-    } catch {
-      if (attempt < attempts) await new Promise((r) => setTimeout(r, 100 * 2 ** attempt));
-    }
-  }
-}
-
-/** A sync turn that outlives `ms` is aborted: `run-timeout`, and nothing was stored. */
-async function withTimeout<T>(
-  ms: number | undefined,
-  fn: (signal: AbortSignal | undefined) => Promise<T>,
-): Promise<T> {
-  if (ms === undefined) return fn(undefined);
-  const signal = AbortSignal.timeout(ms);
-  try {
-    return await fn(signal);
-  } catch (err) {
-    const aborted =
-      err instanceof RunAborted ||
-      (err as Error)?.name === 'AbortError' ||
-      (err instanceof AgentKernelError && err.code === 'run-aborted');
-    if (signal.aborted && aborted) {
-      throw new AgentKernelError(
-        'run-timeout',
-        `The run did not finish within ${ms} ms; nothing was stored.`,
-      );
-    }
-    throw err;
   }
 }

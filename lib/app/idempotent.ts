@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { RequestConflict, RequestInProgress } from './errors.js';
+import { settled } from './jobs/retry.js';
 import { IdempotencyKeyReused, type IdempotencyStore } from './ports/idempotency.js';
 
 export interface IdempotencyOptions<A> {
@@ -53,14 +54,7 @@ export function makeIdempotent<A, R>(
     }
     // The work is done: a failed completion must not fail it (a retry would redo it). The claim
     // then lapses in progress; a few tries first.
-    for (let attempt = 1; attempt <= 4; attempt++) {
-      const done = await store.complete(key, claim.token, result).then(
-        () => true,
-        () => false,
-      );
-      if (done) break;
-      if (attempt < 4) await new Promise((r) => setTimeout(r, 100 * 2 ** attempt));
-    }
+    await settled(() => store.complete(key, claim.token, result), { attempts: 4, baseMs: 200 });
     return result;
   };
 }

@@ -1,8 +1,20 @@
+import { randomUUID } from 'node:crypto';
 import { SessionConflict } from '../core/errors.js';
+import { isOwner } from '../core/ownership.js';
 import { newSession, type SessionData, type SessionStore } from '../core/session.js';
 import { isPrincipal, isSafeId, PRINCIPAL_RULE, SAFE_ID_RULE } from '../transport/ids.js';
 import { NotFound, Unauthenticated } from './errors.js';
 import { InvalidId } from './validation.js';
+
+/**
+ * A session's life as a request finds it before claiming: the one it has (the caller's), or the
+ * incarnation it gets if the claim creates it. What depends on the life (a run id) is made first.
+ */
+export interface SessionLife {
+  readonly sessionId: string;
+  readonly incarnation: string | undefined;
+  readonly existing?: SessionData;
+}
 
 export interface AccessPolicyOptions {
   /**
@@ -17,8 +29,9 @@ export interface AccessPolicyOptions {
  * The one authorization policy. Every request has a principal; a session's owner is fixed by the
  * first accepted request (a create-only save, so of two racing principals exactly one wins);
  * only the owner may run, resume, subscribe, read or decide. Anyone else, and anyone asking for a
- * session that does not exist, gets the same `not-found`. Its delivery side, which fan-out
- * applies to every events message, is `mayReceiveEvents` (receive-policy.ts).
+ * session that does not exist, gets the same `not-found`. The owner rule itself is `isOwner`
+ * (lib/core/ownership.ts), which the core and fan-out's delivery apply too; what a session keeps
+ * is read only while `boundTo` its current life (`incarnation`).
  */
 export class AccessPolicy {
   readonly #sessions: Pick<SessionStore, 'load' | 'save'>;
@@ -42,17 +55,33 @@ export class AccessPolicy {
    * Makes `principal` the owner of `sessionId` unless someone already is: called before a job
    * is queued or a connection subscribed, so nothing of the session ever reaches another.
    */
-  async claim(principal: string, sessionId: string): Promise<void> {
+  async claim(principal: string, sessionId: string, life?: SessionLife): Promise<SessionData> {
     checkSessionId(sessionId);
-    const stored = await this.#sessions.load(sessionId);
-    if (stored) return this.#check(principal, sessionId, stored.data);
+    if (life?.existing) return life.existing;
+    const stored = life ? undefined : await this.#sessions.load(sessionId);
+    if (stored) {
+      this.#check(principal, sessionId, stored.data);
+      return stored.data;
+    }
+    // A new life of the id: a fresh incarnation, whatever lived under it before.
+    const data = newSession(sessionId, this.#now(), principal, life?.incarnation ?? randomUUID());
     try {
-      await this.#sessions.save(newSession(sessionId, this.#now(), principal), 0);
+      await this.#sessions.save(data, 0);
+      return data;
     } catch (err) {
       if (!(err instanceof SessionConflict)) throw err;
       // Another request created it meanwhile: it is ours only if that request was ours too.
-      await this.owned(principal, sessionId);
+      return this.owned(principal, sessionId);
     }
+  }
+
+  /** The session's life for `principal` (`not-found` if it is another's), before `claim`. */
+  async life(principal: string, sessionId: string): Promise<SessionLife> {
+    checkSessionId(sessionId);
+    const stored = await this.#sessions.load(sessionId);
+    if (!stored) return { sessionId, incarnation: randomUUID() };
+    this.#check(principal, sessionId, stored.data);
+    return { sessionId, incarnation: stored.data.incarnation, existing: stored.data };
   }
 
   /** The session, if `principal` owns it; `not-found` otherwise (absent or another's). */
@@ -68,18 +97,22 @@ export class AccessPolicy {
    * Who a decision acts for: the owner deciding, or a configured approver deciding for the
    * owner (the resume then runs as the owner). Anyone else: `not-found`.
    */
-  async decider(principal: string, sessionId: string): Promise<string> {
+  async decider(
+    principal: string,
+    sessionId: string,
+  ): Promise<{ owner: string; session: SessionData }> {
     checkSessionId(sessionId);
     const stored = await this.#sessions.load(sessionId);
     const owner = stored?.data.owner;
-    if (owner !== undefined && (owner === principal || this.#approvers.has(principal))) {
-      return owner;
-    }
+    // An approver's grant is explicit and acts for an owner: an ownerless session has none.
+    const mayDecide =
+      isOwner(owner, principal) || (owner !== undefined && this.#approvers.has(principal));
+    if (stored && owner !== undefined && mayDecide) return { owner, session: stored.data };
     throw notFound(sessionId);
   }
 
   #check(principal: string, sessionId: string, data: SessionData): void {
-    if (data.owner === undefined || data.owner !== principal) throw notFound(sessionId);
+    if (!isOwner(data.owner, principal)) throw notFound(sessionId);
   }
 }
 

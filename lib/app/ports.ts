@@ -4,6 +4,7 @@ import type { SessionStore } from '../core/session.js';
 import type { PausedRunStore } from '../core/stores.js';
 import type { RunInputWire, RunJob } from '../transport/protocol.js';
 import type { FairUse } from './fair-use.js';
+import type { IdKeySource } from './ids.js';
 import type { ConnectionStore, Subscription } from './ports/connections.js';
 import type { IdempotencyStore } from './ports/idempotency.js';
 import type { RunRecordStore } from './ports/run-records.js';
@@ -25,7 +26,7 @@ export interface TurnRunner {
     agent: string,
     sessionId: string,
     input: RunInputWire,
-    options: { runId: string; principal: string; signal?: AbortSignal },
+    options: { runId: string; principal: string; incarnation?: string; signal?: AbortSignal },
   ): Promise<Reply>;
   resume(
     sessionId: string,
@@ -57,6 +58,8 @@ export interface FrontDoorDeps {
   redact?: (text: string) => string;
   now?: () => number;
   newId?: () => string;
+  /** The deployment's id key (ids.ts); without it, a key of this process. */
+  idKey?: IdKeySource;
 }
 
 export type SubscriptionFormat = Subscription['format'];

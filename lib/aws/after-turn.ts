@@ -1,67 +1,26 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
+import { afterTurn as afterTurnWith } from '../app/jobs/after-turn.js';
+import type { JobMetrics, PipelineMetric } from '../app/ports/jobs.js';
 import { emitCount } from './emf.js';
 
-/**
- * Steps that run after a turn's outcome is known (stored, or a run-error sent): they must not
- * send the job back to the queue, since a redelivery would run a stored turn again. Each is
- * retried in place with backoff; one that still fails is logged and counted, never thrown.
- */
+// The AWS side of lib/app/jobs' post-turn steps: its metrics as CloudWatch EMF lines.
 
-/** Counters the worker and the delivery emit as CloudWatch EMF lines (no dimensions). */
-export type PipelineMetric =
-  | 'PostTurnStepFailures'
-  | 'ConnectionsDropped'
-  | 'JobRetries'
-  | 'RunTimeouts'
-  | 'ResumesRefused'
-  | 'TurnsRecovered'
-  | 'ClearsRefused';
+export { retrying } from '../app/jobs/retry.js';
+export type { PipelineMetric } from '../app/ports/jobs.js';
 
-export interface RetryOptions {
-  /** Tries in all (default 5). */
-  attempts?: number;
-  /** First pause; doubled each time, with jitter (default 100 ms). */
-  baseMs?: number;
-  /** Epoch ms after which no new try starts (the function's deadline). */
-  until?: number;
-}
-
-/** `fn` tried up to `attempts` times; the last error is thrown. */
-export async function retrying<T>(fn: () => Promise<T>, options: RetryOptions = {}): Promise<T> {
-  const attempts = options.attempts ?? 5;
-  const baseMs = options.baseMs ?? 100;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await fn();
-    } catch (err) {
-      const pause = baseMs * 2 ** (attempt - 1) * (0.5 + Math.random() / 2);
-      const late = options.until !== undefined && Date.now() + pause > options.until;
-      if (attempt >= attempts || late) throw err;
-      await new Promise((resolve) => setTimeout(resolve, pause));
-    }
-  }
-}
-
-/**
- * A step after the turn's outcome: retried in place; if it still fails, logged and counted
- * (`PostTurnStepFailures`) and `false` is answered. Never throws.
- */
-export async function afterTurn(
+/** `afterTurn` of lib/app/jobs, counting into EMF through `logger`. */
+export function afterTurn(
   step: string,
   fn: () => Promise<unknown>,
   context: { logger?: Logger | undefined; runId: string; until?: number | undefined },
 ): Promise<boolean> {
-  try {
-    await retrying(fn, context.until === undefined ? {} : { until: context.until });
-    return true;
-  } catch (err) {
-    countMetric(context.logger, 'PostTurnStepFailures', {
-      step,
-      runId: context.runId,
-      error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
-    });
-    return false;
-  }
+  const { logger, ...where } = context;
+  return afterTurnWith(step, fn, { ...where, metrics: emfMetrics(logger) });
+}
+
+/** The job pipeline's metrics port as EMF lines (no dimensions) through the logger. */
+export function emfMetrics(logger: Logger | undefined): JobMetrics {
+  return { count: (name, properties) => countMetric(logger, name, properties) };
 }
 
 /**

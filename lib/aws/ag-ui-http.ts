@@ -1,24 +1,25 @@
-import type { Message, RunAgentInput } from '@ag-ui/core';
-import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { EventEncoder } from '@ag-ui/encoder';
 import type { FrontDoor } from '../app/front-door.js';
-import { InvalidRequest } from '../core/errors.js';
+import { AgentKernelError, InvalidRequest } from '../core/errors.js';
 import type { StreamEvent } from '../core/events.js';
 import type { Reply } from '../core/requests.js';
 import type { Decision } from '../core/runner.js';
 import { toAgUiEvent } from '../transport/ag-ui.js';
+import { type AgUiRunInput, AgUiRunInputSchema, agUiRunText } from '../transport/ag-ui-input.js';
+import { parseMessage, type RawMessage } from '../transport/parse.js';
 import type { Deployment } from './runtime.js';
-import { type EventSink, frontDoorWith, type SseResponse, streamingTurns } from './stream-http.js';
+import { type EventSink, frontDoorWith, type SseResponse, streamingTurns } from './stream-turns.js';
 
 /** A `POST /ag-ui` request: its body, the caller, and its `Idempotency-Key` if any. */
 export interface AgUiRequest {
-  body: string;
+  body: RawMessage;
   principal: unknown;
   requestId?: string;
 }
 
 /**
- * `POST /ag-ui`: an AG-UI `RunAgentInput` (threadId = our session) → SSE of AG-UI events
+ * `POST /ag-ui`: an AG-UI `RunAgentInput` (threadId = our session; checked by the input gate
+ * with lib/transport/ag-ui-input.ts's strict schema, as every front's input) → SSE of AG-UI events
  * (lib/transport/ag-ui.ts maps ours, @ag-ui/encoder frames them). A run's input is its last user
  * message; the agent is `forwardedProps.agent` (default: the first deployed). A `resume` answers
  * the paused run the client names (`parentRunId`, else the one holding the interrupts it
@@ -32,7 +33,9 @@ export async function agUiRun(
   out: SseResponse,
   redact: (text: string) => string,
 ): Promise<void> {
-  const input = parseInput(request.body);
+  const parsed = parseMessage(AgUiRunInputSchema, request.body);
+  if (!parsed.ok) throw new AgentKernelError(parsed.error.code, parsed.error.message);
+  const input = parsed.message;
   const encoder = new EventEncoder();
   const send = (event: StreamEvent) => out.frame(encoder.encodeSSE(toAgUiEvent(event) as never));
   const sink = (): EventSink => ({ push: async (event) => send(event), close: async () => {} });
@@ -47,10 +50,9 @@ export async function agUiRun(
     reply = await door.resumeNow({ principal, ...key, sessionId, runId, decisions });
   } else {
     const agents = deployed.runtime.agents.map((a) => a.name);
-    const named = (input.forwardedProps as { agent?: unknown } | undefined)?.agent;
-    const agent = typeof named === 'string' ? named : agents[0];
+    const agent = input.forwardedProps?.agent ?? agents[0];
     if (!agent) throw new InvalidRequest('No agent is deployed.');
-    const text = lastUserText(input.messages);
+    const text = agUiRunText(input);
     reply = await door.runNow({ principal, ...key, agent, sessionId, input: text });
   }
   // A repeated Idempotency-Key ran nothing: the first answer, as the events of a short run.
@@ -65,7 +67,7 @@ async function pausedRunOf(
   deployed: Deployment,
   door: FrontDoor,
   principal: unknown,
-  input: RunAgentInput,
+  input: AgUiRunInput,
 ): Promise<string> {
   const { paused } = await door.readSession(principal, input.threadId);
   if (input.parentRunId) return input.parentRunId;
@@ -98,40 +100,8 @@ function replayOf(reply: Reply): StreamEvent[] {
   return [{ type: 'run-started', runId, sessionId, agent }, ...text, end];
 }
 
-function parseInput(body: string) {
-  let json: unknown;
-  try {
-    json = JSON.parse(body);
-  } catch {
-    throw new InvalidRequest('The body is not JSON: send an AG-UI RunAgentInput.');
-  }
-  const parsed = RunAgentInputSchema.safeParse(json);
-  if (!parsed.success) {
-    throw new InvalidRequest(`Not an AG-UI RunAgentInput: ${parsed.error.message.slice(0, 500)}`);
-  }
-  return parsed.data;
-}
-
-function lastUserText(messages: readonly Message[]): string {
-  const last = [...messages].reverse().find((m) => m.role === 'user');
-  const content = last?.content;
-  const text =
-    typeof content === 'string'
-      ? content
-      : (content ?? [])
-          .map((part) => (part.type === 'text' ? part.text : ''))
-          .join('')
-          .trim();
-  if (!text) throw new InvalidRequest('The input has no user message to run.');
-  return text;
-}
-
-function decisionOf(entry: {
-  interruptId: string;
-  status: 'resolved' | 'cancelled';
-  payload?: unknown;
-}): Decision {
-  const payload = (entry.payload ?? {}) as { approved?: unknown; arguments?: unknown };
+function decisionOf(entry: NonNullable<AgUiRunInput['resume']>[number]): Decision {
+  const payload = entry.payload ?? {};
   const approved = entry.status === 'resolved' && payload.approved !== false;
   if (!approved) return { id: entry.interruptId, status: 'denied' };
   return {

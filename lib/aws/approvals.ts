@@ -8,6 +8,7 @@ import { ApprovalMessageSchema } from '../transport/protocol.js';
 import { processBatch } from './batch.js';
 import { type AwsClients, clientsFor } from './clients.js';
 import type { MessageDeployment } from './connections.js';
+import { emitCount } from './emf.js';
 import { frontDoorCache, messageFrontDoorOf } from './front-door.js';
 import type { Deployment } from './runtime.js';
 
@@ -59,6 +60,7 @@ function approvalsView(deployed: ApprovalsDeployment | Deployment): MessageDeplo
     pausedRuns: { get: (s, r) => runtime.pausedRuns?.get(s, r) ?? Promise.resolve(undefined) },
     runs: deployed.runs,
     idempotency: deployed.idempotency,
+    idKey: deployed.idKey,
     agentNames: undefined,
   };
 }
@@ -71,7 +73,9 @@ async function handle(
 ): Promise<void> {
   const parsed = parseMessage(ApprovalMessageSchema, record.body);
   if (!parsed.ok) {
-    logger?.warn('approval refused', { messageId: record.messageId, ...parsed.error });
+    // `message` is the line's own key: the parse error's goes under `detail`.
+    const { code, message: detail } = parsed.error;
+    refused(logger, { messageId: record.messageId, reason: code, detail });
     return;
   }
   const approval = parsed.message;
@@ -85,7 +89,7 @@ async function handle(
     logger?.info('resume job queued', { requestId: accepted.requestId, runId: accepted.runId });
   } catch (err) {
     if (!(err instanceof AgentKernelError)) throw err;
-    logger?.warn('approval refused', {
+    refused(logger, {
       messageId: record.messageId,
       sessionId: approval.sessionId,
       runId: approval.runId,
@@ -93,4 +97,9 @@ async function handle(
       reason: err.code,
     });
   }
+}
+
+/** A dropped decision: the warn line it always was, now an EMF count too (alarm ApprovalsRefused). */
+function refused(logger: Logger | undefined, properties: Record<string, unknown>): void {
+  emitCount(logger, { name: 'ApprovalsRefused', message: 'approval refused', properties });
 }

@@ -25,8 +25,10 @@ const REJECTED = 'rejected';
 
 /**
  * The WebSocket `$connect` REQUEST authorizer, and the HTTP API's Lambda authorizer (hs256 mode).
- * The JWT comes from the `token` query parameter (browsers cannot set headers on a WebSocket) or
- * the Authorization header; HS256 with a shared secret in development (read from Secrets Manager
+ * Where the token comes from (`tokenOf`): the `Authorization: Bearer` header, always first; the
+ * `token` query parameter only on a WebSocket handshake, where a browser cannot set a header.
+ * Every token must carry `exp` (in every mode), and `iss` / `aud` must match JWT_ISSUER /
+ * JWT_AUDIENCE when they are configured. HS256 with a shared secret in development (read from Secrets Manager
  * at cold start when only its name is set), an OIDC issuer's JWKS in production. Answers an IAM
  * policy whose principalId is the token's `sub`. A refused token gets a Deny policy (API
  * Gateway's 403) rather than a thrown `Unauthorized`: a throw would be a Lambda error, and the
@@ -80,6 +82,8 @@ function countRejection(logger: Logger | undefined, hasToken: boolean): void {
 function verifierFor(config: AuthConfig): (token: string) => Promise<string | undefined> {
   if (config.AUTH_MODE === 'none') return async () => undefined;
   const options = {
+    // A token that never expires is a key forever: refused in every mode.
+    requiredClaims: ['exp'],
     ...(config.JWT_ISSUER ? { issuer: config.JWT_ISSUER } : {}),
     ...(config.JWT_AUDIENCE ? { audience: config.JWT_AUDIENCE } : {}),
   };
@@ -143,11 +147,21 @@ function keyOf(config: AuthConfig): () => Promise<Key> {
   };
 }
 
-function tokenOf(event: APIGatewayRequestAuthorizerEvent): string | undefined {
-  const query = event.queryStringParameters?.token;
-  if (query) return query;
+/**
+ * The one rule for where a token comes from: the `Authorization: Bearer` header wins; the
+ * `token` query parameter counts only on a WebSocket `$connect` (browsers cannot set headers
+ * there), never on an HTTP route, where a token in the URL would end up in logs and history.
+ */
+export function tokenOf(event: APIGatewayRequestAuthorizerEvent): string | undefined {
   const headers = event.headers ?? {};
   const header = headers.Authorization ?? headers.authorization;
   const match = header ? /^Bearer\s+(\S+)$/i.exec(header) : null;
-  return match?.[1] ?? undefined;
+  if (match?.[1]) return match[1];
+  if (!isWebSocketConnect(event)) return undefined;
+  return event.queryStringParameters?.token || undefined;
+}
+
+function isWebSocketConnect(event: APIGatewayRequestAuthorizerEvent): boolean {
+  const context = event.requestContext as { eventType?: string; routeKey?: string } | undefined;
+  return context?.eventType === 'CONNECT' || context?.routeKey === '$connect';
 }

@@ -7,6 +7,7 @@ import type { PausedRunStore } from '../core/stores.js';
 import { noopTracer, type Tracer } from '../core/tracer.js';
 import { createDynamoClient } from '../stores/dynamodb/client.js';
 import { DynamoConnectionStore } from '../stores/dynamodb/connection-store.js';
+import { DynamoIdKeyStore } from '../stores/dynamodb/id-key-store.js';
 import { DynamoIdempotencyStore } from '../stores/dynamodb/idempotency-store.js';
 import { DynamoPausedRunStore } from '../stores/dynamodb/paused-run-store.js';
 import { DynamoRunRecordStore } from '../stores/dynamodb/run-record-store.js';
@@ -34,6 +35,8 @@ export interface MessageDeployment extends ConnectionsDeployment {
   readonly pausedRuns: Pick<PausedRunStore, 'get'>;
   readonly runs: RunRecordStore;
   readonly idempotency: IdempotencyStore;
+  /** The deployment's id key (lib/app/ids.ts). */
+  readonly idKey: { key(): Promise<Uint8Array> };
   /** The agents a `run` may name; undefined: unknown here, the worker refuses a wrong one. */
   readonly agentNames: ReadonlySet<string> | undefined;
 }
@@ -73,6 +76,7 @@ export function messagesFor(
     pausedRuns: new DynamoPausedRunStore(stores),
     runs: new DynamoRunRecordStore(stores),
     idempotency: new DynamoIdempotencyStore(stores),
+    idKey: new DynamoIdKeyStore(stores),
     agentNames: config.AGENT_NAMES,
     fairUse: fairUseFor(config, stores),
   }));

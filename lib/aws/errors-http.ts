@@ -12,6 +12,9 @@ export interface ErrorBody {
 
 const STATUS: Record<string, number> = {
   'bad-json': 400,
+  'invalid-utf8': 400,
+  'too-deep': 400,
+  'forbidden-key': 400,
   'invalid-message': 400,
   'invalid-request': 400,
   'invalid-decisions': 400,

@@ -3,13 +3,13 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from 'aws-lambda';
 import { NotFound } from '../app/errors.js';
 import type { FrontDoor } from '../app/front-door.js';
-import { checkId } from '../app/validation.js';
 import { InvalidRequest } from '../core/errors.js';
 import { parseMessage } from '../transport/parse.js';
 import { HttpDecisionsBodySchema, HttpRunBodySchema } from '../transport/protocol.js';
 import { clientsFor } from './clients.js';
 import { type Redacting, redactWith, statusOf } from './errors-http.js';
 import { frontDoorCache, frontDoorOf } from './front-door.js';
+import { bodyOf, idempotencyKey } from './http-body.js';
 import { handlerWith, httpErrors } from './middleware.js';
 import type { Deployment } from './runtime.js';
 
@@ -132,12 +132,6 @@ async function postRun(
   return json(200, await door.runNow(request, { timeoutMs }));
 }
 
-/** The `Idempotency-Key` header is the request's id; a malformed one is a 400, not ignored. */
-function idempotencyKey(event: HttpEvent): { requestId?: string } {
-  const key = event.headers?.['idempotency-key'];
-  return key === undefined ? {} : { requestId: checkId('Idempotency-Key', key) };
-}
-
 /** A malformed escape (`/sessions/%E0`) is the caller's mistake: 400, not a 500. */
 function pathParts(rawPath: string): string[] {
   try {
@@ -145,11 +139,6 @@ function pathParts(rawPath: string): string[] {
   } catch {
     throw new InvalidRequest(`The path "${rawPath.slice(0, 200)}" is not valid percent-encoding.`);
   }
-}
-
-function bodyOf(event: HttpEvent): string {
-  if (!event.body) return '';
-  return event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
 }
 
 function json(statusCode: number, body: unknown): Result {

@@ -1,7 +1,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { GoneException, PostToConnectionCommand } from '@aws-sdk/client-apigatewaymanagementapi';
 import type { Connection, ConnectionStore, Subscription } from '../app/ports/connections.js';
-import { mayReceiveEvents } from '../app/receive-policy.js';
+import { isOwner } from '../core/ownership.js';
 import { traceChild } from '../core/tracer.js';
 import { type AgUiEventsMessage, toAgUiMessage } from '../transport/ag-ui.js';
 import type { EventsMessage, ServerMessage } from '../transport/protocol.js';
@@ -87,8 +87,13 @@ async function targetsOf(
   { requester, owner, logger }: PostOptions,
 ): Promise<Target[]> {
   const targets: Target[] = [];
+  // The one owner rule: a message of no owner is nobody's (and is no reason to drop subscriptions).
+  if (owner === undefined) {
+    logger?.warn('events message without an owner: delivered to nobody', { sessionId });
+    return targets;
+  }
   for (const subscription of await connections.subscribers(sessionId)) {
-    if (mayReceiveEvents(owner, subscription.principal)) {
+    if (isOwner(owner, subscription.principal)) {
       targets.push(subscription);
       continue;
     }
@@ -98,7 +103,7 @@ async function targetsOf(
   }
   if (requester !== undefined && !targets.some((t) => t.connectionId === requester)) {
     const connection = await connections.get(requester);
-    if (connection && mayReceiveEvents(owner, connection.principal)) {
+    if (connection && isOwner(owner, connection.principal)) {
       targets.push({ ...connection, format: 'native' });
     }
   }

@@ -1,7 +1,7 @@
+import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import { QuotaExceeded } from '../app/fair-use.js';
 import type { ConnectionsDeployment } from './connections.js';
 import { errorBody, errorResponse } from './errors-http.js';
-import type { WebSocketResult } from './websocket.js';
 
 /**
  * `$connect` under fair use: the principal's open connections against its `connections` limit.
@@ -12,7 +12,7 @@ export async function admitConnection(
   deployed: Pick<ConnectionsDeployment, 'fairUse'>,
   principal: string,
   connectionId: string,
-): Promise<WebSocketResult | undefined> {
+): Promise<Exclude<APIGatewayProxyResultV2, string> | undefined> {
   if (!deployed.fairUse) return undefined;
   try {
     await deployed.fairUse.openConnection(principal, connectionId);

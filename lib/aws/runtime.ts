@@ -5,6 +5,7 @@ import { noopTracer, type Tracer } from '../core/tracer.js';
 import {
   DynamoConnectionStore,
   DynamoIdempotencyStore,
+  DynamoIdKeyStore,
   DynamoPausedRunStore,
   DynamoRunJournalStore,
   DynamoRunRecordStore,
@@ -28,6 +29,8 @@ export interface Deployment {
   readonly runs: DynamoRunRecordStore;
   readonly connections: DynamoConnectionStore;
   readonly idempotency: DynamoIdempotencyStore;
+  /** The deployment's id key (lib/app/ids.ts): server-made ids nobody else can compute. */
+  readonly idKey: DynamoIdKeyStore;
   readonly ledger: DynamoToolLedger;
   /** The run journal the runtime opens per turn (replay, tool calls at most once). */
   readonly journal: DynamoRunJournalStore;
@@ -101,6 +104,7 @@ export function buildDeployment(
     runs: new DynamoRunRecordStore(stores),
     connections: new DynamoConnectionStore(stores),
     idempotency: new DynamoIdempotencyStore(stores),
+    idKey: new DynamoIdKeyStore(stores),
     ledger: built.ledger,
     journal: built.journal,
     tracer,

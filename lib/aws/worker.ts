@@ -1,18 +1,21 @@
-import { createHash } from 'node:crypto';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { UsageTally } from '../app/fair-use.js';
+import { clearJob } from '../app/jobs/clear-job.js';
+import { claimJob } from '../app/jobs/job-claim.js';
+import { type JobResult, runJob } from '../app/jobs/run-job.js';
+import type { JobPorts } from '../app/ports/jobs.js';
 import type { Span } from '../core/tracer.js';
 import { parseMessage } from '../transport/parse.js';
-import { type RunJob, RunJobSchema } from '../transport/protocol.js';
-import { afterTurn, countMetric, retrying } from './after-turn.js';
+import { RunJobSchema } from '../transport/protocol.js';
+import { countMetric, emfMetrics } from './after-turn.js';
 import { processBatch } from './batch.js';
-import { clearJob } from './clear-job.js';
 import { type AwsClients, clientsFor } from './clients.js';
+import { deliveryFor } from './delivery.js';
 import { RunTimeout } from './errors.js';
+import { announcePause } from './pause-announce.js';
 import { retryAfter, retryDelaySeconds } from './queues.js';
 import { endQueuedRun } from './quota-runs.js';
-import { runJob } from './run-job.js';
 import type { Deployment } from './runtime.js';
 
 /** SQS bodies are up to 256 KB; a job carries at most a 96 KB input. */
@@ -96,12 +99,11 @@ async function handleJob(
     job: kind,
     ...(job.kind === 'clear' ? {} : { agent: job.agent }),
   });
-  // requestIds are chosen by clients: scoped by session so two clients' ids never collide.
-  const key = `job:${job.sessionId}:${job.requestId}`;
-  // A claim outlives this invocation, so no redelivery runs the job while it still runs here.
-  const claim = await deployed.idempotency.claim(key, {
-    fingerprint: fingerprintOf(job),
+  const ports = jobPorts(deployed, clients, logger);
+  // The claim outlives this invocation, so no redelivery runs the job while it still runs here.
+  const claim = await claimJob(deployed.idempotency, job, {
     inProgressMs: deadline - Date.now() + deployed.config.JOB_CLAIM_GRACE_SECONDS * 1000,
+    metrics: ports.metrics,
   });
   if (claim.outcome === 'completed') {
     logger?.info('job already ran', { requestId, runId });
@@ -118,55 +120,58 @@ async function handleJob(
     () => timer.abort(new RunTimeout()),
     Math.max(0, deadline - margin - Date.now()),
   );
-  let result: Awaited<ReturnType<typeof runJob>> | undefined;
+  let result: JobResult | undefined;
   const usage = new UsageTally();
   try {
     result =
       job.kind === 'clear'
-        ? await clearJob(deployed, job, logger)
+        ? await clearJob(ports, job, logger)
         : await runJob({
-            deployed,
-            clients,
+            ports,
             job,
             logger,
             signal: timer.signal,
             until: deadline - FINAL_MS,
             lastAttempt: receives >= deployed.config.JOB_MAX_RECEIVES,
             redelivered: receives > 1,
+            retryInSeconds: retryDelaySeconds(receives, deployed.config),
             usage,
           });
   } catch (err) {
     // The turn was not stored: give the job back so a retry runs it.
-    await giveBack(deployed, key, claim.token);
+    await claim.giveBack();
     throw err;
   } finally {
     clearTimeout(stop);
     await endQueuedRun(deployed, job, usage, result?.done === true, logger);
   }
   if (!result.done) {
-    await giveBack(deployed, key, claim.token);
+    await claim.giveBack();
     throw new JobRetry(`job ${requestId} will be retried: ${result.reason}`);
   }
-  // The outcome is known: the claim is completed, never released (a release would run it again).
-  await afterTurn(
-    'idempotency-complete',
-    () => deployed.idempotency.complete(key, claim.token, { status: result.status }),
-    { logger, runId, until: deadline - FINAL_MS },
-  );
+  await claim.complete(result.status, deadline - FINAL_MS);
 }
 
-/** Releases the claim for the retry; one left behind lapses after the invocation's time. */
-async function giveBack(deployed: Deployment, key: string, token: string): Promise<void> {
-  await retrying(() => deployed.idempotency.release(key, token), { attempts: 3 }).catch(
-    () => undefined,
-  );
-}
-
-/**
- * What the request means — who, which session and run, what to do — and not where it came from
- * (`connectionId`, `enqueuedAt`): a reconnected client's retry is the same request.
- */
-export function fingerprintOf(job: RunJob): string {
-  const { enqueuedAt: _at, connectionId: _from, ...meaning } = job;
-  return createHash('sha256').update(JSON.stringify(meaning)).digest('hex');
+/** The job runner's ports on AWS: the deployment's runtime and stores, delivery, SQS, EMF. */
+export function jobPorts(deployed: Deployment, clients: AwsClients, logger?: Logger): JobPorts {
+  const { config, connections } = deployed;
+  return {
+    runtime: deployed.runtime,
+    runs: deployed.runs,
+    delivery: (job) =>
+      deliveryFor({
+        mode: config.DELIVERY_MODE,
+        clients,
+        connections,
+        ...(config.EVENTS_QUEUE_URL ? { eventsQueueUrl: config.EVENTS_QUEUE_URL } : {}),
+        ...(job.connectionId ? { requester: job.connectionId } : {}),
+        owner: job.principal,
+        ...(logger ? { logger } : {}),
+      }),
+    announcePause: (job, agent, outcome) =>
+      announcePause(deployed, clients, job.sessionId, job.runId, agent, outcome),
+    metrics: emfMetrics(logger),
+    logger,
+    batchMaxDelayMs: config.EVENT_BATCH_MAX_DELAY_MS,
+  };
 }

@@ -50,8 +50,9 @@ export function createMessageHandler(
       endpoint: endpointOf(event, deployed.config.WEBSOCKET_ENDPOINT),
     };
     const reply = (message: ServerMessage) => postTo(ready, deployed.connections, target, message);
+    // A binary frame arrives as base64: its bytes must be UTF-8 (the gate says so, typed).
     const raw = event.isBase64Encoded
-      ? Buffer.from(event.body ?? '', 'base64').toString('utf8')
+      ? Buffer.from(event.body ?? '', 'base64')
       : (event.body ?? '');
     const parsed = parseInbound(raw);
     if (!parsed.ok) {

@@ -1,4 +1,5 @@
 import { SessionForbidden } from './errors.js';
+import { isOwner } from './ownership.js';
 import type { TurnEngine } from './turn-engine.js';
 
 export interface ClearSessionOptions {
@@ -11,7 +12,8 @@ export interface ClearSessionOptions {
  * Forgets a session's conversation (the design's `clear_session`): its head and every runner's
  * slot, its framework context and its paused runs. Under the session's lock, so it never lands
  * in the middle of a turn. Run records, the tool ledger and run journals stay (an audit trail,
- * under their own keys, expired by TTL). A session that does not exist answers `cleared: false`.
+ * under their own keys, expired by TTL), bound to the cleared life (`ownership.ts`): no one
+ * reaches them from the id's next life. A session that does not exist answers `cleared: false`.
  */
 export async function clearSession(
   engine: TurnEngine,
@@ -23,7 +25,7 @@ export async function clearSession(
     const stored = await engine.deps.sessions.load(sessionId);
     if (!stored) return { sessionId, cleared: false };
     const { owner, paused } = stored.data;
-    if (owner !== undefined && owner !== options.principal) throw new SessionForbidden(sessionId);
+    if (!isOwner(owner, options.principal)) throw new SessionForbidden(sessionId);
     // Paused runs first: a resume of one must not bring back what is cleared.
     for (const run of paused ?? []) await engine.pause?.pausedRuns.delete(sessionId, run.runId);
     await engine.deps.sessions.delete(sessionId);

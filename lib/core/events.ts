@@ -65,6 +65,18 @@ export const StreamEventSchema = z.discriminatedUnion('type', [
     interruptions: z.array(InterruptionSchema).min(1),
   }),
   z.strictObject({ ...base, type: z.literal('run-finished'), reply: AgentReplySchema }),
+  /**
+   * Not terminal: this attempt of a queued run stopped (its deadline, a throttled store, a model
+   * error) and the job will be retried; the run's one terminal event comes from a later attempt.
+   */
+  z.strictObject({
+    ...base,
+    type: z.literal('run-retrying'),
+    code: z.string(),
+    message: z.string(),
+    /** About when the next attempt starts. */
+    retryInSeconds: z.number().nonnegative().optional(),
+  }),
   z.strictObject({
     ...base,
     type: z.literal('run-error'),

@@ -34,6 +34,9 @@ export const PausedRunSchema = z.strictObject({
   schemaVersion: z.literal(PAUSED_RUN_SCHEMA_VERSION),
   runId: z.string().min(1).max(256),
   sessionId: SessionIdSchema,
+  /** The session's owner and incarnation when it paused (`ownership.ts`): read only while they match. */
+  owner: z.string().optional(),
+  incarnation: z.string().min(1).max(64).optional(),
   agent: z.string().min(1),
   runner: z.string().min(1),
   createdAt: z.number().int(),

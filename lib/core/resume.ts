@@ -1,13 +1,15 @@
 import * as z from 'zod';
 import { InvalidDecisions, PauseUnsupported } from './errors.js';
+import { bindingOf, boundTo } from './ownership.js';
 import { PAUSED_RUN_SCHEMA_VERSION, type PausedRun } from './paused-run.js';
 import type { PausedReply } from './requests.js';
 import type { Decision, RunnerPaused } from './runner.js';
-import { newSession, type SessionData } from './session.js';
-import { type PausedRunStore, RunAlreadyResumed } from './stores.js';
+import type { SessionData } from './session.js';
+import { PausedRunNotFound, type PausedRunStore, RunAlreadyResumed } from './stores.js';
 import type { ToolApproval } from './tool-context.js';
 import {
   loadTurn,
+  newSessionFor,
   type PreparedTurn,
   runnerInput,
   type TurnDeps,
@@ -73,9 +75,11 @@ export async function pauseTurn(
   /** The text the agent streamed before it paused: kept in the reply, not the session. */
   text = '',
 ): Promise<PausedReply> {
-  const { agent, runId, sessionId, principal } = turn.setup;
+  const { agent, runId, sessionId } = turn.setup;
   const now = deps.now();
+  const base = turn.stored?.data ?? newSessionFor(deps, turn.setup);
   await deps.pausedRuns.put({
+    ...bindingOf(base),
     schemaVersion: PAUSED_RUN_SCHEMA_VERSION,
     runId,
     sessionId,
@@ -87,7 +91,6 @@ export async function pauseTurn(
     interruptions: result.interruptions as PausedRun['interruptions'],
     state: result.pausedState,
   });
-  const base = turn.stored?.data ?? newSession(sessionId, now, principal);
   const paused = [
     ...(base.paused ?? []).filter((p) => p.runId !== runId && p.expiresAt > now),
     { runId, expiresAt: now + deps.pausedRunTtlMs },
@@ -118,6 +121,8 @@ export async function prepareResume(
   const { agent, runId, sessionId } = setup;
   // The owner check comes first: another principal learns nothing about the run.
   const { stored, data, info } = await loadTurn(deps, setup);
+  // Of this life of the session only: a run kept from before a clear or expiry is not found.
+  if (!stored || !boundTo(run, data)) throw new PausedRunNotFound(sessionId, runId);
   if (run.runner !== agent.runner.name) {
     throw new PauseUnsupported(
       `Run "${runId}" was paused by the ${run.runner} runner; agent "${agent.name}" now uses ${agent.runner.name}.`,

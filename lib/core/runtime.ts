@@ -17,7 +17,7 @@ import { type Reply, type Request, RequestsSchema, type RunInput } from './reque
 import { DecisionsSchema, prepareResume } from './resume.js';
 import type { RunOptions } from './run-options.js';
 import type { Decision } from './runner.js';
-import { SessionIdSchema, type SessionStore } from './session.js';
+import { type SessionData, SessionIdSchema, type SessionStore } from './session.js';
 import { InProcessSessionLock, type SessionLock } from './session-lock.js';
 import { DEFAULT_RESUME_CLAIM_MS, PausedRunNotFound, type PausedRunStore } from './stores.js';
 import { noopTracer, type Tracer } from './tracer.js';
@@ -68,6 +68,11 @@ export interface RuntimeOptions {
 export interface RunCallOptions {
   runId?: string;
   principal?: string;
+  /**
+   * The incarnation the session gets if this turn creates it (default: a fresh one), so a caller
+   * can stamp what it writes for the run before the turn (lib/core/ownership.ts).
+   */
+  incarnation?: string;
   /** Merged over the agent's declared and factory options, for this run only. */
   runOptions?: RunOptions;
   signal?: AbortSignal;
@@ -77,9 +82,14 @@ export interface RunCallOptions {
    * resume always replays.
    */
   replay?: boolean;
+  /**
+   * Called with the session as the turn loaded it (under the session's lease), before the runner
+   * starts: a caller that needs it (the job runner's `turnsBefore`) reads no second copy.
+   */
+  onSession?: (session: SessionData | undefined) => void;
 }
 
-export type ResumeCallOptions = Omit<RunCallOptions, 'runId' | 'replay'>;
+export type ResumeCallOptions = Omit<RunCallOptions, 'runId' | 'replay' | 'incarnation'>;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -321,8 +331,10 @@ export class Runtime {
       sessionId,
       requests,
       principal: options.principal,
+      incarnation: options.incarnation ?? randomUUID(),
       runOptions: options.runOptions,
       replay: options.replay ?? options.runId !== undefined,
+      ...(options.onSession ? { onSession: options.onSession } : {}),
       controller,
       signal,
     };

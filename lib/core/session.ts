@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 
 /** Any JSON value: what a runner may keep in a session. */
@@ -43,6 +44,13 @@ export const SessionDataSchema = z.strictObject({
   id: SessionIdSchema,
   /** Principal that created the session; later turns by someone else are refused by the edges. */
   owner: z.string().optional(),
+  /**
+   * This life of the session: a random id minted when it is created. Everything kept under the
+   * session (run records, paused runs) carries it, and is read only while it matches, so after a
+   * clear, an expiry or another claim of the id nothing of an earlier life is reachable.
+   * Absent on sessions stored before it existed.
+   */
+  incarnation: z.string().min(1).max(64).optional(),
   /** Agent of the latest turn. */
   agent: z.string().optional(),
   state: StoredJsonRecord,
@@ -79,11 +87,18 @@ export interface SessionStore {
   delete(sessionId: string): Promise<void>;
 }
 
-export function newSession(id: string, now: number, owner?: string): SessionData {
+/** A new session (a new life: a fresh `incarnation` unless the caller minted one). */
+export function newSession(
+  id: string,
+  now: number,
+  owner?: string,
+  incarnation: string = randomUUID(),
+): SessionData {
   return {
     schemaVersion: SESSION_SCHEMA_VERSION,
     id,
     ...(owner === undefined ? {} : { owner }),
+    incarnation,
     state: {},
     context: {},
     turns: 0,

@@ -12,6 +12,7 @@ import {
 } from './errors.js';
 import type { StreamEvent } from './events.js';
 import type { PostHook, PreHook, TurnInfo } from './hooks.js';
+import { isOwner } from './ownership.js';
 import { type AgentReply, type Request, RequestsSchema } from './requests.js';
 import { type RunOptions, resolveRunOptions } from './run-options.js';
 import type { Decision, RunnerCompleted, RunnerInput } from './runner.js';
@@ -40,9 +41,13 @@ export interface TurnSetup {
   readonly sessionId: string;
   readonly requests: readonly Request[];
   readonly principal?: string;
+  /** The incarnation the session gets if this turn creates it (`SessionData.incarnation`). */
+  readonly incarnation?: string;
   readonly runOptions?: RunOptions;
   /** Whether earlier attempts of this run may have recorded a journal to replay. */
   readonly replay: boolean;
+  /** Told the session as loaded (RunCallOptions.onSession). */
+  readonly onSession?: (session: SessionData | undefined) => void;
   /** Aborts the runner when the turn fails, halts or its consumer goes away. */
   readonly controller: AbortController;
   readonly signal: AbortSignal;
@@ -70,10 +75,9 @@ export async function loadTurn(
 ): Promise<{ stored: StoredSession | undefined; data: SessionData; info: TurnInfo }> {
   const { agent, runId, sessionId, principal } = setup;
   const stored = await deps.sessions.load(sessionId);
-  if (stored?.data.owner !== undefined && stored.data.owner !== principal) {
-    throw new SessionForbidden(sessionId);
-  }
-  const data = stored?.data ?? newSession(sessionId, deps.now(), principal);
+  setup.onSession?.(stored?.data);
+  if (stored && !isOwner(stored.data.owner, principal)) throw new SessionForbidden(sessionId);
+  const data = stored?.data ?? newSessionFor(deps, setup);
   // A deep copy: whatever the framework does to it reaches the session only after success.
   const context = structuredClone(data.context) as Record<string, unknown>;
   const runOptions = await resolveRunOptions(
@@ -190,7 +194,7 @@ export async function completeTurn(
     reply = out ?? reply;
   }
   turn.setup.signal.throwIfAborted();
-  const base = turn.stored?.data ?? newSession(sessionId, deps.now(), turn.setup.principal);
+  const base = turn.stored?.data ?? newSessionFor(deps, turn.setup);
   const next: SessionData = {
     ...base,
     ...pausedAfter(base, turn.resume ? runId : undefined, deps.now()),
@@ -203,6 +207,11 @@ export async function completeTurn(
   };
   await deps.sessions.save(next, turn.stored?.version ?? 0);
   return reply;
+}
+
+/** The session a turn creates when there is none: its principal's, in the setup's incarnation. */
+export function newSessionFor(deps: Pick<TurnDeps, 'now'>, setup: TurnSetup): SessionData {
+  return newSession(setup.sessionId, deps.now(), setup.principal, setup.incarnation);
 }
 
 /** What a completed turn saves of its reply (`SessionData.lastReply`): a paused one saves none. */

@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { PassThrough } from 'node:stream';
+import { type Duplex, PassThrough } from 'node:stream';
 import { PRELUDE_DELIMITER } from '../aws/response-stream.js';
-import { httpEventOf } from './http-event.js';
+import { httpEventOf, readBody } from './http-event.js';
 
 type StreamingHandler = (event: unknown, stream: PassThrough, context: unknown) => Promise<void>;
 
@@ -37,6 +37,8 @@ export async function startFunctionUrl(
   const server = createServer((req, res) => {
     void serve(handler, options, req, res).catch(() => res.destroy());
   });
+  // A client's reset or malformed request ends that client's socket only.
+  server.on('clientError', (_err, socket: Duplex) => socket.destroy());
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -87,10 +89,14 @@ class Relay {
       this.#pending = Buffer.concat([this.#pending, chunk]);
       const at = this.#pending.indexOf(Buffer.from(PRELUDE_DELIMITER));
       if (at < 0) return;
-      const prelude = JSON.parse(this.#pending.subarray(0, at).toString('utf8')) as {
-        statusCode?: number;
-        headers?: Record<string, string>;
-      };
+      const prelude = preludeOf(this.#pending.subarray(0, at));
+      if (!prelude) {
+        // As Lambda when the handler writes a broken prelude: the invocation fails, 502.
+        this.#cut = true;
+        this.res.writeHead(502, { 'content-type': 'application/json' });
+        this.res.end('{"message":"Internal Server Error"}');
+        return;
+      }
       this.res.writeHead(prelude.statusCode ?? 200, prelude.headers ?? {});
       this.res.flushHeaders();
       this.#headed = true;
@@ -124,15 +130,17 @@ class Relay {
   }
 }
 
-function eventOf(req: IncomingMessage, body: string) {
-  return httpEventOf(req, body, { queryParameters: true });
+function preludeOf(
+  bytes: Buffer,
+): { statusCode?: number; headers?: Record<string, string> } | undefined {
+  try {
+    const prelude = JSON.parse(bytes.toString('utf8'));
+    return prelude !== null && typeof prelude === 'object' ? prelude : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
+function eventOf(req: IncomingMessage, body: Buffer) {
+  return httpEventOf(req, body, { queryParameters: true });
 }

@@ -6,11 +6,12 @@ import {
   type ServerResponse,
   STATUS_CODES,
 } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { jwtVerify } from 'jose';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { AgentKernelError } from '../core/errors.js';
-import { httpEventOf } from './http-event.js';
+import { httpEventOf, readBody } from './http-event.js';
 
 type Handler = (event: any, context: any) => Promise<any>;
 
@@ -32,6 +33,12 @@ export interface Gateway {
 }
 
 const STAGE = 'local';
+/** API Gateway closes a WebSocket idle this long (its documented 10 minutes). */
+const IDLE_TIMEOUT_MS = 10 * 60 * 1000;
+/** A frame larger than this closes the connection (1009) before anything reads it. */
+const MAX_FRAME_BYTES = 2 * 1024 * 1024;
+/** A client that reads nothing: past this much unsent, its connection is dropped (410 after). */
+const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 
 /** The port the local stack was asked to listen on is taken: one line, with the way out. */
 export class PortInUse extends AgentKernelError {
@@ -73,12 +80,17 @@ export async function startGateway(
     httpAuth?: 'jwt' | 'lambda';
     /** Origins the HTTP API allows (CORS), as the stack's `corsOrigins` (default `*`). */
     corsOrigins?: readonly string[];
+    /** The JWT authorizer's issuer and audience, checked when set (as the deployed one's). */
+    issuer?: string;
+    audience?: string;
+    /** How long a WebSocket may stay silent before it is closed (default API Gateway's 10 min). */
+    idleTimeoutMs?: number;
   },
 ): Promise<Gateway> {
   const corsOrigins = options.corsOrigins ?? ['*'];
   const sockets = new Map<string, { socket: WebSocket; principal: string | undefined }>();
   const secret = new TextEncoder().encode(options.secret);
-  const wss = new WebSocketServer({ noServer: true });
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
   let origin = '';
 
   const wsContext = (
@@ -102,9 +114,19 @@ export async function startGateway(
 
   const server: Server = createServer((req, res) => {
     void route(req, res).catch((err) => {
+      // A client gone mid-request (reset, half-sent body) gets nothing; the gateway goes on.
+      if (res.headersSent || res.destroyed) {
+        res.destroy();
+        return;
+      }
       res.writeHead(500, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ type: 'error', code: 'internal-error', message: String(err) }));
     });
+  });
+  // A socket's own failure (ECONNRESET, a malformed request line) is that client's problem only.
+  server.on('clientError', (_err, socket: Duplex) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\n\r\n');
+    socket.destroy();
   });
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -117,8 +139,15 @@ export async function startGateway(
         res.writeHead(410, { 'content-type': 'application/json' }).end('{"message":"Gone"}');
         return;
       }
+      if (req.method === 'POST' && entry.socket.bufferedAmount > MAX_BUFFERED_BYTES) {
+        // A client that stopped reading: dropped, as API Gateway drops a connection it cannot
+        // write to, and gone for whoever posts next.
+        entry.socket.terminate();
+        res.writeHead(410, { 'content-type': 'application/json' }).end('{"message":"Gone"}');
+        return;
+      }
       if (req.method === 'DELETE') entry.socket.close();
-      else if (req.method === 'POST') entry.socket.send(body);
+      else if (req.method === 'POST') entry.socket.send(body.toString('utf8'));
       res.writeHead(200).end();
       return;
     }
@@ -186,8 +215,12 @@ export async function startGateway(
       return allowed ? { lambda: policy.context ?? {} } : 403;
     }
     try {
+      // As API Gateway's JWT authorizer: `exp` required, `iss` and `aud` checked when set.
       const { payload } = await jwtVerify(header.replace(/^Bearer\s+/i, ''), secret, {
         algorithms: ['HS256'],
+        requiredClaims: ['exp'],
+        ...(options.issuer ? { issuer: options.issuer } : {}),
+        ...(options.audience ? { audience: options.audience } : {}),
       });
       const sub = payload.sub;
       return typeof sub === 'string' && sub ? { jwt: { claims: { sub }, scopes: null } } : 401;
@@ -196,86 +229,106 @@ export async function startGateway(
     }
   }
 
-  server.on('upgrade', (req, socket, head) => {
-    void (async () => {
-      const url = new URL(req.url ?? '/', origin);
-      const connectionId = randomUUID();
-      const query = Object.fromEntries(url.searchParams);
-      let principal: string | undefined;
-      if (!query.token) {
-        // The deployed $connect authorizer's identity source is the `token` query parameter:
-        // without it API Gateway refuses before calling the authorizer, a header notwithstanding.
-        socket.end('HTTP/1.1 401 Unauthorized\r\n\r\n');
-        return;
-      }
-      try {
-        const policy = await handlers.authorizer(
-          {
-            type: 'REQUEST',
-            methodArn: `arn:aws:execute-api:us-east-1:000000000000:local/${STAGE}/$connect`,
-            headers: Object.fromEntries(
-              Object.entries(req.headers).map(([k, v]) => [k, String(v)]),
-            ),
-            queryStringParameters: query,
-            requestContext: wsContext(connectionId, '$connect', 'CONNECT'),
-          },
-          options.context('authorizer'),
-        );
-        if (policy?.policyDocument?.Statement?.[0]?.Effect !== 'Allow') {
-          // As API Gateway: the authorizer's Deny refuses the handshake with 403.
-          socket.end('HTTP/1.1 403 Forbidden\r\n\r\n');
-          return;
-        }
-        principal = policy.principalId;
-      } catch {
-        socket.end('HTTP/1.1 401 Unauthorized\r\n\r\n');
-        return;
-      }
-      // A $connect route that fails or answers other than 2xx refuses the connection; a 4xx
-      // answer (a fair-use refusal: 429, Retry-After) is the handshake's status.
-      const connected = await handlers
-        .connect(
-          { requestContext: wsContext(connectionId, '$connect', 'CONNECT', principal) },
-          options.context('ws-connect'),
-        )
-        .catch(() => ({ statusCode: 500 }));
-      const status = connected?.statusCode ?? 200;
-      if (status >= 300) {
-        socket.end(refusal(status >= 400 && status < 500 ? connected : { statusCode: 500 }));
-        return;
-      }
-      wss.handleUpgrade(req, socket, head, (ws) => {
-        sockets.set(connectionId, { socket: ws, principal });
-        ws.on('message', (data) => {
-          const requestContext = wsContext(connectionId, '$default', 'MESSAGE', principal);
-          handlers
-            .message({ body: data.toString(), requestContext }, options.context('ws-message'))
-            .catch(() => {
-              // What API Gateway tells the client when the route's function fails.
-              if (ws.readyState !== ws.OPEN) return;
-              ws.send(
-                JSON.stringify({
-                  message: 'Internal server error',
-                  connectionId,
-                  requestId: requestContext.requestId,
-                }),
-              );
-            });
-        });
-        // Whoever closes (the client, a DELETE on @connections, the gateway stopping), API
-        // Gateway then calls $disconnect, once; its failure reaches no one.
-        ws.once('close', () => {
-          sockets.delete(connectionId);
-          handlers
-            .disconnect(
-              { requestContext: wsContext(connectionId, '$disconnect', 'DISCONNECT', principal) },
-              options.context('ws-disconnect'),
-            )
-            .catch(() => undefined);
-        });
-      });
-    })();
+  server.on('upgrade', (req, socket: Socket, head) => {
+    // A client may reset at any point of the handshake: its error ends that socket, nothing else.
+    socket.on('error', () => socket.destroy());
+    void upgrade(req, socket, head).catch(() => socket.destroy());
   });
+
+  async function upgrade(req: IncomingMessage, socket: Socket, head: Buffer): Promise<void> {
+    const url = new URL(req.url ?? '/', origin);
+    const connectionId = randomUUID();
+    const query = Object.fromEntries(url.searchParams);
+    let principal: string | undefined;
+    if (!query.token) {
+      // The deployed $connect authorizer's identity source is the `token` query parameter:
+      // without it API Gateway refuses before calling the authorizer, a header notwithstanding.
+      socket.end('HTTP/1.1 401 Unauthorized\r\n\r\n');
+      return;
+    }
+    try {
+      const policy = await handlers.authorizer(
+        {
+          type: 'REQUEST',
+          methodArn: `arn:aws:execute-api:us-east-1:000000000000:local/${STAGE}/$connect`,
+          headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)])),
+          queryStringParameters: query,
+          requestContext: wsContext(connectionId, '$connect', 'CONNECT'),
+        },
+        options.context('authorizer'),
+      );
+      if (policy?.policyDocument?.Statement?.[0]?.Effect !== 'Allow') {
+        // As API Gateway: the authorizer's Deny refuses the handshake with 403.
+        socket.end('HTTP/1.1 403 Forbidden\r\n\r\n');
+        return;
+      }
+      principal = policy.principalId;
+    } catch {
+      socket.end('HTTP/1.1 401 Unauthorized\r\n\r\n');
+      return;
+    }
+    // A $connect route that fails or answers other than 2xx refuses the connection.
+    const connected = await handlers
+      .connect(
+        { requestContext: wsContext(connectionId, '$connect', 'CONNECT', principal) },
+        options.context('ws-connect'),
+      )
+      .catch(() => ({ statusCode: 500 }));
+    const status = connected?.statusCode ?? 200;
+    if (status >= 300) {
+      // A 4xx answer (a fair-use refusal: 429, Retry-After) is the handshake's status.
+      socket.end(refusal(status >= 400 && status < 500 ? connected : { statusCode: 500 }));
+      return;
+    }
+    const disconnect = () =>
+      handlers
+        .disconnect(
+          { requestContext: wsContext(connectionId, '$disconnect', 'DISCONNECT', principal) },
+          options.context('ws-disconnect'),
+        )
+        .catch(() => undefined);
+    if (socket.destroyed || !socket.writable) {
+      // Gone while $connect ran: API Gateway then calls $disconnect, so nothing is left behind.
+      await disconnect();
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      sockets.set(connectionId, { socket: ws, principal });
+      // A bad frame (invalid UTF-8 text, a frame over the limit) closes this connection with
+      // its code (1007, 1009); a reset ends it. Neither reaches the rest of the gateway.
+      ws.on('error', () => ws.terminate());
+      const idle = idleTimer(ws, options.idleTimeoutMs ?? IDLE_TIMEOUT_MS);
+      ws.on('message', (data: Buffer, isBinary: boolean) => {
+        idle.refresh();
+        const requestContext = wsContext(connectionId, '$default', 'MESSAGE', principal);
+        // As API Gateway: a binary frame reaches the route base64-encoded.
+        const body = isBinary ? data.toString('base64') : data.toString('utf8');
+        handlers
+          .message(
+            { body, isBase64Encoded: isBinary, requestContext },
+            options.context('ws-message'),
+          )
+          .catch(() => {
+            // What API Gateway tells the client when the route's function fails.
+            if (ws.readyState !== ws.OPEN) return;
+            ws.send(
+              JSON.stringify({
+                message: 'Internal server error',
+                connectionId,
+                requestId: requestContext.requestId,
+              }),
+            );
+          });
+      });
+      // Whoever closes (the client, a DELETE on @connections, the gateway stopping), API
+      // Gateway then calls $disconnect, once; its failure reaches no one.
+      ws.once('close', () => {
+        clearTimeout(idle);
+        sockets.delete(connectionId);
+        void disconnect();
+      });
+    });
+  }
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) =>
@@ -307,11 +360,9 @@ function refusal(result: { statusCode: number; headers?: Record<string, string>;
   return `HTTP/1.1 ${result.statusCode} ${reason}\r\n${headers.join('')}${length}\r\n${body}`;
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
+/** Closes a WebSocket that stays silent (a half-open client sends nothing, not even a close). */
+function idleTimer(ws: WebSocket, ms: number): NodeJS.Timeout {
+  const timer = setTimeout(() => ws.terminate(), ms);
+  timer.unref();
+  return timer;
 }

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
@@ -7,11 +8,13 @@ import type { IncomingMessage } from 'node:http';
  */
 export function httpEventOf(
   req: IncomingMessage,
-  body: string,
+  bytes: Buffer,
   options: { authorizer?: Record<string, unknown>; queryParameters?: boolean } = {},
 ) {
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
   const query = Object.fromEntries(url.searchParams);
+  // As API Gateway and Function URLs: a body that is not text travels base64-encoded.
+  const text = isUtf8(bytes);
   return {
     version: '2.0',
     routeKey: '$default',
@@ -32,7 +35,18 @@ export function httpEventOf(
       timeEpoch: Date.now(),
       ...(options.authorizer ? { authorizer: options.authorizer } : {}),
     },
-    body,
-    isBase64Encoded: false,
+    body: text ? bytes.toString('utf8') : bytes.toString('base64'),
+    isBase64Encoded: !text,
   };
+}
+
+/** The request body as bytes: httpEventOf decides whether it travels as text or base64. */
+export function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+    req.on('aborted', () => reject(new Error('request aborted')));
+  });
 }

@@ -107,8 +107,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       disconnect: call('ws-disconnect'),
       message: call('ws-message'),
     };
+    // Checked by both authorizers when set, and put in every development token.
+    const issuer = process.env.JWT_ISSUER || undefined;
+    const audience = process.env.JWT_AUDIENCE || undefined;
     const gateway: Gateway = await startGateway(handlers, {
       secret,
+      ...(issuer ? { issuer } : {}),
+      ...(audience ? { audience } : {}),
       port: options.port,
       ...(options.httpAuth ? { httpAuth: options.httpAuth } : {}),
       context: (name) => lambdaContext(name, 60_000),
@@ -174,13 +179,17 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       sqs.destroy();
     });
 
-    const tokenFor = (sub: string) =>
-      new SignJWT({})
+    // Every token needs `exp` (both authorizers refuse one without): 12 hours.
+    const tokenFor = (sub: string) => {
+      const jwt = new SignJWT({})
         .setProtectedHeader({ alg: 'HS256' })
         .setSubject(sub)
         .setIssuedAt()
-        .setExpirationTime('12h')
-        .sign(new TextEncoder().encode(secret));
+        .setExpirationTime('12h');
+      if (issuer) jwt.setIssuer(issuer);
+      if (audience) jwt.setAudience(audience);
+      return jwt.sign(new TextEncoder().encode(secret));
+    };
     return {
       httpUrl: gateway.url,
       wsUrl: gateway.wsUrl,

@@ -174,6 +174,9 @@ function onEvent(sessionId, event) {
       return showPause(sessionId, event.runId, event.interruptions);
     case 'run-finished':
       return setStatus('Done.');
+    case 'run-retrying':
+      // Not the end: the run's next attempt sends its terminal event.
+      return setStatus(`Retrying (${event.code})…`);
     case 'run-error':
       setStatus('The run failed.');
       item('error', 'Error').append(`${event.message} (${event.code})`);

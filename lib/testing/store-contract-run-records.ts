@@ -45,6 +45,24 @@ export function runRecordStoreContract(name: string, factory: StoreFactory<RunRe
       expect(await store.get(sessionId, 'other')).toBeUndefined();
     });
 
+    it('keeps the owner and incarnation a record is stamped with, through put and transition', async () => {
+      // Prepare
+      const { store, sessionId, clock } = await setup(factory);
+      const binding = { owner: 'alice', incarnation: uniqueId('life') };
+      const queued = runRecord(sessionId, clock.now(), binding);
+      const running: RunRecord = { ...queued, status: 'running', updatedAt: clock.now() + 1 };
+
+      // Act
+      await store.put(queued);
+      const first = await store.get(sessionId, queued.runId);
+      const moved = await store.transition(running);
+
+      // Assess
+      expect(first).toEqual(queued);
+      expect(moved).toEqual({ applied: true });
+      expect(await store.get(sessionId, queued.runId)).toMatchObject(binding);
+    });
+
     it('keeps errors and forgets records after the TTL', async () => {
       // Prepare
       const { store, sessionId, clock } = await setup(factory);

@@ -52,6 +52,23 @@ export function pausedRunStoreContract(name: string, factory: StoreFactory<Pause
       expect(await store.list(sessionId)).toEqual([later]);
     });
 
+    it('keeps the owner and incarnation a paused run is stamped with, through a claim', async () => {
+      // Prepare
+      const { store, sessionId, clock } = await setup(factory);
+      const binding = { owner: 'alice', incarnation: uniqueId('life') };
+      const run = pausedRun(sessionId, clock.now(), binding);
+
+      // Act
+      await store.put(run);
+      const got = await store.get(sessionId, run.runId);
+      const claimed = await store.claim(sessionId, run.runId);
+
+      // Assess
+      expect(got).toEqual(run);
+      expect(claimed.run).toMatchObject(binding);
+      expect(await store.list(sessionId)).toEqual([expect.objectContaining(binding)]);
+    });
+
     it('claims pending → resuming once; a second claim is RunAlreadyResumed', async () => {
       // Prepare
       const { store, sessionId, clock } = await setup(factory);

@@ -153,6 +153,31 @@ export function sessionStoreContract(name: string, factory: StoreFactory<Session
       expect(await store.load(id)).toMatchObject({ version: recreated, data: { turns: 0 } });
     });
 
+    it('keeps the incarnation: a session created again (after a delete or expiry) is a new life', async () => {
+      // Prepare
+      const { store, id, at, clock } = await setup();
+      const first = newSession(id, at, 'alice');
+      await store.save(first, 0);
+      const kept = await store.load(id);
+      await store.delete(id);
+      const second = newSession(id, clock.now(), 'bob');
+      await store.save(second, 0);
+      const afterDelete = await store.load(id);
+
+      // Act
+      clock.advance((CONTRACT_TTL_SECONDS + 1) * 1000);
+      const third = newSession(id, clock.now(), 'bob');
+      await store.save(third, 0);
+      const afterExpiry = await store.load(id);
+
+      // Assess
+      expect(kept?.data.incarnation).toBe(first.incarnation);
+      expect(afterDelete?.data).toEqual(second);
+      expect(afterExpiry?.data).toEqual(third);
+      const lives = new Set([first, second, third].map((s) => s.incarnation));
+      expect(lives.size).toBe(3);
+    });
+
     it('refreshes expiry on every save', async () => {
       // Prepare
       const { store, id, at, clock } = await setup();

@@ -52,6 +52,11 @@ export interface RunSpecOptions {
   readonly callId: string;
   /** Overrides the executor's approval port for this call (an integration's bound port). */
   readonly approval?: ApprovalPort;
+  /**
+   * The journal's key for this execution when it is not the call id: a call run again after its
+   * handler paused the framework (LangGraph's `interrupt()`) is journaled as `<callId>#n`.
+   */
+  readonly entry?: string;
 }
 
 /**
@@ -169,7 +174,13 @@ export class Executor implements ToolRunner {
         cached = true;
         result = hit.value as R;
       } else {
-        const call = { tool: spec.name, callId, effects: spec.effects, args: parsed };
+        const call = {
+          tool: spec.name,
+          callId,
+          effects: spec.effects,
+          args: parsed,
+          ...(options.entry ? { entry: options.entry } : {}),
+        };
         result = await guardCall(ctx, call, (callCtx) =>
           this.#attempts(spec, parsed, callCtx, callId, tally),
         );

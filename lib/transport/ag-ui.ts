@@ -17,6 +17,8 @@ import type { EventsMessage } from './protocol.js';
  * - run-finished becomes RUN_FINISHED with `outcome: {type: "success"}` and the reply as
  *   `result`.
  * - tool-call-result has no message id of its own: it gets `<toolCallId>:result`.
+ * - run-retrying (an attempt stopped, the job will be retried; not terminal) becomes a CUSTOM
+ *   event named "run-retrying" with `{runId, code, message, retryInSeconds?}` as its value.
  */
 
 type Metadata = Record<string, unknown>;
@@ -49,6 +51,7 @@ export type AgUiEvent = Base &
         usage?: AgUiTokenUsage[];
       }
     | { type: 'RUN_ERROR'; message: string; code: string }
+    | { type: 'CUSTOM'; name: string; value: unknown }
     | { type: 'STEP_STARTED'; stepName: string }
     | { type: 'STEP_FINISHED'; stepName: string }
     | { type: 'TEXT_MESSAGE_START'; messageId: string; role: 'assistant' }
@@ -143,6 +146,18 @@ export function toAgUiEvent(event: StreamEvent): AgUiEvent {
       return runFinished(event.reply);
     case 'run-error':
       return { type: 'RUN_ERROR', message: event.message, code: event.code };
+    case 'run-retrying':
+      // Not a RUN_ERROR (that ends an AG-UI run): a CUSTOM event clients may show or ignore.
+      return {
+        type: 'CUSTOM',
+        name: 'run-retrying',
+        value: {
+          runId: event.runId,
+          code: event.code,
+          message: event.message,
+          ...(event.retryInSeconds === undefined ? {} : { retryInSeconds: event.retryInSeconds }),
+        },
+      };
   }
 }
 

@@ -7,9 +7,21 @@
 export const ERROR_CODES = {
   // transport: the message was refused before anything ran
   'bad-json': { source: 'transport', meaning: 'The message is not valid JSON.' },
+  'invalid-utf8': {
+    source: 'transport',
+    meaning: 'The message bytes (a binary frame, an HTTP body) are not valid UTF-8.',
+  },
   'too-large': {
     source: 'transport',
     meaning: 'The message is larger than the limit (128 KB; a run input at most 96 KB).',
+  },
+  'too-deep': {
+    source: 'transport',
+    meaning: 'The message is nested more than 64 levels deep.',
+  },
+  'forbidden-key': {
+    source: 'transport',
+    meaning: 'The message holds a `__proto__`, `constructor` or `prototype` key.',
   },
   'unknown-action': {
     source: 'transport',
@@ -18,7 +30,7 @@ export const ERROR_CODES = {
   'invalid-message': {
     source: 'transport',
     meaning:
-      'The message does not match its schema (the message names the field), holds a `__proto__`/`constructor` key, or is nested more than 64 levels deep.',
+      'The message does not match its strict schema (the message names the field), or is not a JSON object.',
   },
   'internal-error': {
     source: 'transport',
@@ -97,6 +109,10 @@ export const ERROR_CODES = {
     meaning: 'The run made more tool calls than allowed.',
   },
   'runner-error': { source: 'runtime', meaning: "The agent's framework failed." },
+  'unguarded-tool-call': {
+    source: 'runtime',
+    meaning: 'A durable run called a tool without a call id, so it was refused before it ran.',
+  },
   'invalid-runner-event': {
     source: 'runtime',
     meaning: "The agent's runner yielded something that is not a stream event of the run.",
@@ -123,7 +139,7 @@ export const ERROR_CODES = {
   'run-timeout': {
     source: 'runtime',
     meaning:
-      'The run reached its time limit (HTTP sync: 504, not saved; queued: retried shortly, ending in its own terminal event).',
+      "The run reached its time limit (HTTP sync: 504, its turn not stored — tool results it recorded are kept for the same request sent again; queued: `run-retrying`, then retried shortly, ending in the run's one terminal event).",
   },
   'store-throttled': {
     source: 'runtime',

@@ -1,4 +1,5 @@
 export * from './ag-ui.js';
+export * from './ag-ui-input.js';
 export * from './batcher.js';
 export * from './codes.js';
 export * from './delivery.js';

@@ -9,6 +9,7 @@ import {
   MAX_INBOUND_BYTES,
   RequestIdSchema,
 } from './protocol.js';
+import { TOO_LARGE_ISSUE } from './sizing.js';
 
 export type ParseResult<T> =
   | { ok: true; message: T }
@@ -19,59 +20,99 @@ export interface ParseOptions {
   maxBytes?: number;
 }
 
+/**
+ * What a front hands the gate: text, or the raw bytes when the transport delivered bytes (a
+ * binary WebSocket frame, a base64 HTTP body), which must be valid UTF-8.
+ */
+export type RawMessage = string | Uint8Array;
+
 /** Past this, a too-large message is not even parsed to find its requestId. */
 const ECHO_PARSE_FACTOR = 4;
 const MAX_REPORTED_ISSUES = 3;
 const MAX_ERROR_MESSAGE = 1_000;
 /** Deeper JSON is refused: later recursive checks (stores, hooks) would overflow the stack. */
 export const MAX_JSON_DEPTH = 64;
+/** Keys that reach an object's prototype when code assigns or merges them. */
+export const GATE_FORBIDDEN_KEYS: ReadonlySet<string> = new Set([...FORBIDDEN_KEYS, 'prototype']);
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
  * Checks one WebSocket frame from a client. Never throws: a bad frame becomes the `error`
  * message to send back, echoing the frame's requestId when it had a valid one.
  */
-export function parseInbound(raw: string, options: ParseOptions = {}): ParseResult<ClientMessage> {
+export function parseInbound(
+  raw: RawMessage,
+  options: ParseOptions = {},
+): ParseResult<ClientMessage> {
   return parseMessage(ClientMessageSchema, raw, { ...options, actions: CLIENT_ACTIONS });
 }
 
 /**
- * The same checks for any protocol schema (queue bodies, HTTP bodies, invoke payloads). With
- * `actions`, a missing or unknown `action` is `unknown-action` rather than a schema issue.
+ * The one input gate of every front (WebSocket frames, HTTP and SSE bodies, AG-UI, queue bodies;
+ * invoke payloads through checkMessage). In order: size (`too-large`), UTF-8 (`invalid-utf8`),
+ * JSON (`bad-json`), an object (`invalid-message`), depth (`too-deep`), prototype keys
+ * (`forbidden-key`), with `actions` the action (`unknown-action`), then the strict schema
+ * (`invalid-message`, or `too-large` for a size limit inside it). Never throws.
  */
 export function parseMessage<S extends z.ZodType>(
   schema: S,
-  raw: string,
+  raw: RawMessage,
   options: ParseOptions & { actions?: readonly string[] } = {},
 ): ParseResult<z.infer<S>> {
   const maxBytes = options.maxBytes ?? MAX_INBOUND_BYTES;
-  // Characters never outnumber bytes, so only long text pays for the exact count.
-  const bytes = raw.length * 3 <= maxBytes ? raw.length : Buffer.byteLength(raw, 'utf8');
+  const bytes = byteLength(raw, maxBytes);
   if (bytes > maxBytes) {
-    const echo = bytes <= maxBytes * ECHO_PARSE_FACTOR ? tryParse(raw) : undefined;
+    const text = bytes <= maxBytes * ECHO_PARSE_FACTOR ? decode(raw) : undefined;
+    const echo = text === undefined ? undefined : tryParse(text);
     return fail('too-large', `The message is ${bytes} bytes; the limit is ${maxBytes}.`, echo);
   }
-  const value = tryParse(raw);
+  const text = decode(raw);
+  if (text === undefined) return fail('invalid-utf8', 'The message is not valid UTF-8.');
+  const value = tryParse(text);
   if (value === NOT_JSON) return fail('bad-json', 'The message is not valid JSON.');
-  return checkValue(schema, value, options.actions);
+  return checkValue(schema, value, options.actions, Number.POSITIVE_INFINITY);
 }
 
-/** Checks an already parsed value (a Lambda invoke payload, say) the way parseMessage does. */
+/**
+ * Checks an already parsed value (a Lambda invoke payload, say) the way parseMessage does,
+ * its size measured as the JSON it would be.
+ */
 export function checkMessage<S extends z.ZodType>(
   schema: S,
   value: unknown,
-  options: { actions?: readonly string[] } = {},
+  options: ParseOptions & { actions?: readonly string[] } = {},
 ): ParseResult<z.infer<S>> {
-  return checkValue(schema, value, options.actions);
+  return checkValue(schema, value, options.actions, options.maxBytes ?? MAX_INBOUND_BYTES);
+}
+
+/** Bytes of the message; characters never outnumber bytes, so short text pays no exact count. */
+function byteLength(raw: RawMessage, maxBytes: number): number {
+  if (typeof raw !== 'string') return raw.byteLength;
+  return raw.length * 3 <= maxBytes ? raw.length : Buffer.byteLength(raw, 'utf8');
+}
+
+/** The text of the message, or undefined when its bytes are not UTF-8 (never U+FFFD). */
+function decode(raw: RawMessage): string | undefined {
+  if (typeof raw === 'string') return raw;
+  try {
+    return UTF8.decode(raw);
+  } catch {
+    return undefined;
+  }
 }
 
 function checkValue<S extends z.ZodType>(
   schema: S,
   value: unknown,
   actions: readonly string[] | undefined,
+  maxBytes: number,
 ): ParseResult<z.infer<S>> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     return fail('invalid-message', 'The message must be a JSON object.');
   }
+  const problem = inspect(value, maxBytes);
+  if (problem !== undefined) return fail(problem.code, problem.message, value);
   const record = value as Record<string, unknown>;
   if (actions !== undefined && !actions.includes(record.action as string)) {
     const action = record.action;
@@ -83,36 +124,73 @@ function checkValue<S extends z.ZodType>(
           : 'The "action" must be a string';
     return fail('unknown-action', `${detail}; expected one of ${actions.join(', ')}.`, value);
   }
-  const problem = inspect(value);
-  if (problem !== undefined) return fail('invalid-message', problem, value);
   const parsed = schema.safeParse(value, { error: defaultMessage });
   if (parsed.success) return { ok: true, message: parsed.data };
-  return fail('invalid-message', describeIssues(parsed.error.issues), value);
+  const { issues } = parsed.error;
+  const sized = issues.filter(isSizeIssue);
+  if (sized.length > 0) return fail('too-large', describeIssues(sized), value);
+  return fail('invalid-message', describeIssues(issues), value);
 }
 
+/** A size limit inside the schema (a run input over 96 KB). */
+function isSizeIssue(issue: z.core.$ZodIssue): boolean {
+  return issue.code === 'custom' && issue.params?.gate === TOO_LARGE_ISSUE.gate;
+}
+
+type Problem = { code: TransportErrorCode; message: string };
+
 /**
- * Prototype keys and nesting depth, walked without recursion so no message can overflow the
- * stack. Returns the problem, if any.
+ * Size (of a parsed value, as JSON), nesting depth and prototype keys, walked without
+ * recursion so no message can overflow the stack; the walk stops once the size is over.
+ * Reported in that order, whichever the walk meets first (text was sized before parsing).
  */
-function inspect(root: unknown): string | undefined {
+function inspect(root: unknown, maxBytes: number): Problem | undefined {
   const stack: { value: unknown; path: string; depth: number }[] = [
     { value: root, path: '', depth: 0 },
   ];
+  const sized = maxBytes !== Number.POSITIVE_INFINITY;
+  let bytes = 0;
+  let deep = false;
+  let key: string | undefined;
   for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
     const { value, path, depth } = item;
+    if (sized) bytes += ownBytes(value);
+    if (bytes > maxBytes) {
+      return { code: 'too-large', message: `The message is over ${maxBytes} bytes as JSON.` };
+    }
     if (value === null || typeof value !== 'object') continue;
-    if (depth >= MAX_JSON_DEPTH) {
-      return `The message is nested more than ${MAX_JSON_DEPTH} levels deep.`;
+    if (depth >= MAX_JSON_DEPTH) deep = true;
+    const isArray = Array.isArray(value);
+    for (const [name, child] of Object.entries(value)) {
+      const at = path ? `${path}.${name}` : name;
+      if (!isArray && key === undefined && GATE_FORBIDDEN_KEYS.has(name)) key = at;
+      // The key and its colon, and a comma (one too many per container: close enough).
+      if (sized) bytes += (isArray ? 0 : Buffer.byteLength(JSON.stringify(name), 'utf8') + 1) + 1;
+      stack.push({ value: child, path: at, depth: depth + 1 });
     }
-    for (const [key, child] of Object.entries(value)) {
-      const at = path ? `${path}.${key}` : key;
-      if (FORBIDDEN_KEYS.has(key))
-        return `${clip(at)}: "__proto__" and "constructor" keys are not allowed.`;
-      if (child !== null && typeof child === 'object')
-        stack.push({ value: child, path: at, depth: depth + 1 });
-    }
+    // Depth is reported before a key wherever each is: stop only once depth is known.
+    if (deep && !sized) break;
+  }
+  if (deep) {
+    return {
+      code: 'too-deep',
+      message: `The message is nested more than ${MAX_JSON_DEPTH} levels deep.`,
+    };
+  }
+  if (key !== undefined) {
+    return {
+      code: 'forbidden-key',
+      message: `${clip(key)}: "__proto__", "constructor" and "prototype" keys are not allowed.`,
+    };
   }
   return undefined;
+}
+
+/** JSON bytes of a value itself: a primitive's text, or a container's two brackets. */
+function ownBytes(value: unknown): number {
+  if (value !== null && typeof value === 'object') return 2;
+  if (typeof value === 'string') return Buffer.byteLength(JSON.stringify(value), 'utf8');
+  return (JSON.stringify(value) ?? 'null').length;
 }
 
 const NOT_JSON = Symbol('not-json');

@@ -6,7 +6,7 @@ import { DecisionsSchema } from '../core/resume.js';
 import { SessionIdSchema } from '../core/session.js';
 import { SubscriptionFormatSchema } from './formats.js';
 import { isPrincipal, PRINCIPAL_RULE, SAFE_ID } from './ids.js';
-import { jsonBytes } from './sizing.js';
+import { jsonBytes, TOO_LARGE_ISSUE } from './sizing.js';
 
 /**
  * The wire protocol (docs/protocol.md): every message that crosses the WebSocket, the queues,
@@ -56,6 +56,7 @@ export const RunInputSchema = z
         code: 'custom',
         input: ctx.value,
         message: `must be at most ${MAX_INPUT_BYTES} bytes of JSON (got ${bytes})`,
+        params: TOO_LARGE_ISSUE,
       });
     }
   });

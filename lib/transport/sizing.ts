@@ -5,6 +5,9 @@ export function jsonBytes(value: unknown): number {
   return Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
 }
 
+/** The marker a schema puts on an issue that is a size limit: the gate answers `too-large`. */
+export const TOO_LARGE_ISSUE = { gate: 'too-large' } as const;
+
 type DeltaEvent = Extract<StreamEvent, { delta: string }>;
 
 /** The events whose text may be cut into several events with the same ids. */

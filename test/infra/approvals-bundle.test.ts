@@ -23,6 +23,7 @@ async function bundle(name: string, bundleAwsSdk: boolean) {
     target: BUNDLE.target,
     mainFields: [...BUNDLE.mainFields],
     minify: BUNDLE.minify,
+    keepNames: BUNDLE.keepNames,
     sourcemap: BUNDLE.sourcemap,
     sourcesContent: BUNDLE.sourcesContent,
     banner: { js: BUNDLE.banner },

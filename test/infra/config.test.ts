@@ -140,6 +140,23 @@ describe('wiring by configuration', () => {
     expect(authorizer.Properties.Environment.Variables.JWT_SECRET).toBeUndefined();
   });
 
+  it('hs256: jwtIssuer / jwtAudience, when set, reach every token-verifying function', () => {
+    // Prepare / Act
+    const context = { jwtIssuer: 'https://dev.example.com/', jwtAudience: 'kernel-dev' };
+    const { template } = synthesise({ functionsDir: stubs(), bundle: false, context });
+    // Assess
+    const verifying = Object.values(resourcesOf(template, 'AWS::Lambda::Function')).filter(
+      (fn: any) => fn.Properties.Environment?.Variables?.AUTH_MODE === 'hs256',
+    );
+    expect(verifying.length).toBeGreaterThan(0);
+    for (const fn of verifying as any[]) {
+      expect(fn.Properties.Environment.Variables).toMatchObject({
+        JWT_ISSUER: context.jwtIssuer,
+        JWT_AUDIENCE: context.jwtAudience,
+      });
+    }
+  });
+
   it('an SSM parameter as model secret: its name in the environment, read granted', () => {
     // Prepare / Act
     const { template } = synthesise({
@@ -239,14 +256,19 @@ describe('alarm notifications', () => {
       context: { alarmEmail: 'ops@example.com, oncall@example.com' },
     });
     // Assess: every alarm notifies the topic when it fires and when it recovers.
-    const [topicId] = Object.keys(resourcesOf(template, 'AWS::SNS::Topic'));
+    // The alarm topic (approval requests get a topic of their own: first-deploy.test.ts).
+    const [topicId] = Object.keys(resourcesOf(template, 'AWS::SNS::Topic')).filter((id) =>
+      id.startsWith('Alarms'),
+    );
     const alarms = alarmsOf(template);
     expect(alarms.length).toBeGreaterThanOrEqual(2 * 2 + 2 * 4);
     for (const alarm of alarms) {
       expect(alarm.AlarmActions).toEqual([{ Ref: topicId }]);
       expect(alarm.OKActions).toEqual([{ Ref: topicId }]);
     }
-    const [keyId, key] = Object.entries(resourcesOf(template, 'AWS::KMS::Key'))[0]!;
+    const [keyId, key] = Object.entries(resourcesOf(template, 'AWS::KMS::Key')).find(([id]) =>
+      id.startsWith('Alarms'),
+    )!;
     expect(resourcesOf(template, 'AWS::SNS::Topic')[topicId!]!.Properties.KmsMasterKeyId).toEqual({
       'Fn::GetAtt': [keyId, 'Arn'],
     });
@@ -262,7 +284,9 @@ describe('alarm notifications', () => {
         Condition: fromOurAlarms,
       }),
     );
-    const [policy] = Object.values(resourcesOf(template, 'AWS::SNS::TopicPolicy'));
+    const [, policy] = Object.entries(resourcesOf(template, 'AWS::SNS::TopicPolicy')).find(([id]) =>
+      id.startsWith('Alarms'),
+    )!;
     const statements = policy!.Properties.PolicyDocument.Statement as any[];
     expect(statements).toContainEqual(
       expect.objectContaining({
@@ -283,9 +307,9 @@ describe('alarm notifications', () => {
     expect(render(publish.Condition.ArnLike['aws:SourceArn'])).toBe(
       'arn:<AWS::Partition>:cloudwatch:<AWS::Region>:<AWS::AccountId>:alarm:*',
     );
-    const emails = Object.values(resourcesOf(template, 'AWS::SNS::Subscription')).map(
-      (sub) => `${sub.Properties.Protocol} ${sub.Properties.Endpoint}`,
-    );
+    const emails = Object.values(resourcesOf(template, 'AWS::SNS::Subscription'))
+      .filter((sub) => sub.Properties.TopicArn.Ref === topicId)
+      .map((sub) => `${sub.Properties.Protocol} ${sub.Properties.Endpoint}`);
     expect(emails.sort()).toEqual(['email oncall@example.com', 'email ops@example.com']);
     expect(Object.keys(template.findOutputs('AlarmTopicArn'))).toEqual(['AlarmTopicArn']);
     expect(validationReport.pluginReports).toEqual([]);

@@ -64,7 +64,12 @@ describe('secrets', () => {
   it('the authorizer gets the HS256 secret name and read access to that secret only', () => {
     expect(envOf(byDefault, 'Authorizer').JWT_SECRET_NAME).toBe('agent-kernel/dev-jwt-secret');
     const policies = JSON.stringify(resourcesOf(byDefault.template, 'AWS::IAM::Policy'));
-    expect(policies).toContain(':secret:agent-kernel/dev-jwt-secret-??????');
+    // The stack's own generated secret (jwtSecret=create); by name with jwtSecret=existing.
+    expect(policies).toContain('{"Ref":"JwtSecret');
+    const existing = synth({ jwtSecret: 'existing' });
+    expect(JSON.stringify(resourcesOf(existing.template, 'AWS::IAM::Policy'))).toContain(
+      ':secret:agent-kernel/dev-jwt-secret-??????',
+    );
   });
 });
 

@@ -69,10 +69,11 @@ const modelSecret: Grant = {
   actions: ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'],
   resources: [`${ARN}:secretsmanager:${REGION_ACCOUNT}:secret:${SECRET}-??????`],
 };
-// The HS256 secret, by name: the authorizer reads it at cold start (never in its environment).
+// The HS256 secret the stack creates (jwtSecret=create, the default): the authorizer reads it at
+// cold start (never in its environment). With jwtSecret=existing, by name (first-deploy.test.ts).
 const jwtSecret: Grant = {
   actions: ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'],
-  resources: [`${ARN}:secretsmanager:${REGION_ACCOUNT}:secret:agent-kernel/dev-jwt-secret-??????`],
+  resources: ['JwtSecret'],
 };
 const bedrock: Grant = {
   actions: ['bedrock:InvokeModel', 'bedrock:InvokeModelWithResponseStream'],

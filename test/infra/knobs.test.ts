@@ -29,7 +29,11 @@ const refused: [key: string, value: unknown, message: RegExp][] = [
   ['maxReceiveCount', 4, /maxReceiveCount: must be 5\.\.1000/],
   ['maxReceiveCount', 1001, /maxReceiveCount/],
   ['alarmEmail', 'ops@example', /alarmEmail/],
-  ['alarmTopicArn', 'arn:aws:sqs:eu-west-1:123456789012:q', /alarmTopicArn: an SNS topic ARN/],
+  [
+    'alarmTopicArn',
+    'arn:aws:sqs:eu-west-1:123456789012:q',
+    /alarmTopicArn: must be an SNS topic ARN/,
+  ],
   ['apiGatewayAccountRole', 'maybe', /apiGatewayAccountRole: must be create, existing or none/],
   ['lambdaRuntime', 'nodejs18.x', /lambdaRuntime: must be nodejs24\.x or nodejs22\.x/],
   ['deliveryMode', 'carrier-pigeon', /deliveryMode/],
@@ -37,16 +41,31 @@ const refused: [key: string, value: unknown, message: RegExp][] = [
   ['jwtSecretName', 'has space', /jwtSecretName: must be a Secrets Manager name/],
   ['modelSecretName', 'a*b', /modelSecretName: must be a Secrets Manager name/],
   ['modelParameterName', 'no spaces here!', /modelParameterName: must be an SSM parameter name/],
-  ['bedrockModelArns', 'anthropic.claude', /bedrockModelArns: Bedrock model ARNs/],
+  ['bedrockModelArns', 'anthropic.claude', /bedrockModelArns: each must be a Bedrock model/],
   ['jwksUrl', 'http://id.example.com/jwks.json', /jwksUrl: must be an https:\/\/ URL/],
   ['jwtIssuer', 'id.example.com', /jwtIssuer: must be an https:\/\/ URL/],
   ['corsOrigins', 'app.example.com', /corsOrigins: each must be \* or an origin/],
   ['corsOrigins', 'https://app.example.com/path', /corsOrigins/],
-  ['retainTable', 'yes', /retainTable/],
-  ['tableDeletionProtection', 'no', /tableDeletionProtection/],
-  ['playground', 'yes', /playground/],
-  ['bundleAwsSdk', 'maybe', /bundleAwsSdk/],
-  ['agentNames', 'a b', /agentNames/],
+  ['retainTable', 'yes', /retainTable: must be true or false/],
+  ['tableDeletionProtection', 'no', /tableDeletionProtection: must be true or false/],
+  ['playground', 'yes', /playground: must be true or false/],
+  ['bundleAwsSdk', 'maybe', /bundleAwsSdk: must be true or false/],
+  ['agentNames', 'a b', /agentNames: each must be 1-64 letters/],
+  ['agentsEntry', 7, /agentsEntry: must be the path/],
+  ['jwtAudience', 5, /jwtAudience: must be the audience/],
+  ['agentMemoryMb', 'lots', /agentMemoryMb: must be a whole number 128\.\.10240/],
+  ['deliveryMode', 'carrier-pigeon', /deliveryMode: must be sqs-fanout or direct/],
+  ['authMode', 'basic', /authMode: must be hs256 or jwks/],
+  ['alarmEmail', 'ops@example', /alarmEmail: each must be an e-mail address/],
+  ['corsOrigins', 42, /corsOrigins: must be a comma-separated list/],
+  ['jwtSecret', 'maybe', /jwtSecret: must be create .* or existing/],
+  ['accountConcurrency', 5, /accountConcurrency: must be 10\.\.100000/],
+  ['accountConcurrency', 'many', /accountConcurrency: must be a whole number/],
+  ['fanoutMaxConcurrency', 1, /fanoutMaxConcurrency: must be 2\.\.1000/],
+  ['approvalsMaxConcurrency', 1001, /approvalsMaxConcurrency: must be 2\.\.1000/],
+  ['secretKmsKeyArns', 'alias/mine', /secretKmsKeyArns: each must be a KMS key ARN/],
+  ['approvalEmail', 'boss', /approvalEmail: each must be an e-mail address/],
+  ['approvalTopicArn', 'arn:aws:sns:eu-west-1:1:t', /approvalTopicArn: must be a standard SNS/],
   ['tracing', 'cloudwatch,jaeger', /tracing: each must be cloudwatch, none, otlp/],
   ['tracingSecretName', 'a b', /tracingSecretName: must be a Secrets Manager name/],
   ['otlpEndpoint', 'collector:4318', /otlpEndpoint: must be an http/],
@@ -62,6 +81,8 @@ const refused: [key: string, value: unknown, message: RegExp][] = [
   ['streamReservedConcurrency', 901, /streamReservedConcurrency: must be 1\.\.900/],
 ];
 
+const BEDROCK = 'arn:aws:bedrock:eu-west-1::foundation-model/anthropic.claude-3-haiku';
+
 describe('context knobs refused at synth', () => {
   it.each(refused)('%s = %j', (key, value, message) => {
     let caught: unknown;
@@ -73,13 +94,32 @@ describe('context knobs refused at synth', () => {
     expect(caught).toBeInstanceOf(InvalidContextError);
     expect((caught as InvalidContextError).code).toBe('invalid-context');
     expect((caught as Error).message).toMatch(message);
+    // What it accepts, never zod's bare "Invalid input" / "Invalid option".
+    expect((caught as Error).message).not.toMatch(/Invalid (input|option|string)/);
+  });
+
+  it('a misspelt key is an error naming the nearest known key, not silently ignored', () => {
+    expect(() => configFromContext({ logRetentionDay: 7 })).toThrow(
+      /unknown key logRetentionDay \(did you mean logRetentionDays\?\)/,
+    );
+    expect(() => configFromContext({ retaintable: 'true', alarmEmial: 'a@b.co' })).toThrow(
+      /retaintable \(did you mean retainTable\?\), alarmEmial \(did you mean alarmEmail\?\)/,
+    );
+    // CDK's own keys (feature flags, aws:cdk:*, cdk.json's cli-telemetry) and the app's pass.
+    expect(() =>
+      configFromContext({
+        '@aws-cdk/core:newStyleStackSynthesis': true,
+        'aws:cdk:bundling-stacks': [],
+        'cli-telemetry': false,
+        stackName: 'Kernel',
+      }),
+    ).not.toThrow();
   });
 
   it('every knob of the schema has a refused case above (a new knob needs one)', () => {
     const covered = new Set(refused.map(([key]) => key));
     const uncovered = CONTEXT_KEYS.filter((key) => !covered.has(key));
-    // A module path and the alternative to jwksUrl's trio are free text checked elsewhere.
-    expect(uncovered.sort()).toEqual(['agentsEntry', 'jwtAudience']);
+    expect(uncovered.sort()).toEqual([]);
   });
 
   it('names every bad knob at once', () => {
@@ -138,14 +178,70 @@ describe('context knobs accepted', () => {
       lambdaRuntime: 'nodejs24.x',
       agentMemoryMb: 1024,
       workerTimeoutSeconds: 900,
-      workerMaxConcurrency: 50,
       fanoutBatchSize: 10,
       maxReceiveCount: 5,
+      // Sized for a new account's 10 concurrent executions: 8 for the triggers, 2 for the APIs.
+      accountConcurrency: 10,
+      workerMaxConcurrency: 4,
+      fanoutMaxConcurrency: 2,
+      approvalsMaxConcurrency: 2,
+      auth: { mode: 'hs256', secretName: 'agent-kernel/dev-jwt-secret', create: true },
+      modelSecret: { secretName: 'agent-kernel/model-key' },
       // Fair use on, with limits a single user never meets and a runaway client does.
       quotas: { enabled: true, connections: 20, runsInFlight: 10, runsPerMinute: 60 },
     });
     expect(config.quotas.tokensPerDay).toBeUndefined();
     expect(config.streamReservedConcurrency).toBeUndefined();
+  });
+
+  it.each([
+    [10, 4, 2, 2],
+    [50, 20, 10, 2],
+    [100, 40, 20, 5],
+    [1000, 50, 20, 5],
+    [5000, 50, 20, 5],
+  ])(
+    'accountConcurrency=%i sizes worker %i, fan-out %i, approvals %i; a named one wins',
+    (quota, worker, fanout, approvals) => {
+      expect(configFromContext({ accountConcurrency: String(quota) })).toMatchObject({
+        workerMaxConcurrency: worker,
+        fanoutMaxConcurrency: fanout,
+        approvalsMaxConcurrency: approvals,
+      });
+      expect(worker + fanout + approvals).toBeLessThanOrEqual(quota - 2);
+      expect(
+        configFromContext({ accountConcurrency: quota, workerMaxConcurrency: 200 }),
+      ).toMatchObject({ workerMaxConcurrency: 200, fanoutMaxConcurrency: fanout });
+    },
+  );
+
+  it('the model key: named by default; Bedrock alone or none leave it out; SSM instead', () => {
+    expect(configFromContext({ bedrockModelArns: BEDROCK }).modelSecret).toBeUndefined();
+    expect(configFromContext({ modelSecretName: 'none' }).modelSecret).toBeUndefined();
+    expect(configFromContext({ modelParameterName: '/kernel/key' }).modelSecret).toEqual({
+      parameterName: '/kernel/key',
+    });
+    expect(
+      configFromContext({ modelSecretName: 'mine/key', bedrockModelArns: BEDROCK }).modelSecret,
+    ).toEqual({ secretName: 'mine/key' });
+  });
+
+  it('approval requests go to approvalEmail, else to the alarm addresses, or to your topic', () => {
+    expect(configFromContext({ alarmEmail: 'ops@example.com' }).approvalNotifications).toEqual({
+      emails: ['ops@example.com'],
+    });
+    expect(
+      configFromContext({ alarmEmail: 'ops@example.com', approvalEmail: 'boss@example.com' })
+        .approvalNotifications,
+    ).toEqual({ emails: ['boss@example.com'] });
+    const topicArn = 'arn:aws:sns:eu-west-1:123456789012:approvals';
+    expect(configFromContext({ approvalTopicArn: topicArn }).approvalNotifications).toEqual({
+      topicArn,
+    });
+    expect(configFromContext({}).approvalNotifications).toBeUndefined();
+    expect(() =>
+      configFromContext({ approvalTopicArn: topicArn, approvalEmail: 'boss@example.com' }),
+    ).toThrow(/not both/);
   });
 });
 
@@ -168,12 +264,21 @@ describe('the function table within AWS limits', () => {
 
   it("every tuning stays within Lambda's limits at both ends of each knob", () => {
     for (const tuning of [
-      { agentMemoryMb: 128, workerTimeoutSeconds: 60, workerMaxConcurrency: 2, fanoutBatchSize: 1 },
+      {
+        agentMemoryMb: 128,
+        workerTimeoutSeconds: 60,
+        workerMaxConcurrency: 2,
+        fanoutBatchSize: 1,
+        fanoutMaxConcurrency: 2,
+        approvalsMaxConcurrency: 2,
+      },
       {
         agentMemoryMb: 10_240,
         workerTimeoutSeconds: 900,
         workerMaxConcurrency: 1000,
         fanoutBatchSize: 10,
+        fanoutMaxConcurrency: 1000,
+        approvalsMaxConcurrency: 1000,
       },
     ]) {
       for (const spec of tunedFunctions(tuning)) {

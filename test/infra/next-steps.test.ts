@@ -48,7 +48,7 @@ describe('npm run deploy: what to do next', () => {
   });
 
   it('npm run deploy passes its options to cdk deploy, with --outputs-file', () => {
-    const run = spawnSync('npx', ['tsx', 'infra/deploy.ts', '--help'], {
+    const run = spawnSync('npx', ['tsx', 'infra/deploy.ts', '--skip-preflight', '--help'], {
       cwd: PROJECT_ROOT,
       encoding: 'utf8',
       env: { ...process.env, AWS_EC2_METADATA_DISABLED: 'true' },

@@ -24,6 +24,8 @@ beforeAll(() => {
     context: {
       modelSecretName: 'agent-kernel/openai',
       bedrockModelArns: 'arn:aws:bedrock:us-east-1::foundation-model/anthropic.claude-x',
+      // The triggers sized for a 1,000-execution account (the default plans for 10).
+      accountConcurrency: '1000',
     },
   });
 }, 120_000);

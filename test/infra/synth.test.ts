@@ -108,3 +108,32 @@ it('passes the CloudFormation resource specification (cdk.json defaults, real bu
   const template = JSON.parse(readFileSync(join(outdir, 'AgentKernel.template.json'), 'utf8'));
   expect((await CfnSpec.load()).validate(template)).toEqual([]);
 });
+
+it('the default synth names the model key and creates the JWT secret the preflight checks', () => {
+  const template = JSON.parse(readFileSync(join(outdir, 'AgentKernel.template.json'), 'utf8'));
+  const resources = Object.entries(
+    template.Resources as Record<string, { Type: string; Properties: any }>,
+  );
+  const env = (prefix: string) =>
+    resources.find(([id, r]) => r.Type === 'AWS::Lambda::Function' && id.startsWith(prefix))![1]
+      .Properties.Environment.Variables;
+  for (const fn of ['InvokeFunction', 'HttpFunction', 'WorkerFunction', 'StreamFunction']) {
+    expect(env(fn).MODEL_SECRET_NAME, fn).toBe('agent-kernel/model-key');
+  }
+  const secrets = resources.filter(([, r]) => r.Type === 'AWS::SecretsManager::Secret');
+  expect(secrets.map(([, r]) => r.Properties.Name)).toEqual(['agent-kernel/dev-jwt-secret']);
+  expect(env('AuthorizerFunction').JWT_SECRET_NAME).toBe('agent-kernel/dev-jwt-secret');
+});
+
+it('bundles keep class and function names (esbuild keepNames): logs name ConfigError, not "at"', () => {
+  const authorizer = readdirSync(outdir)
+    .filter((name) => name.startsWith('asset.'))
+    .map((asset) => readFileSync(join(outdir, asset, 'index.mjs'), 'utf8'))
+    .filter((code) => code.includes('JWT_SECRET_NAME'));
+  expect(authorizer.length).toBeGreaterThan(0);
+  for (const code of authorizer) {
+    // esbuild's (minified) __name helper: `s(this,"ConfigError")` in a class's static block.
+    expect(code).toMatch(/[\w$]+\((this|[\w$]+),\s*"ConfigError"\)/);
+    expect(code).toMatch(/[\w$]+\((this|[\w$]+),\s*"AgentKernelError"\)/);
+  }
+});

@@ -28,11 +28,6 @@ const ALLOWED_CIRCLES: Record<string, { typeOnly: boolean; why: string }> = {
     typeOnly: true,
     why: 'an agent names its runner and a runner its agent: types only, erased at build',
   },
-  // Being removed on the gate branch (issue #25); delete this entry when that merges.
-  'lib/aws/ag-ui-http.ts ⇄ lib/aws/stream-http.ts': {
-    typeOnly: false,
-    why: 'the stream router calls agUiRun, which uses the stream front door builder',
-  },
 };
 
 function sources(dir: string): string[] {

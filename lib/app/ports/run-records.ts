@@ -37,8 +37,19 @@ export const RUN_MOVES_INTO: Readonly<Record<RunStatus, readonly RunStatus[]>> =
 };
 
 /** Whether a run stored as `from` (undefined: no record) may be written as `to`. */
-export function canMoveRun(from: RunStatus | undefined, to: RunStatus): boolean {
-  return from === undefined || RUN_MOVES_INTO[to].includes(from);
+export function canMoveRun(
+  from: RunStatus | undefined,
+  to: RunStatus,
+  options: TransitionOptions = {},
+): boolean {
+  return from === undefined || movesInto(to, options).includes(from);
+}
+
+/** The statuses a record may be stored with for a write of `to` (see `canMoveRun`). */
+export function movesInto(to: RunStatus, options: TransitionOptions = {}): readonly RunStatus[] {
+  const allowed = RUN_MOVES_INTO[to];
+  const { from } = options;
+  return from === undefined ? allowed : allowed.filter((status) => from.includes(status));
 }
 
 /** Status of an asynchronous run (queued on SQS, polled over HTTP). */
@@ -46,6 +57,12 @@ export const RunRecordSchema = z.strictObject({
   schemaVersion: z.literal(RUN_RECORD_SCHEMA_VERSION),
   runId: z.string().min(1).max(256),
   sessionId: SessionIdSchema,
+  /**
+   * The session's owner and incarnation the run ran in (lib/core/ownership.ts): the record is
+   * read only while the session is still that life of it (not after a clear, expiry, reclaim).
+   */
+  owner: z.string().optional(),
+  incarnation: z.string().min(1).max(64).optional(),
   agent: z.string().min(1),
   status: RunStatusSchema,
   /** The reply (completed or paused), as JSON. */
@@ -59,6 +76,12 @@ export const RunRecordSchema = z.strictObject({
   /** The session's turn count when the run's first attempt started (a crashed attempt's retry
    * compares it with the stored session to tell whether the turn was stored). */
   turnsBefore: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).optional(),
+  /**
+   * The seq of the events message that carries the run's terminal event alone (`terminalEventOf`):
+   * a job that finds the run already ended sends that same message again, so a client that has it
+   * drops the copy and one that missed it gets its one terminal event.
+   */
+  terminalSeq: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).optional(),
   createdAt: z.number().int(),
   updatedAt: z.number().int(),
 });
@@ -69,14 +92,26 @@ export type RunTransition =
   | { readonly applied: true }
   | { readonly applied: false; readonly current: RunRecord | undefined };
 
+export interface TransitionOptions {
+  /**
+   * Narrows the statuses the stored record may have (a missing record always may): a sync
+   * attempt moves a run to `running` only from a status no other attempt holds.
+   */
+  from?: readonly RunStatus[];
+}
+
 export interface RunRecordStore {
-  /** Creates or replaces the record of a run. */
+  /**
+   * Creates or replaces the record of a run, unconditionally: for seeding and migrations only.
+   * lib/app and lib/aws write records through `transition` alone (test/unit/app checks it).
+   */
   put(record: RunRecord): Promise<void>;
   /**
    * Writes `record` only if the stored record's status may move into `record.status`
-   * (`canMoveRun`), atomically; otherwise answers the record that stands and changes nothing.
+   * (`canMoveRun`, narrowed by `options.from`), atomically; otherwise answers the record that
+   * stands and changes nothing.
    */
-  transition(record: RunRecord): Promise<RunTransition>;
+  transition(record: RunRecord, options?: TransitionOptions): Promise<RunTransition>;
   get(sessionId: string, runId: string): Promise<RunRecord | undefined>;
 }
 
@@ -89,3 +124,30 @@ export function runNextSeq(record: RunRecord | undefined): number {
   const fromReply = typeof kept === 'number' && Number.isSafeInteger(kept) && kept >= 0 ? kept : 0;
   return Math.max(record?.nextSeq ?? 0, fromReply);
 }
+
+/**
+ * The run's terminal event as its record keeps it (undefined while the run has none): what every
+ * path sends as the last events message of a run, alone at `terminalSeq`, so the copy a late job
+ * sends is the same message a client may already have.
+ */
+export function terminalEventOf(record: RunRecord): TerminalEvent | undefined {
+  const { runId, sessionId } = record;
+  if (record.status === 'completed' && record.reply !== undefined) {
+    return { type: 'run-finished', runId, reply: record.reply };
+  }
+  if (record.status === 'paused') {
+    const interruptions = (record.reply as { interruptions?: unknown } | undefined)?.interruptions;
+    if (!Array.isArray(interruptions) || interruptions.length === 0) return undefined;
+    return { type: 'run-paused', runId, sessionId, interruptions };
+  }
+  if ((record.status === 'failed' || record.status === 'timed-out') && record.error) {
+    return { type: 'run-error', runId, code: record.error.code, message: record.error.message };
+  }
+  return undefined;
+}
+
+/** A terminal event as the record rebuilds it (the reply and interruptions are stored JSON). */
+export type TerminalEvent =
+  | { type: 'run-finished'; runId: string; reply: unknown }
+  | { type: 'run-paused'; runId: string; sessionId: string; interruptions: unknown[] }
+  | { type: 'run-error'; runId: string; code: string; message: string };

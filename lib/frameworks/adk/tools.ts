@@ -1,5 +1,6 @@
 import { type Context, FunctionTool, type RunAsyncToolRequest } from '@google/adk';
 import { tryToolContext } from '../../core/tool-context.js';
+import { asksToRunAgain } from '../../tools/guard.js';
 import type { ToolSpec } from '../../tools/spec.js';
 import { type ExportOptions, IntegrationBase } from '../base/integration.js';
 import { markExecutorTool } from './tool-journal.js';
@@ -67,7 +68,9 @@ export class AdkIntegration extends IntegrationBase<AdkSpecTool> {
       name: spec.name,
       description: spec.description,
       schema: spec.jsonSchema(),
-      requireConfirmation: nativeGate,
+      // A call an earlier attempt left unfinished asks again, at ADK's own gate.
+      requireConfirmation: (_args: unknown, context?: Context) =>
+        nativeGate || asksToRunAgain(context?.functionCallId, spec.effects),
       execute: (args: unknown, context?: Context) =>
         this.runBound(spec, args, context, options, {
           // ADK runs a gated call only once it was confirmed.

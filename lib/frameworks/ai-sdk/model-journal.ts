@@ -1,10 +1,12 @@
 import { gateway, type LanguageModel, type LanguageModelMiddleware, wrapLanguageModel } from 'ai';
 import { modelRequestKey } from '../../core/model-step.js';
 import { tryToolContext } from '../../core/tool-context.js';
+import { isModelV2, v2AsV3 } from '../base/v2-model.js';
 import { journaledGenerate, journaledStream } from '../base/v3-journal.js';
 
 type WrapStreamOptions = Parameters<NonNullable<LanguageModelMiddleware['wrapStream']>>[0];
 type CallOptions = WrapStreamOptions['params'];
+type ResolvedModel = Parameters<typeof wrapLanguageModel>[0]['model'];
 
 /**
  * The agent's model behind the run's journal (a `wrapLanguageModel` middleware): a call whose
@@ -20,9 +22,19 @@ export function journaledModel(model: LanguageModel): LanguageModel {
     typeof model === 'string'
       ? (globalThis.AI_SDK_DEFAULT_PROVIDER ?? gateway).languageModel(model)
       : model;
-  // A v2 (AI SDK 5) model cannot take a v3 middleware: it runs unjournaled.
-  if (resolved.specificationVersion !== 'v3') return resolved;
-  return wrapLanguageModel({ model: resolved, middleware: JOURNAL_MIDDLEWARE });
+  const v3 = asV3(resolved) as ResolvedModel;
+  // Any other version is one the SDK refuses itself (UnsupportedModelVersionError).
+  if (v3.specificationVersion !== 'v3') return v3;
+  return wrapLanguageModel({ model: v3, middleware: JOURNAL_MIDDLEWARE });
+}
+
+/**
+ * A v2 (AI SDK 5 provider) model as the v3 one the SDK would make of it, so that the journal's
+ * and the spans' v3 middleware wrap it too (without it, a retried run asked the model again and
+ * got fresh call ids: its tools ran again). Other models as given.
+ */
+export function asV3(model: LanguageModel): LanguageModel {
+  return isModelV2(model) ? v2AsV3<LanguageModel>(model) : model;
 }
 
 const JOURNAL_MIDDLEWARE: LanguageModelMiddleware = {

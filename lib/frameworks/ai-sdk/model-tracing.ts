@@ -1,5 +1,6 @@
 import { gateway, type LanguageModel, type LanguageModelMiddleware, wrapLanguageModel } from 'ai';
 import { activeSpan, type Span, startChildSpan } from '../../core/tracer.js';
+import { asV3 } from './model-journal.js';
 
 // The provider-level (v3) types, derived from `ai` so no undeclared package is imported.
 type WrapStreamOptions = Parameters<NonNullable<LanguageModelMiddleware['wrapStream']>>[0];
@@ -50,7 +51,7 @@ export class AiSdkModelSpans {
 
   /**
    * The model to pass to the SDK, called in the run's async context. A model id resolves through the SDK's global provider, as the
-   * SDK would; a v2 (AI SDK 5) model is passed through untraced.
+   * SDK would; a v2 (AI SDK 5) model is seen as the v3 one the SDK would make of it.
    */
   model(model: LanguageModel): LanguageModel {
     // Not traced (the no-op tracer): the model as given, at no cost.
@@ -59,8 +60,9 @@ export class AiSdkModelSpans {
       typeof model === 'string'
         ? (globalThis.AI_SDK_DEFAULT_PROVIDER ?? gateway).languageModel(model)
         : model;
-    if (resolved.specificationVersion !== 'v3') return resolved;
-    return wrapLanguageModel({ model: resolved, middleware: this.#middleware });
+    const v3 = asV3(resolved) as typeof resolved;
+    if (v3.specificationVersion !== 'v3') return v3;
+    return wrapLanguageModel({ model: v3, middleware: this.#middleware });
   }
 
   /** Ends the spans still open (an aborted or abandoned run); an abort is their error. */

@@ -1,7 +1,9 @@
 import type { Tool, ToolSet } from 'ai';
+import type { ToolEffects } from '../../core/journal.js';
 import { tryToolContext } from '../../core/tool-context.js';
 import {
   asksToRunAgain,
+  declareEffects,
   effectsOf,
   guardNativeTool,
   unknownOutcomeError,
@@ -10,16 +12,18 @@ import {
 /** Tools exported from a ToolSpec: the executor guards their calls. */
 const executorTools = new WeakSet<object>();
 
-export function markExecutorTool<T extends object>(tool: T): T {
+/** Marks a ToolSpec's export; its declared effects are the spec's (read by `effectsOf`). */
+export function markExecutorTool<T extends object>(tool: T, effects?: ToolEffects): T {
   executorTools.add(tool);
-  return tool;
+  return effects ? declareEffects(tool, effects) : tool;
 }
 
 /**
  * The agent's tools for one journaled run: each native tool's `execute` runs at most once across
  * the run's attempts, keyed by the SDK's `toolCallId`, with `ctx.idempotencyKey` bound. A new
- * record per run (the agent's own tools are not changed); ToolSpec tools and tools without
- * `execute` pass as they are. Without a journal the set is returned as given.
+ * record per run (the agent's own tools are not changed). ToolSpec tools (the executor guards
+ * them) get only the gate of a call to run again; tools without `execute` pass as they are.
+ * Without a journal the set is returned as given.
  */
 export function guardedToolSet(tools: ToolSet | undefined): ToolSet | undefined {
   if (!tools || !tryToolContext()?.journal) return tools;
@@ -30,18 +34,23 @@ export function guardedToolSet(tools: ToolSet | undefined): ToolSet | undefined 
 
 function guarded(name: string, tool: Tool<any, any>): Tool<any, any> {
   const execute = tool.execute;
-  if (!execute || executorTools.has(tool)) return tool;
+  if (!execute) return tool;
   const effects = effectsOf(tool);
+  // A `pause` tool's call left unfinished by an earlier attempt waits at the SDK's own gate.
   const approval = tool.needsApproval;
+  const needsApproval = async (input: unknown, options: { toolCallId: string }) => {
+    if (asksToRunAgain(options.toolCallId, effects)) return true;
+    return typeof approval === 'function'
+      ? approval.call(tool, input, options as Parameters<typeof approval>[1])
+      : (approval ?? false);
+  };
+  // A ToolSpec tool: the executor guards the call, approved at the gate it runs once more.
+  if (executorTools.has(tool)) {
+    return effects?.onUnknownOutcome === 'pause' ? ({ ...tool, needsApproval } as Tool) : tool;
+  }
   return {
     ...tool,
-    // A `pause` tool's call left unfinished by an earlier attempt waits at the SDK's own gate.
-    needsApproval: async (input: unknown, options: { toolCallId: string }) => {
-      if (asksToRunAgain(options.toolCallId, effects)) return true;
-      return typeof approval === 'function'
-        ? approval.call(tool, input, options as Parameters<typeof approval>[1])
-        : (approval ?? false);
-    },
+    needsApproval,
     execute: async (input: unknown, options: Parameters<typeof execute>[1]) => {
       try {
         return await guardNativeTool(

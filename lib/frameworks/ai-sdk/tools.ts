@@ -33,7 +33,7 @@ export class AiSdkIntegration extends IntegrationBase<AiSdkTool> {
           ...(call.abortSignal ? { signal: withRunSignal(call.abortSignal) } : {}),
         }),
     });
-    return markExecutorTool(Object.assign(native, { name: spec.name }));
+    return markExecutorTool(Object.assign(native, { name: spec.name }), spec.effects);
   }
 }
 

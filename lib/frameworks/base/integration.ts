@@ -124,17 +124,27 @@ export abstract class IntegrationBase<TExported = unknown> implements Integratio
     native: unknown,
     options: ExportOptions,
     overrides: Partial<ToolContext> = {},
+    entry?: string,
   ): Promise<unknown> {
     const ctx = { ...this.bindContext(native), ...overrides };
     return runnerFor(options.executor).runSpec(spec, args, ctx, {
       callId: ctx.callId,
       ...(this.approvalPort ? { approval: this.approvalPort } : {}),
+      ...(entry ? { entry } : {}),
     });
   }
 
   /**
+   * The framework's own control flow thrown through a tool (LangGraph's `interrupt()`): it
+   * passes through `runBound` as it is, never shown to the model as a tool error.
+   */
+  protected passesThrough(_err: unknown): boolean {
+    return false;
+  }
+
+  /**
    * For frameworks with no tool-error channel: a failure becomes the model-visible error as the
-   * tool's result. Cancellation still propagates.
+   * tool's result. Cancellation, a pause and the framework's own control flow still propagate.
    */
   protected async runBound(
     spec: ToolSpec<any, any>,
@@ -142,11 +152,12 @@ export abstract class IntegrationBase<TExported = unknown> implements Integratio
     native: unknown,
     options: ExportOptions,
     overrides: Partial<ToolContext> = {},
+    entry?: string,
   ): Promise<unknown | ModelVisibleError> {
     try {
-      return await this.run(spec, args, native, options, overrides);
+      return await this.run(spec, args, native, options, overrides, entry);
     } catch (err) {
-      if (mustPropagate(err)) throw err;
+      if (mustPropagate(err) || this.passesThrough(err)) throw err;
       return modelVisibleError(err);
     }
   }

@@ -2,6 +2,23 @@ import { GraphRecursionError } from '@langchain/langgraph';
 import { AgentKernelError, describeError, ModelError, RunnerError } from '../../core/errors.js';
 import { describeCut, isCutStream } from '../base/errors.js';
 
+/**
+ * A LangChain tool called in a durable run without the model's tool call (a custom node's
+ * `tool.invoke(args)`): nothing identifies the call across attempts, so a retried run could not
+ * tell that it already ran. Refused before the tool runs.
+ */
+export class UnguardedToolCall extends AgentKernelError {
+  constructor(tool: string) {
+    super(
+      'unguarded-tool-call',
+      `The LangGraph tool "${tool}" was called without a tool call id in a durable run, so a ` +
+        "retried run could not tell whether it already ran. Call it with the model's tool call " +
+        '(`tool.invoke(toolCall)`, as a ToolNode does), or declare it read-only with ' +
+        '`withToolEffects(tool, { readOnly: true })`.',
+    );
+  }
+}
+
 /** Maps LangGraph's and the model client's errors onto ours, with a readable message. */
 export function mapLangGraphError(err: unknown, agent: string): unknown {
   if (err instanceof AgentKernelError) return err;

@@ -1,6 +1,6 @@
 export { declareEffects as withToolEffects } from '../../tools/guard.js';
 export { type CheckpointSnapshot, SessionCheckpointSaver } from './checkpointer.js';
-export { mapLangGraphError } from './errors.js';
+export { mapLangGraphError, UnguardedToolCall } from './errors.js';
 export { LangGraphEventMapper } from './events.js';
 export { LangGraphModule, langgraphAgent } from './module.js';
 export {

@@ -223,10 +223,11 @@ function toInterruption(raw: RawInterrupt): Interruption {
   const approval = approvalOf(raw.value);
   if (approval) {
     return {
-      id: approval.toolCallId,
+      id: approval.interruptionId ?? approval.toolCallId,
       kind: 'tool-approval',
       toolName: approval.toolName,
       arguments: approval.arguments,
+      ...(approval.message ? { message: approval.message } : {}),
     };
   }
   // The graph's own interrupt(value): a question for a human, answered by the decision.

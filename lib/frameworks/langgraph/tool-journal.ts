@@ -1,7 +1,7 @@
-import type { StructuredToolInterface } from '@langchain/core/tools';
-import { interrupt, isGraphInterrupt } from '@langchain/langgraph';
+import { StructuredTool, type StructuredToolInterface } from '@langchain/core/tools';
+import { isGraphInterrupt } from '@langchain/langgraph';
 import type { ToolEffects } from '../../core/journal.js';
-import type { ToolApproval } from '../../core/tool-context.js';
+import { tryToolContext } from '../../core/tool-context.js';
 import { ApprovalPending } from '../../tools/errors.js';
 import {
   effectsOf,
@@ -9,7 +9,8 @@ import {
   unknownOutcomeError,
   unknownOutcomeId,
 } from '../../tools/guard.js';
-import { type ApprovalInterrupt, SpecTool } from './tools.js';
+import { UnguardedToolCall } from './errors.js';
+import { rerunInterrupt, SpecTool } from './tools.js';
 
 const GUARDED = Symbol.for('agent-kernel.journal-guarded-tool');
 /** What the journal records for a call that paused (`interrupt()`) instead of finishing. */
@@ -19,13 +20,15 @@ type CallFn = (input: unknown, runManager: unknown, config: unknown) => Promise<
 type Guardable = StructuredToolInterface & { _call?: CallFn; [GUARDED]?: true };
 
 /**
- * Puts the native LangChain tools of a graph's tool nodes (`ToolNode.tools`, subgraphs too)
- * behind the run's journal: each call runs at most once across attempts, keyed by the model's
+ * Puts the native LangChain tools of a graph's tool nodes (`ToolNode.tools`, subgraphs too), and
+ * any other tool the run calls (from a custom node), behind the run's journal: each call runs at most once across attempts, keyed by the model's
  * tool call id (`config.toolCall.id`), with `ctx.idempotencyKey` bound. ToolSpec tools
  * (`SpecTool`) are skipped: the executor guards them. A tool's `_call` is wrapped in place, once;
- * outside a journaled run the wrapper only forwards.
+ * outside a journaled run the wrapper only forwards. A call without a tool call id is refused
+ * (`UnguardedToolCall`) unless the tool is declared read-only.
  */
 export function guardGraphTools(graph: unknown, seen = new Set<unknown>()): void {
+  guardEveryToolCall();
   if (!graph || typeof graph !== 'object' || seen.has(graph)) return;
   seen.add(graph);
   const nodes = (graph as { nodes?: Record<string, { bound?: unknown }> }).nodes ?? {};
@@ -36,6 +39,24 @@ export function guardGraphTools(graph: unknown, seen = new Set<unknown>()): void
   }
 }
 
+let everyCall = false;
+
+/**
+ * A tool a custom node calls (not a ToolNode) is not in the graph's nodes: the tool object
+ * itself is guarded on its first call in a journaled run, through LangChain's
+ * `StructuredTool.prototype.call` (wrapped once; outside a journaled run it only forwards).
+ */
+function guardEveryToolCall(): void {
+  if (everyCall) return;
+  everyCall = true;
+  const proto = StructuredTool.prototype as unknown as { call: (...args: unknown[]) => unknown };
+  const call = proto.call;
+  proto.call = function (this: Guardable, ...args: unknown[]) {
+    if (tryToolContext()?.journal) guard(this);
+    return call.apply(this, args);
+  };
+}
+
 function guard(tool: Guardable): void {
   if (tool instanceof SpecTool || tool[GUARDED] || typeof tool._call !== 'function') return;
   const original = tool._call.bind(tool);
@@ -43,6 +64,10 @@ function guard(tool: Guardable): void {
   tool._call = async (input, runManager, config) => {
     const callId = (config as { toolCall?: { id?: string } } | undefined)?.toolCall?.id;
     const run = () => original(input, runManager, config);
+    // No call id (a custom node's `tool.invoke(args)`): nothing to recognise it by on a retry.
+    if (!callId && tryToolContext()?.journal && !effectsOf(tool)?.readOnly) {
+      throw new UnguardedToolCall(tool.name);
+    }
     try {
       return await guardedCall(tool, callId, run);
     } catch (err) {
@@ -54,6 +79,9 @@ function guard(tool: Guardable): void {
       ) {
         return askToRunAgain(tool, callId, input, run);
       }
+      // Resumed with the person's "no" (the guard read it): the model reads the denial.
+      const decision = callId ? tryToolContext()?.decisions?.[unknownOutcomeId(callId)] : undefined;
+      if (decision?.status === 'denied') return denial(decision.message);
       // Not run again: the model reads why (JSON in the ToolMessage, as a ToolSpec tool's error).
       const visible = unknownOutcomeError(err);
       if (visible) return JSON.stringify(visible);
@@ -105,17 +133,13 @@ async function askToRunAgain(
   input: unknown,
   run: () => Promise<unknown>,
 ): Promise<unknown> {
-  const decision = interrupt<ApprovalInterrupt, ToolApproval>({
-    kind: 'tool-approval',
-    toolCallId: callId,
-    toolName: tool.name,
-    arguments: input,
-  });
-  if (decision?.status !== 'approved') {
-    const message = decision?.message ?? 'A person decided not to run the call again.';
-    return JSON.stringify({ error: { kind: 'approval-denied', message } });
-  }
+  const decision = rerunInterrupt(callId, tool.name, input);
+  if (decision?.status !== 'approved') return denial(decision?.message);
   return guardedCall(tool, callId, run, { ...effectsOf(tool), idempotent: true });
+}
+
+function denial(message = 'A person decided not to run the call again.'): string {
+  return JSON.stringify({ error: { kind: 'approval-denied', message } });
 }
 
 function isInterrupted(value: unknown): boolean {

@@ -1,10 +1,12 @@
 import { ToolMessage } from '@langchain/core/messages';
 import { DynamicStructuredTool } from '@langchain/core/tools';
-import { interrupt } from '@langchain/langgraph';
-import type { ToolApproval } from '../../core/tool-context.js';
-import { isModelVisibleError } from '../../tools/errors.js';
+import { interrupt, isGraphBubbleUp } from '@langchain/langgraph';
+import { type ToolApproval, type ToolContext, tryToolContext } from '../../core/tool-context.js';
+import { ApprovalPending, isModelVisibleError } from '../../tools/errors.js';
+import { UNKNOWN_OUTCOME_PROMPT, unknownOutcomeId } from '../../tools/guard.js';
 import type { ToolSpec } from '../../tools/spec.js';
 import { type ExportOptions, IntegrationBase } from '../base/integration.js';
+import { UnguardedToolCall } from './errors.js';
 
 /** What a `confirm` tool's `interrupt()` carries; the runner turns it into an interruption. */
 export interface ApprovalInterrupt {
@@ -12,6 +14,25 @@ export interface ApprovalInterrupt {
   readonly toolCallId: string;
   readonly toolName: string;
   readonly arguments: unknown;
+  /** The interruption's id when it is not the call id (`<callId>:unknown-outcome`). */
+  readonly interruptionId?: string;
+  /** Why a person is asked, when it is not the call's first approval. */
+  readonly message?: string;
+}
+
+/**
+ * The interrupt of a call whose earlier execution never finished and whose tool asks before it
+ * runs again (`onUnknownOutcome: 'pause'`): answered, the decision is under its own id.
+ */
+export function rerunInterrupt(callId: string, toolName: string, args: unknown): ToolApproval {
+  return interrupt<ApprovalInterrupt, ToolApproval>({
+    kind: 'tool-approval',
+    toolCallId: callId,
+    toolName,
+    arguments: args,
+    interruptionId: unknownOutcomeId(callId),
+    message: UNKNOWN_OUTCOME_PROMPT,
+  });
 }
 
 /**
@@ -52,6 +73,11 @@ export class LangGraphIntegration extends IntegrationBase<SpecTool> {
       description: spec.description,
       schema: spec.jsonSchema() as any,
       func: async (args: unknown, _runManager: unknown, config: unknown) => {
+        // A custom node's `invoke(args)`: the call has no id a retried run would find again.
+        const called = (config as { toolCall?: { id?: string } } | undefined)?.toolCall?.id;
+        if (!called && tryToolContext()?.journal && !spec.effects?.readOnly) {
+          throw new UnguardedToolCall(spec.name);
+        }
         let approval: ToolApproval | undefined;
         if (nativeGate) {
           // Outside runBound: interrupt() throws LangGraph's control-flow error to pause.
@@ -63,9 +89,8 @@ export class LangGraphIntegration extends IntegrationBase<SpecTool> {
             arguments: args,
           });
         }
-        const result = await this.runBound(spec, args, config, options, {
-          ...(approval ? { approval } : {}),
-        });
+        const overrides = approval ? { approval } : {};
+        const result = await this.#runOrAsk(spec, args, config, options, overrides);
         const text = typeof result === 'string' ? result : JSON.stringify(result ?? null);
         const callId = (config as { toolCall?: { id?: string } } | undefined)?.toolCall?.id;
         // LangChain's tool-error channel: a ToolMessage with status "error" (when called by id).
@@ -81,6 +106,79 @@ export class LangGraphIntegration extends IntegrationBase<SpecTool> {
       },
     });
   }
+
+  /**
+   * A call the journal asks a person about (its outcome unknown, its tool `pause`) pauses the
+   * graph with `interrupt()`; resumed, the node runs again and the executor reads the decision.
+   */
+  async #runOrAsk(
+    spec: ToolSpec<any, any>,
+    args: unknown,
+    config: unknown,
+    options: ExportOptions,
+    overrides: Partial<ToolContext>,
+  ): Promise<unknown> {
+    try {
+      return await this.#interruptible(spec, args, config, options, overrides);
+    } catch (err) {
+      const { callId } = this.bindContext(config);
+      if (!(err instanceof ApprovalPending) || err.interruption.id !== unknownOutcomeId(callId)) {
+        throw err;
+      }
+      const decision = rerunInterrupt(callId, spec.name, args);
+      const decisions = { ...tryToolContext()?.decisions, [err.interruption.id]: decision };
+      return this.#interruptible(spec, args, config, options, { ...overrides, decisions });
+    }
+  }
+
+  /**
+   * A handler that calls `interrupt()` pauses the graph, never fails the call: its execution is
+   * recorded as interrupted, and resumed (LangGraph runs the node again) the call is journaled
+   * under the next key (`<callId>#1`, …), so it runs with the answer instead of replaying the pause.
+   */
+  async #interruptible(
+    spec: ToolSpec<any, any>,
+    args: unknown,
+    config: unknown,
+    options: ExportOptions,
+    overrides: Partial<ToolContext>,
+  ): Promise<unknown> {
+    const { callId } = this.bindContext(config);
+    for (let level = 0; ; level++) {
+      let raised: unknown;
+      const handler: ToolSpec<any, any>['handler'] = async (input, ctx) => {
+        try {
+          return await spec.handler(input, ctx);
+        } catch (err) {
+          if (!isGraphBubbleUp(err)) throw err;
+          raised = err;
+          return INTERRUPTED;
+        }
+      };
+      const entry = level > 0 ? `${callId}#${level}` : undefined;
+      const result = await this.runBound(
+        { ...spec, handler },
+        args,
+        config,
+        options,
+        overrides,
+        entry,
+      );
+      if (raised) throw raised;
+      if (!isInterrupted(result)) return result;
+    }
+  }
+
+  protected override passesThrough(err: unknown): boolean {
+    return isGraphBubbleUp(err);
+  }
+}
+
+/** What the journal records for a ToolSpec call whose handler paused the graph. */
+const INTERRUPTED = { 'agent-kernel': 'interrupted' } as const;
+
+function isInterrupted(value: unknown): boolean {
+  return (value as Record<string, unknown> | null)?.['agent-kernel'] === 'interrupted';
 }
 
 /** What discovery loads (`getIntegration('langgraph')`). */

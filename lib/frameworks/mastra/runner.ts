@@ -15,6 +15,7 @@ import type {
 import { tryToolContext } from '../../core/tool-context.js';
 import { activeSpan } from '../../core/tracer.js';
 import { gateDecision, gateInterruption } from '../../tools/guard.js';
+import { isModelV2, v2AsV3 } from '../base/v2-model.js';
 import { mapMastraError } from './errors.js';
 import { MastraEventMapper, type PendingApproval } from './events.js';
 import { isModelV3, layered } from './model.js';
@@ -207,8 +208,9 @@ export class MastraRunner implements Runner<MastraNativeAgent> {
     const journaled = !!tryToolContext()?.journal;
     const traced = !!activeSpan();
     if (!journaled && !traced) return undefined;
-    const model = await agent.getModel({ requestContext });
-    // A v2 (AI SDK 5) model runs unjournaled and untraced.
+    const given = await agent.getModel({ requestContext });
+    // A v2 (AI SDK 5) model as the v3 one; any other version (v1, v4) runs unjournaled.
+    const model = isModelV2(given) ? v2AsV3<unknown>(given) : given;
     if (!isModelV3(model)) return undefined;
     const withJournal = journaled ? layered(model, journalLayer(calls)) : model;
     return traced ? layered(withJournal, spans) : withJournal;

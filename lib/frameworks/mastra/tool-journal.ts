@@ -2,6 +2,7 @@ import type { ToolEffects } from '../../core/journal.js';
 import { tryToolContext } from '../../core/tool-context.js';
 import {
   asksToRunAgain,
+  declareEffects,
   effectsOf,
   guardNativeTool,
   unknownOutcomeError,
@@ -11,9 +12,10 @@ import type { CallIndex } from './model-journal.js';
 /** Tools exported from a ToolSpec: the executor guards their calls. */
 const executorTools = new WeakSet<object>();
 
-export function markExecutorTool<T extends object>(tool: T): T {
+/** Marks a ToolSpec's export; its declared effects are the spec's (read by `effectsOf`). */
+export function markExecutorTool<T extends object>(tool: T, effects?: ToolEffects): T {
   executorTools.add(tool);
-  return tool;
+  return effects ? declareEffects(tool, effects) : tool;
 }
 
 type Execute = (input: unknown, context: unknown) => unknown;
@@ -21,7 +23,8 @@ type Execute = (input: unknown, context: unknown) => unknown;
 /**
  * The agent's tools for one run: each native tool's `execute` runs at most once across the run's
  * attempts, keyed by the model's tool call id, with `ctx.idempotencyKey` bound. New objects per
- * run (the agent's own tools are not changed); ToolSpec tools are guarded by the executor.
+ * run (the agent's own tools are not changed); ToolSpec tools are guarded by the executor (a
+ * `pause` one gets the gate of a call to run again).
  * Undefined without a journal.
  */
 export function guardedTools(
@@ -39,10 +42,14 @@ type ApprovalFn = (args: unknown, context?: unknown) => unknown;
 function guarded(name: string, tool: unknown, calls: CallIndex): unknown {
   if (typeof tool !== 'object' || tool === null) return tool;
   const execute = (tool as { execute?: Execute }).execute;
-  if (typeof execute !== 'function' || executorTools.has(tool)) return tool;
+  if (typeof execute !== 'function') return tool;
   const effects = effectsOf(tool);
+  const pause = effects?.onUnknownOutcome === 'pause';
+  // A ToolSpec tool: the executor guards the call; approved at the gate, it runs once more.
+  if (executorTools.has(tool) && !pause) return tool;
   const copy = Object.create(Object.getPrototypeOf(tool), Object.getOwnPropertyDescriptors(tool));
-  if (effects?.onUnknownOutcome === 'pause') gateUnknownOutcomes(copy, name, effects, calls);
+  if (effects && pause) gateUnknownOutcomes(copy, name, effects, calls);
+  if (executorTools.has(tool)) return copy;
   copy.execute = async (input: unknown, context: unknown) => {
     const callId = callIdOf(context);
     if (callId === undefined) return execute.call(tool, input, context);

@@ -43,7 +43,7 @@ export class MastraIntegration extends IntegrationBase<MastraTool> {
         });
       },
     } as Parameters<typeof createTool>[0]);
-    return markExecutorTool(tool);
+    return markExecutorTool(tool, spec.effects);
   }
 }
 

@@ -1,6 +1,7 @@
 import { type FunctionTool, tool } from '@openai/agents';
 import { type ToolContext, tryToolContext } from '../../core/tool-context.js';
 import { isAbortError, modelVisibleError } from '../../tools/errors.js';
+import { asksToRunAgain } from '../../tools/guard.js';
 import type { ToolSpec } from '../../tools/spec.js';
 import { type ExportOptions, IntegrationBase } from '../base/integration.js';
 import { markExecutorTool } from './tool-tracing.js';
@@ -40,7 +41,9 @@ export class OpenAIIntegration extends IntegrationBase<OpenAITool> {
         // Our JSON Schema, not strict mode: validation is the executor's, with our error kinds.
         parameters: spec.jsonSchema() as any,
         strict: false,
-        needsApproval: nativeGate,
+        // A call an earlier attempt left unfinished asks again, through the SDK's own gate.
+        needsApproval: async (_runContext, _input, callId) =>
+          nativeGate || asksToRunAgain(callId, spec.effects),
         execute: (args, _runContext, details) => call(args, details),
         errorFunction: async (_runContext, error, details) => {
           if (isAbortError(error)) throw error;

@@ -6,17 +6,27 @@ import {
   ToolResultBlock,
   type ToolResultBlockData,
 } from '@strands-agents/sdk';
+import type { ToolEffects } from '../../core/journal.js';
 import { tryToolContext } from '../../core/tool-context.js';
-import { effectsOf, guardNativeTool, unknownOutcomeError } from '../../tools/guard.js';
+import {
+  declareEffects,
+  effectsOf,
+  guardNativeTool,
+  unknownOutcomeError,
+} from '../../tools/guard.js';
 
 /** Tools exported from a ToolSpec: the executor guards their calls. */
 const executorTools = new WeakSet<object>();
 /** Tools a person approves before each call (the runner's gate, see gate.ts). */
 const approvalTools = new WeakSet<object>();
 
-export function markExecutorTool<T extends object>(tool: T): T {
+/**
+ * Marks a ToolSpec's export; its declared effects are the spec's (`effectsOf`), so the approval
+ * gate asks before a `pause` call an earlier attempt left unfinished runs again.
+ */
+export function markExecutorTool<T extends object>(tool: T, effects?: ToolEffects): T {
   executorTools.add(tool);
-  return tool;
+  return effects ? declareEffects(tool, effects) : tool;
 }
 
 /**

@@ -34,7 +34,7 @@ export class StrandsIntegration extends IntegrationBase<FunctionTool> {
           ...(call?.cancelSignal ? { signal: withRunSignal(call.cancelSignal) } : {}),
         })) as JSONValue,
     });
-    markExecutorTool(native);
+    markExecutorTool(native, spec.effects);
     return nativeGate ? withApproval(native) : native;
   }
 }

@@ -1,6 +1,7 @@
 export { DEFAULT_TTL_SECONDS, type DynamoStoreOptions } from './base.js';
 export { createDynamoClient, type DynamoClientOptions } from './client.js';
 export { DynamoConnectionStore } from './connection-store.js';
+export { DynamoIdKeyStore } from './id-key-store.js';
 export { DynamoIdempotencyStore } from './idempotency-store.js';
 export { DynamoRunJournalStore } from './journal-store.js';
 export { DynamoToolLedger } from './ledger.js';

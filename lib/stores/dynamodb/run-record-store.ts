@@ -1,10 +1,11 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import {
-  RUN_MOVES_INTO,
+  movesInto,
   type RunRecord,
   RunRecordSchema,
   type RunRecordStore,
   type RunTransition,
+  type TransitionOptions,
 } from '../../app/ports/run-records.js';
 import { InvalidRecord, RecordCorrupt } from '../../core/stores.js';
 import { jsonProblem, parseStoredJson, toStoredJson } from '../json.js';
@@ -21,18 +22,19 @@ export class DynamoRunRecordStore extends DynamoBase implements RunRecordStore {
     await this.doc.send(new PutCommand({ TableName: this.table, Item: this.#item(record) }));
   }
 
-  async transition(record: RunRecord): Promise<RunTransition> {
+  async transition(record: RunRecord, options?: TransitionOptions): Promise<RunTransition> {
     const item = this.#item(record);
-    const from = RUN_MOVES_INTO[record.status];
+    const from = movesInto(record.status, options);
     const names = from.map((_, i) => `:from${i}`);
+    const statusIn = from.length === 0 ? '' : ` OR #status IN (${names.join(', ')})`;
     try {
       await this.doc.send(
         new PutCommand({
           TableName: this.table,
           Item: item,
           // An expired record (dynalite never deletes one) counts as absent, as get reads it.
-          ConditionExpression: `attribute_not_exists(pk) OR expiresAt <= :now OR #status IN (${names.join(', ')})`,
-          ExpressionAttributeNames: { '#status': 'status' },
+          ConditionExpression: `attribute_not_exists(pk) OR expiresAt <= :now${statusIn}`,
+          ...(from.length === 0 ? {} : { ExpressionAttributeNames: { '#status': 'status' } }),
           ExpressionAttributeValues: {
             ':now': this.nowSeconds(),
             ...Object.fromEntries(from.map((status, i) => [`:from${i}`, status])),

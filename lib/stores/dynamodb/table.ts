@@ -50,6 +50,12 @@ export const keys = {
   quotaDay: (day: string) => `DAY#${day}`,
   quotaDayPrefix: 'DAY#',
   meta: 'META',
+  /**
+   * The deployment's id key (id-key-store.ts): in the sessions family (the functions that make
+   * ids are the ones that claim sessions), under a pk no session id can have (`!` is outside
+   * the id alphabet).
+   */
+  idKey: { pk: `${PARTITIONS.session}!id-key`, sk: 'META' },
   lease: 'LEASE',
   /** State chunks of one generation of a session head: `STATE#<generation>#<chunk>`. */
   stateChunks: (generation: string) => `STATE#${generation}#`,

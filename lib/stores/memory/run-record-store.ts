@@ -4,6 +4,7 @@ import {
   RunRecordSchema,
   type RunRecordStore,
   type RunTransition,
+  type TransitionOptions,
 } from '../../app/ports/run-records.js';
 import { InvalidRecord } from '../../core/stores.js';
 import { Clock, type MemoryStoreOptions } from './clock.js';
@@ -28,10 +29,10 @@ export class InMemoryRunRecordStore implements RunRecordStore {
     });
   }
 
-  async transition(record: RunRecord): Promise<RunTransition> {
+  async transition(record: RunRecord, options?: TransitionOptions): Promise<RunTransition> {
     // No await between the read and the write: the check and the put are one step.
     const current = this.#read(record.sessionId, record.runId);
-    if (!canMoveRun(current?.status, record.status)) return { applied: false, current };
+    if (!canMoveRun(current?.status, record.status, options)) return { applied: false, current };
     await this.put(record);
     return { applied: true };
   }

@@ -298,6 +298,7 @@ export function registerDurabilityChecks(harness: RunnerContractHarness): void {
             interruptions: [{ kind: 'tool-approval', toolName: 'pay' }],
           });
           expect(done.at(-1)).toMatchObject({ type: 'run-finished' });
+          expect(id).toBe(`${callIds(server.requests[1])[0]}:unknown-outcome`);
           const key = `run-${status}:${callIds(server.requests.at(-1))[0]}`;
           const lines = (await effectLines(world.effects)).map((line) => line[0]);
           expect(lines).toEqual(status === 'approved' ? [key, key] : [key]);

@@ -8,6 +8,7 @@ import { startScriptedModelServer } from '../scripted-model-server.js';
 import { registerDurabilityChecks } from './durability.js';
 import type { RunnerContractHarness, RunOptionProbe } from './harness.js';
 import { registerPauseChecks } from './pause.js';
+import { registerSpecDurabilityChecks } from './spec-durability.js';
 import { contractTools } from './tools.js';
 import { type ContractWorld, collect, expectWellFormed } from './world.js';
 
@@ -215,4 +216,5 @@ export function runnerContract(harness: RunnerContractHarness): void {
     if (harness.supportsPause) registerPauseChecks(world);
   });
   registerDurabilityChecks(harness);
+  registerSpecDurabilityChecks(harness);
 }

@@ -145,7 +145,11 @@ export function throttleRandomly(p: number, seed = 1): ThrottleRule {
 /** The session head's write: a turn is stored once it passed. */
 export function isSessionSave(req: DynamoRequest): boolean {
   return (
-    req.operation === 'PutItem' && req.body.includes('"SESSION#') && req.body.includes('"S":"META"')
+    req.operation === 'PutItem' &&
+    req.body.includes('"SESSION#') &&
+    req.body.includes('"S":"META"') &&
+    // The deployment's id key shares the sessions family (keys.idKey), but is no session.
+    !req.body.includes('"SESSION#!id-key"')
   );
 }
 

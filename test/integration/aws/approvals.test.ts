@@ -1,5 +1,5 @@
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createApprovalsHandler } from '../../../lib/aws/approvals.js';
 import { drain } from '../../../lib/local/sqs.js';
 import { useScriptedModelServer } from '../../helpers/model-server.js';
@@ -14,20 +14,40 @@ describe('approvals function', () => {
     ['a malformed body', '{"sessionId":'],
     ['a body without a principal', '{"sessionId":"s","runId":"r","decisions":[]}'],
     ['a decision for a session that does not exist', undefined],
-  ])('drops %s without a retry and queues nothing', async (_label, body) => {
-    // Prepare
-    const stack = await newStack(server, endpoints);
-    const event = sampleEvent('sqs/approvals-queue.json');
-    if (body !== undefined) event.Records[0].body = body;
+  ])(
+    'drops %s without a retry, queues nothing, counts it (ApprovalsRefused)',
+    async (_label, body) => {
+      // Prepare
+      const stack = await newStack(server, endpoints);
+      const event = sampleEvent('sqs/approvals-queue.json');
+      if (body !== undefined) event.Records[0].body = body;
 
-    // Act
-    const result = await stack.handlers.approvals(event);
+      const lines: string[] = [];
+      const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: any) => {
+        lines.push(String(chunk));
+        return true;
+      });
 
-    // Assess
-    expect(result.batchItemFailures).toEqual([]);
-    const queued = await stack.sqs.send(new ReceiveMessageCommand({ QueueUrl: stack.queues.run }));
-    expect(queued.Messages ?? []).toEqual([]);
-  });
+      // Act
+      const result = await stack.handlers.approvals(event).finally(() => write.mockRestore());
+
+      // Assess: one EMF count per dropped decision (infra's ApprovalsRefused alarm reads it).
+      const counted = lines
+        .flatMap((line) => line.split('\n'))
+        .filter((line) => line.includes('"ApprovalsRefused"'))
+        .map((line) => JSON.parse(line));
+      expect(counted).toHaveLength(1);
+      expect(counted[0]).toMatchObject({ message: 'approval refused', ApprovalsRefused: 1 });
+      expect(counted[0]._aws.CloudWatchMetrics[0].Metrics).toEqual([
+        { Name: 'ApprovalsRefused', Unit: 'Count' },
+      ]);
+      expect(result.batchItemFailures).toEqual([]);
+      const queued = await stack.sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: stack.queues.run }),
+      );
+      expect(queued.Messages ?? []).toEqual([]);
+    },
+  );
 });
 
 describe('approvals function without a Runtime (as functions/approvals.ts builds it)', () => {

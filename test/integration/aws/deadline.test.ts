@@ -11,7 +11,7 @@ const MARGIN_S = 1;
 const REMAINING_MS = 3_000;
 
 describe('worker: the function deadline', () => {
-  it('ends a run slower than the remaining time with run-timeout; the retry comes back in seconds and finishes it', async () => {
+  it('stops a run slower than the remaining time, announces run-retrying (not a terminal event); the retry comes back in seconds and ends it with its one terminal event', async () => {
     // Prepare
     const stack = await newStack(server, endpoints, {
       DELIVERY_MODE: 'direct',
@@ -59,7 +59,11 @@ describe('worker: the function deadline', () => {
     expect(backAfterMs).toBeLessThan(REMAINING_MS + 5_000);
     expect(second.batchItemFailures).toEqual([]);
     const view = clientView(endpoints.connections.messages('conn-t'));
-    expect(view.terminals.map((e) => e.code ?? e.type)).toEqual(['run-timeout', 'run-finished']);
+    // One terminal event for the run: the timed-out attempt sent a non-terminal run-retrying.
+    expect(view.terminals.map((e) => e.type)).toEqual(['run-finished']);
+    expect(view.events.filter((e) => e.type === 'run-retrying')).toEqual([
+      expect.objectContaining({ code: 'run-timeout', retryInSeconds: 1 }),
+    ]);
     expect(view.seqs).toEqual(view.seqs.map((_, i) => i));
     expect(await stack.deployed.runs.get(job.sessionId, job.runId)).toMatchObject({
       status: 'completed',

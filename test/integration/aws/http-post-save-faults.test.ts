@@ -135,12 +135,21 @@ describe('HTTP decisions: a resume that timed out after the approved tool ran', 
     // Act
     const timedOut = await decide();
     const paidOnce = payments.length;
+    const runEvent = sampleEvent('http/get-run.json', { RUN_ID: paused.runId });
+    const record = JSON.parse(String((await handler(runEvent)).body));
     const retried = await decide();
 
     // Assess
     expect(paused.status).toBe('paused');
     expect(timedOut.statusCode).not.toBe(200);
-    expect(JSON.parse(String(timedOut.body))).toMatchObject({ code: 'run-timeout' });
+    // The answer says what is known: the tool may have run (it did), and where to look.
+    const { code, message } = JSON.parse(String(timedOut.body));
+    expect(code).toBe('run-timeout');
+    expect(message).not.toMatch(/nothing was stored/);
+    expect(message).toMatch(/Tool calls it made may have run/);
+    expect(message).toContain(`GET /sessions/http-session-1/runs/${paused.runId}`);
+    // Still paused (the same decisions may be sent again), with the attempt's error.
+    expect(record).toMatchObject({ status: 'paused', error: { code: 'run-timeout' } });
     expect(paidOnce).toBe(1);
     expect(retried.statusCode, String(retried.body)).toBe(200);
     expect(JSON.parse(String(retried.body))).toMatchObject({

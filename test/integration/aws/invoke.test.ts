@@ -67,7 +67,7 @@ describe('invoke function', () => {
     [
       'a prototype key',
       JSON.parse('{"action":"run","agent":"payer","input":"x","__proto__":{"a":1}}'),
-      'invalid-message',
+      'forbidden-key',
     ],
   ])('refuses %s with a coded error and runs nothing', async (_label, event, code) => {
     // Prepare

@@ -259,6 +259,7 @@ export function messageViewOf(deployed: Deployment): MessageDeployment {
     pausedRuns: runtime.pausedRuns,
     runs: deployed.runs,
     idempotency: deployed.idempotency,
+    idKey: deployed.idKey,
     agentNames: new Set(runtime.agents.map((agent) => agent.name)),
   };
 }

@@ -46,7 +46,7 @@ describe('ws-message function', () => {
       'req-1',
     ],
     ['an unknown field', { ...run, priority: 1 }, 'invalid-message', 'req-1'],
-    ['an oversized input', { ...run, input: 'x'.repeat(100 * 1024) }, 'invalid-message', 'req-1'],
+    ['an oversized input', { ...run, input: 'x'.repeat(100 * 1024) }, 'too-large', 'req-1'],
     ['an oversized frame', { ...run, input: 'x'.repeat(130 * 1024) }, 'too-large', 'req-1'],
     ['an unknown agent', { ...run, agent: 'nobody' }, 'agent-not-found', 'req-1'],
   ])('answers %s with an error and stores nothing', async (_label, body, code, requestId) => {

@@ -25,10 +25,16 @@ interface Attempt {
 }
 
 /** One attempt of the run in a child process (what a redelivered job is). */
-async function attempt(framework: string, name: string, killAt?: string): Promise<Attempt> {
+async function attempt(
+  framework: string,
+  name: string,
+  killAt?: string,
+  env: Record<string, string> = {},
+): Promise<Attempt> {
   const files = [join(dir, `${name}.journal.json`), join(dir, `${name}.effects`)];
   const args = [framework, server.url, ...files, 'run-1'];
-  const { signal, stdout, stderr } = await spawnTsx(child, args, { KILL_AT: killAt ?? '' }, 40_000);
+  const childEnv = { KILL_AT: killAt ?? '', ...env };
+  const { signal, stdout, stderr } = await spawnTsx(child, args, childEnv, 40_000);
   return { signal, last: stdout ? JSON.parse(stdout) : undefined, stderr };
 }
 
@@ -79,5 +85,38 @@ describe.each(['openai', 'ai-sdk', 'langgraph', 'adk', 'strands', 'mastra'])(
       expect(server.requests).toHaveLength(2);
       expect(JSON.stringify(server.requests[1]?.body)).toContain('tool-outcome-unknown');
     });
+
+    for (const status of ['approved', 'denied'] as const) {
+      it(`during a ToolSpec tool declared onUnknownOutcome 'pause': the next attempt pauses as <callId>:unknown-outcome; ${status}, it ${status === 'approved' ? 'runs once more under the same key' : 'never runs again'}`, async () => {
+        // Prepare
+        const name = `${framework}-spec-${status}`;
+        server.push(payCall, { text: 'Done.' });
+
+        // Act
+        const killed = await attempt(framework, name, 'during-tool', { TOOL: 'spec' });
+        const again = await attempt(framework, name, undefined, { TOOL: 'spec', DECIDE: status });
+
+        // Assess
+        expect(killed.signal).toBe('SIGKILL');
+        expect(again.last?.paused, again.stderr).toMatchObject({
+          type: 'run-paused',
+          interruptions: [{ kind: 'tool-approval', toolName: 'pay' }],
+        });
+        const id: string = again.last.paused.interruptions[0].id;
+        expect(id).toMatch(/^call_[A-Za-z0-9]{24}:unknown-outcome$/);
+        expect(again.last.resumed).toMatchObject({
+          type: 'run-finished',
+          reply: { text: 'Done.' },
+        });
+        // Real executions of the tool: the killed one, and the approved rerun under its key.
+        const key = `run-1:${id.replace(/:unknown-outcome$/, '')}`;
+        expect(await effects(name)).toEqual(status === 'approved' ? [key, key] : [key]);
+        // One request per model step: the recorded tool step was never asked again.
+        expect(server.requests).toHaveLength(2);
+        const final = JSON.stringify(server.requests[1]?.body);
+        expect(final.includes('sent 10 to bob')).toBe(status === 'approved');
+        expect(final).not.toContain('waits for approval');
+      });
+    }
   },
 );

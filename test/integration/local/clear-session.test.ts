@@ -76,6 +76,7 @@ describe('WebSocket action clear', () => {
     await alice.terminal((await alice.answer('c-r1')).runId);
 
     // Act: clear and run again at once; the queue keeps their order.
+    const before = (await alice.answer('c-r1')).runId;
     alice.send({ action: 'clear', requestId: 'c-clear', sessionId: 'ws-clear-1' });
     const accepted = await alice.answer('c-clear');
     alice.send({
@@ -85,12 +86,20 @@ describe('WebSocket action clear', () => {
       sessionId: 'ws-clear-1',
       input: 'again',
     });
-    await alice.terminal((await alice.answer('c-r2')).runId);
+    const after = (await alice.answer('c-r2')).runId;
+    await alice.terminal(after);
 
     // Assess
     expect(accepted).toMatchObject({ type: 'accepted', sessionId: 'ws-clear-1' });
     const session = await http(stack, 'alice', 'GET', '/sessions/ws-clear-1');
     expect(session.body).toMatchObject({ turns: 1 });
+    // The run accepted before the clear ran after it, in the session's new life: its record is
+    // of that life; the run before the clear is of the cleared one.
+    const records = await Promise.all(
+      [after, before].map((id) => http(stack, 'alice', 'GET', `/sessions/ws-clear-1/runs/${id}`)),
+    );
+    expect(records[0]).toMatchObject({ status: 200, body: { status: 'completed' } });
+    expect(records[1]?.status).toBe(404);
   });
 
   it('refuses another principal’s session and a malformed request, and clears nothing', async () => {

@@ -179,7 +179,9 @@ describe('one run record shape', () => {
     expect(syncPaused.reply).toMatchObject({
       status: 'paused',
       interruptions: paused.body.interruptions,
-      nextSeq: 0,
+      // Seq 0 is the run's terminal event (its stored run-paused, docs/protocol.md "The terminal
+      // rule"): the resume continues past it.
+      nextSeq: 1,
     });
   });
 });

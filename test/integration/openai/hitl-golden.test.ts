@@ -5,6 +5,7 @@ import OpenAI from 'openai';
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { parsePausedRun } from '../../../lib/core/paused-run-migrations.js';
+import { newSession } from '../../../lib/core/session.js';
 import { OpenAIModule } from '../../../lib/frameworks/openai/index.js';
 import { Runtime } from '../../../lib/index.js';
 import { InMemoryPausedRunStore } from '../../../lib/stores/memory/paused-run-store.js';
@@ -59,8 +60,14 @@ beforeEach(() => {
 describe('OpenAI paused runs across versions and time', () => {
   it('resumes the golden v1 fixture in a fresh runtime with one model call', async () => {
     // Prepare: a runtime that never saw the run, as another Lambda instance would be.
-    const { runtime, pausedRuns } = makeRuntime({ now: golden.createdAt + 1_000 });
+    const { runtime, pausedRuns, sessions } = makeRuntime({ now: golden.createdAt + 1_000 });
     await pausedRuns.put(parsePausedRun(golden));
+    // The session head the pause saved, of that version too: no incarnation yet, as the run.
+    const { incarnation: _none, ...head } = newSession(golden.sessionId, golden.createdAt, 'alice');
+    await sessions.save(
+      { ...head, paused: [{ runId: golden.runId, expiresAt: golden.expiresAt }] },
+      0,
+    );
     server.push({ text: 'Paid Bob 10.' });
 
     // Act

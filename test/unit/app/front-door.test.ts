@@ -126,7 +126,7 @@ describe('FrontDoor', () => {
     });
 
     // Assess
-    expect(decider).toBe('alice');
+    expect(decider.owner).toBe('alice');
     await expect(viaWebSocket).rejects.toMatchObject({ code: 'not-found' });
     await expect(front.policy.decider('mallory', 's1')).rejects.toMatchObject({
       code: 'not-found',

@@ -127,6 +127,14 @@ const CASES: [StreamEvent, AgUiEvent][] = [
     { type: 'run-error', runId, code: 'model-error', message: 'down' },
     { type: 'RUN_ERROR', message: 'down', code: 'model-error' },
   ],
+  [
+    { type: 'run-retrying', runId, code: 'run-timeout', message: 'later', retryInSeconds: 2 },
+    {
+      type: 'CUSTOM',
+      name: 'run-retrying',
+      value: { runId, code: 'run-timeout', message: 'later', retryInSeconds: 2 },
+    },
+  ],
 ];
 
 describe('toAgUiEvent', () => {
@@ -135,7 +143,7 @@ describe('toAgUiEvent', () => {
     const types = new Set(CASES.map(([event]) => event.type));
 
     // Assess
-    expect(types.size).toBe(16);
+    expect(types.size).toBe(17);
   });
 
   it.each(CASES.map(([event, expected]) => [event.type, event, expected] as const))(

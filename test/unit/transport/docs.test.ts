@@ -48,7 +48,7 @@ describe('docs/protocol.md', () => {
 
   it('lists every error code with its source and meaning', () => {
     // Prepare
-    const rows = [...doc.matchAll(/^\| `([a-z-]+)` \| (transport|front|runtime) \| (.+) \|$/gm)];
+    const rows = [...doc.matchAll(/^\| `([a-z0-9-]+)` \| (transport|front|runtime) \| (.+) \|$/gm)];
     const documented = Object.fromEntries(rows.map((r) => [r[1], { source: r[2], meaning: r[3] }]));
 
     // Assess

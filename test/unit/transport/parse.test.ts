@@ -103,6 +103,11 @@ describe('parseInbound: size, JSON, action, prototype keys, echo', () => {
       'decisions.0.arguments.constructor',
     ],
     [
+      'prototype in a nested object',
+      '{"action":"subscribe","sessionId":"s","x":{"prototype":1}}',
+      'x.prototype',
+    ],
+    [
       'an escaped __proto__',
       '{"action":"subscribe","sessionId":"s","\\u005f_proto__":1}',
       '__proto__',
@@ -114,7 +119,7 @@ describe('parseInbound: size, JSON, action, prototype keys, echo', () => {
     // Assess
     expect(result.ok).toBe(false);
     if (result.ok) return;
-    expect(result.error.code).toBe('invalid-message');
+    expect(result.error.code).toBe('forbidden-key');
     expect(result.error.message).toContain(path);
     expect(({} as Record<string, unknown>).x).toBeUndefined();
   });
@@ -183,7 +188,7 @@ describe('parseInbound: size, JSON, action, prototype keys, echo', () => {
     const good = checkMessage(InvokePayloadSchema, { action: 'run', agent: 'a', input: 'hi' });
 
     // Assess
-    expect(bad.ok || bad.error.code).toBe('invalid-message');
+    expect(bad.ok || bad.error.code).toBe('forbidden-key');
     expect(good.ok).toBe(true);
   });
 
@@ -217,7 +222,7 @@ describe('parseInbound: size, JSON, action, prototype keys, echo', () => {
       error: {
         type: 'error',
         requestId: 'q6',
-        code: 'invalid-message',
+        code: 'too-deep',
         message: 'The message is nested more than 64 levels deep.',
       },
     });

@@ -5,15 +5,20 @@
  * the tool's side effect, before it returns. Prints the turn's last event as JSON.
  */
 import { appendFileSync } from 'node:fs';
+import * as z from 'zod';
 import type { Agent } from '../../../../lib/core/agent.js';
 import type { ToolCallOutcome } from '../../../../lib/core/journal.js';
 import { Runtime } from '../../../../lib/core/runtime.js';
 import { tryToolContext } from '../../../../lib/core/tool-context.js';
+import { InMemoryPausedRunStore } from '../../../../lib/stores/memory/paused-run-store.js';
 import { InMemorySessionStore } from '../../../../lib/stores/memory/session-store.js';
+import { defineTool } from '../../../../lib/tools/spec.js';
 import { FileRunJournalStore } from './file-journal-store.js';
 
 const [framework, modelUrl, journalFile, effectsFile, runId] = process.argv.slice(2) as string[];
 const killAt = process.env.KILL_AT;
+const spec = process.env.TOOL === 'spec';
+const decide = process.env.DECIDE as 'approved' | 'denied' | undefined;
 type Payment = { to: string; amount: number };
 const schema = {
   type: 'object',
@@ -26,6 +31,15 @@ async function pay({ to, amount }: Payment): Promise<string> {
   if (killAt === 'during-tool') process.kill(process.pid, 'SIGKILL');
   return `sent ${amount} to ${to}`;
 }
+
+/** `pay` as a ToolSpec whose unknown outcome asks a person. */
+const paySpec = defineTool({
+  name: 'pay',
+  description: 'Send money',
+  input: z.object({ to: z.string(), amount: z.number() }),
+  effects: { onUnknownOutcome: 'pause' },
+  handler: (args) => pay(args),
+});
 
 class KillingStore extends FileRunJournalStore {
   override async finishCall(s: string, r: string, c: string, outcome: ToolCallOutcome) {
@@ -44,24 +58,24 @@ async function agent(): Promise<Agent<any>> {
     adk.setLogLevel(adk.LogLevel.ERROR);
     const model = geminiModel({ apiKey: 'k', baseUrl: modelUrl?.replace(/\/v1$/, '') });
     const execute = (args: unknown) => pay(args as Payment);
-    const payTool = new adk.FunctionTool({
-      name: 'pay',
-      description,
-      parameters: schema as any,
-      execute,
-    });
+    const { ADK_INTEGRATION } = await import('../../../../lib/frameworks/adk/index.js');
+    const payTool = spec
+      ? ADK_INTEGRATION.exportTool(paySpec)
+      : new adk.FunctionTool({ name: 'pay', description, parameters: schema as any, execute });
     return adkAgent(new adk.LlmAgent({ name: 'agent', model, tools: [payTool] }));
   }
   if (framework === 'openai') {
     const { OpenAIProvider, Agent: SdkAgent, tool } = await import('@openai/agents');
     const { default: OpenAI } = await import('openai');
-    const { OpenAIRunner, openaiAgent } = await import(
+    const { OpenAIRunner, openaiAgent, OPENAI_INTEGRATION } = await import(
       '../../../../lib/frameworks/openai/index.js'
     );
     const client = new OpenAI({ apiKey: 'k', baseURL: modelUrl, maxRetries: 0 });
     const execute = (args: unknown) => pay(args as Payment);
     const tools = [
-      tool({ name: 'pay', description, parameters: schema as any, strict: false, execute }),
+      spec
+        ? OPENAI_INTEGRATION.exportTool(paySpec)
+        : tool({ name: 'pay', description, parameters: schema as any, strict: false, execute }),
     ];
     const native = new SdkAgent({ name: 'agent', model: 'scripted-model', tools });
     const modelProvider = new OpenAIProvider({ openAIClient: client, useResponses: true });
@@ -70,33 +84,47 @@ async function agent(): Promise<Agent<any>> {
   if (framework === 'ai-sdk') {
     const { createOpenAI } = await import('@ai-sdk/openai');
     const { jsonSchema, tool } = await import('ai');
-    const { aiSdkAgent } = await import('../../../../lib/frameworks/ai-sdk/index.js');
+    const { aiSdkAgent, AI_SDK_INTEGRATION } = await import(
+      '../../../../lib/frameworks/ai-sdk/index.js'
+    );
     const model = createOpenAI({ baseURL: modelUrl, apiKey: 'k' })('scripted-model');
     const inputSchema = jsonSchema<Payment>(schema as any);
     return aiSdkAgent({
       name: 'agent',
       model,
-      tools: { pay: tool({ description, inputSchema, execute: pay }) },
+      tools: {
+        pay: spec
+          ? AI_SDK_INTEGRATION.exportTool(paySpec)
+          : tool({ description, inputSchema, execute: pay }),
+      },
     });
   }
   if (framework === 'strands') {
     const { FunctionTool } = await import('@strands-agents/sdk');
     const { offlineBedrock } = await import('../../../../examples/strands/bedrock.js');
-    const { strandsAgent } = await import('../../../../lib/frameworks/strands/index.js');
+    const { strandsAgent, STRANDS_INTEGRATION } = await import(
+      '../../../../lib/frameworks/strands/index.js'
+    );
     const callback = (input: unknown) => pay(input as Payment);
     const inputSchema = schema as never;
-    const payTool = new FunctionTool({ name: 'pay', description, inputSchema, callback });
+    const payTool = spec
+      ? STRANDS_INTEGRATION.exportTool(paySpec)
+      : new FunctionTool({ name: 'pay', description, inputSchema, callback });
     return strandsAgent({ name: 'agent', model: offlineBedrock(modelUrl ?? ''), tools: [payTool] });
   }
   if (framework === 'mastra') {
     const { createOpenAI } = await import('@ai-sdk/openai');
     const { Agent: MastraAgent } = await import('@mastra/core/agent');
     const { createTool } = await import('@mastra/core/tools');
-    const { mastraAgent } = await import('../../../../lib/frameworks/mastra/index.js');
+    const { mastraAgent, MASTRA_INTEGRATION } = await import(
+      '../../../../lib/frameworks/mastra/index.js'
+    );
     const { jsonOnlySchema } = await import('../../../../lib/frameworks/mastra/tools.js');
     const model = createOpenAI({ baseURL: modelUrl, apiKey: 'k' })('scripted-model');
     const inputSchema = jsonOnlySchema(schema);
-    const payTool = createTool({ id: 'pay', description, inputSchema, execute: pay } as any);
+    const payTool = spec
+      ? MASTRA_INTEGRATION.exportTool(paySpec)
+      : createTool({ id: 'pay', description, inputSchema, execute: pay } as any);
     const tools = { pay: payTool };
     return mastraAgent(
       new MastraAgent({ id: 'agent', name: 'agent', instructions: '', model, tools }),
@@ -105,7 +133,9 @@ async function agent(): Promise<Agent<any>> {
   const { tool } = await import('@langchain/core/tools');
   const { createReactAgent } = await import('@langchain/langgraph/prebuilt');
   const { ChatOpenAI } = await import('@langchain/openai');
-  const { langgraphAgent } = await import('../../../../lib/frameworks/langgraph/index.js');
+  const { langgraphAgent, LANGGRAPH_INTEGRATION } = await import(
+    '../../../../lib/frameworks/langgraph/index.js'
+  );
   const configuration = { baseURL: modelUrl };
   const llm = new ChatOpenAI({
     model: 'scripted-model',
@@ -113,15 +143,25 @@ async function agent(): Promise<Agent<any>> {
     configuration,
     maxRetries: 0,
   });
-  const payTool = tool(pay, { name: 'pay', description, schema: schema as any });
+  const payTool = spec
+    ? LANGGRAPH_INTEGRATION.exportTool(paySpec)
+    : tool(pay, { name: 'pay', description, schema: schema as any });
   return langgraphAgent({ name: 'agent', graph: createReactAgent({ llm, tools: [payTool] }) });
 }
 
 const runtime = new Runtime({
   sessions: new InMemorySessionStore(),
+  pausedRuns: new InMemoryPausedRunStore(),
   agents: [await agent()],
   journal: new KillingStore(journalFile as string),
 });
-let last: unknown;
+let last: any;
 for await (const event of runtime.stream('agent', 's-kill', 'Pay Bob 10', { runId })) last = event;
-process.stdout.write(JSON.stringify(last));
+if (decide && last?.type === 'run-paused') {
+  const paused = last;
+  const decisions = [{ id: paused.interruptions[0]?.id, status: decide }];
+  for await (const event of runtime.resumeStream('s-kill', paused.runId, decisions)) last = event;
+  process.stdout.write(JSON.stringify({ paused, resumed: last }));
+} else {
+  process.stdout.write(JSON.stringify(last));
+}

@@ -1,16 +1,17 @@
-import type { Logger } from '@aws-lambda-powertools/logger';
-import type { UsageTally } from '../app/fair-use.js';
-import type { StreamEvent } from '../core/events.js';
-import type { JsonValue, SessionData } from '../core/session.js';
-import { EventBatcher } from '../transport/batcher.js';
-import type { Delivery } from '../transport/delivery.js';
-import type { TurnJob } from '../transport/protocol.js';
-import { afterTurn, countMetric } from './after-turn.js';
-import type { AwsClients } from './clients.js';
-import { deliveryFor } from './delivery.js';
-import { announcePause } from './pause-announce.js';
+import { randomUUID } from 'node:crypto';
+import type { StreamEvent } from '../../core/events.js';
+import { bindingOf, isOwner } from '../../core/ownership.js';
+import type { JsonValue, SessionData } from '../../core/session.js';
+import { EventBatcher } from '../../transport/batcher.js';
+import type { Delivery } from '../../transport/delivery.js';
+import type { TurnJob } from '../../transport/protocol.js';
+import type { UsageTally } from '../fair-use.js';
+import type { JobLogger, JobPorts, PipelineMetric } from '../ports/jobs.js';
+import { type RunRecord, runNextSeq, terminalEventOf } from '../ports/run-records.js';
+import { REFUSED_RESUME } from '../run-records.js';
+import { afterTurn } from './after-turn.js';
+import { awaitRunEnd } from './run-end.js';
 import { asJson, RunLog } from './run-log.js';
-import type { Deployment } from './runtime.js';
 import { finished, storedEarlier, storedReply } from './stored-turn.js';
 
 export type Outcome = Extract<StreamEvent, { type: 'run-finished' | 'run-paused' | 'run-error' }>;
@@ -29,13 +30,13 @@ const RETRYABLE = new Set([
   'model-rate-limited',
 ]);
 /** A second resume of a run: the first (or an earlier attempt of this job) owns its outcome. */
-const REFUSED = new Set(['run-already-resumed', 'paused-run-not-found']);
+const REFUSED = REFUSED_RESUME;
 
 export interface JobContext {
-  readonly deployed: Deployment;
-  readonly clients: AwsClients;
+  /** Where the job runs: the runtime, the run records, delivery, announcements, metrics. */
+  readonly ports: JobPorts;
   readonly job: TurnJob;
-  readonly logger?: Logger | undefined;
+  readonly logger?: JobLogger | undefined;
   /** Aborted a safe margin before the function's deadline (reason: RunTimeout). */
   readonly signal: AbortSignal;
   /** Epoch ms after which post-turn steps stop retrying. */
@@ -44,6 +45,8 @@ export interface JobContext {
   readonly lastAttempt: boolean;
   /** The message was received before: an earlier attempt may have stored the turn and died. */
   readonly redelivered: boolean;
+  /** About when a retried job comes back (announced in `run-retrying`). */
+  readonly retryInSeconds?: number;
   /** Fair use: the attempt's model tokens, from its events (lib/app/fair-use.ts). */
   readonly usage?: UsageTally;
 }
@@ -53,30 +56,33 @@ export interface JobContext {
  * was stored, or its run-error sent): what follows is retried in place (`afterTurn`).
  */
 export async function runJob(ctx: JobContext): Promise<JobResult> {
-  const { deployed, job } = ctx;
-  const { runtime, runs } = deployed;
+  const { ports, job } = ctx;
+  const { runtime, runs } = ports;
   const { sessionId, runId } = job;
   const previous = await runs.get(sessionId, runId);
-  if (previous && finished(previous, job)) return { done: true, status: previous.status };
+  // Ended by another channel or an earlier attempt: its requester still gets the terminal event.
+  if (previous && finished(previous, job)) return deliverStored(ctx, previous);
   const paused =
     job.kind === 'resume' ? await runtime.pausedRuns?.get(sessionId, runId) : undefined;
   const agent =
     job.kind === 'run' ? job.agent : (paused?.agent ?? job.agent ?? previous?.agent ?? 'unknown');
-  const session = await runtime.sessions.load(sessionId);
+  // The turn loads the session once, under its lease (`onSession`); only a redelivery reads it
+  // first, to tell what a crashed attempt stored.
+  const session = ctx.redelivered ? await runtime.sessions.load(sessionId) : undefined;
+  const seen: { turnsBefore?: number } = session ? { turnsBefore: session.data.turns } : {};
   const base = {
     schemaVersion: 1 as const,
     runId,
     sessionId,
+    ...jobBinding(session?.data, ctx.redelivered, previous, job.principal),
     agent,
     createdAt: previous?.createdAt ?? Date.now(),
   };
-  const log = new RunLog(
-    runs,
-    base,
-    previous,
-    { turnsBefore: session?.data.turns ?? 0 },
-    { logger: ctx.logger, until: ctx.until },
-  );
+  const log = new RunLog(runs, base, previous, seen, {
+    logger: ctx.logger,
+    metrics: ctx.ports.metrics,
+    until: ctx.until,
+  });
   if (ctx.redelivered) {
     const earlier = storedEarlier(job, previous, session?.data);
     if (earlier === 'completed') return recover(ctx, log, storedReply(session?.data, runId, ''));
@@ -85,20 +91,48 @@ export async function runJob(ctx: JobContext): Promise<JobResult> {
       if (run) return recoverPause(ctx, log, run.interruptions);
     }
   }
-  return stream(ctx, log);
+  return stream(ctx, log, seen);
 }
 
-async function stream(ctx: JobContext, log: RunLog): Promise<JobResult> {
-  const { deployed, job } = ctx;
-  const { runtime } = deployed;
+/**
+ * The session life a job's run record belongs to: the session's, when the job's principal owns it;
+ * unread (a first delivery: the turn reads it under its lease), the life the front door stamped on
+ * the queued record; otherwise (gone since the job was queued, or another's now) a new one of the
+ * principal's, which the turn gives the session if it creates it. Never the life of another's.
+ */
+function jobBinding(
+  session: SessionData | undefined,
+  read: boolean,
+  previous: RunRecord | undefined,
+  principal: string,
+) {
+  if (session && isOwner(session.owner, principal)) return bindingOf(session);
+  if (!read && previous?.owner === principal && previous.incarnation) {
+    return { owner: principal, incarnation: previous.incarnation };
+  }
+  return { owner: principal, incarnation: randomUUID() };
+}
+
+async function stream(
+  ctx: JobContext,
+  log: RunLog,
+  seen: { turnsBefore?: number },
+): Promise<JobResult> {
+  const { ports, job } = ctx;
+  const { runtime } = ports;
   const { sessionId, runId, principal } = job;
-  const state = { stored: false, terminalSent: false };
+  const state: StreamState = { stored: false, terminalSent: false };
   const batcher = newBatcher(ctx, log, state, log.firstSeq);
-  const options = { principal, signal: ctx.signal };
+  const onSession = (data: SessionData | undefined) => {
+    seen.turnsBefore ??= data?.turns ?? 0;
+  };
+  const options = { principal, signal: ctx.signal, onSession };
   const events =
     job.kind === 'run'
       ? runtime.stream(job.agent, sessionId, job.input, {
           ...options,
+          // A session gone since the job was queued is created again in the record's life.
+          ...(log.base.incarnation ? { incarnation: log.base.incarnation } : {}),
           runId,
           replay: replays(ctx, log),
         })
@@ -121,16 +155,18 @@ async function stream(ctx: JobContext, log: RunLog): Promise<JobResult> {
       }
       if (event.type === 'run-finished' || event.type === 'run-paused') {
         state.stored = true;
-        outcome = event;
+        outcome = alone(event);
       }
       if (held) await batcher.push(held);
       held = undefined;
-      await batcher.push(event);
+      // The terminal event goes alone at its own seq, the message a late job sends again.
+      if (outcome) await batcher.flush();
+      await batcher.push(outcome ?? event);
     }
   } catch (err) {
     // Past the save (the runtime's lease release, an earlier batch's failure): the turn stands.
     if (!state.stored) throw err;
-    countMetric(ctx.logger, 'PostTurnStepFailures', {
+    count(ctx, 'PostTurnStepFailures', {
       step: 'after-save',
       runId,
       error: String(err),
@@ -139,7 +175,7 @@ async function stream(ctx: JobContext, log: RunLog): Promise<JobResult> {
   outcome ??= { type: 'run-error', runId, code: 'internal-error', message: 'The run ended early.' };
   if (outcome.type === 'run-error') return ended(ctx, log, batcher, outcome, held, text);
   const nextSeq = await deliverOutcome(ctx, log, batcher, outcome, state);
-  await recordOutcome(ctx, log, outcome, nextSeq);
+  await recordOutcome(ctx, log, outcome, nextSeq, state.terminalSeq);
   ctx.logger?.info('job done', { requestId: job.requestId, runId, outcome: outcome.type });
   return { done: true, status: outcome.type };
 }
@@ -159,6 +195,8 @@ interface StreamState {
   stored: boolean;
   /** The message with the terminal event reached the delivery. */
   terminalSent: boolean;
+  /** The seq of the message carrying the terminal event (recorded as `terminalSeq`). */
+  terminalSeq?: number;
 }
 
 /** The attempt's batcher: reserves seqs before each message; past the save it never fails. */
@@ -169,7 +207,7 @@ function newBatcher(
   firstSeq: number,
 ): EventBatcher {
   const delivery = deliveryOf(ctx);
-  const where = { logger: ctx.logger, runId: ctx.job.runId, until: ctx.until };
+  const where = { metrics: ctx.ports.metrics, runId: ctx.job.runId, until: ctx.until };
   return new EventBatcher({
     sessionId: ctx.job.sessionId,
     runId: ctx.job.runId,
@@ -184,10 +222,13 @@ function newBatcher(
       const sent = state.stored
         ? await afterTurn('delivery', () => delivery.deliver(message), where)
         : await delivery.deliver(message).then(() => true);
-      if (sent && message.events.some((e) => TERMINAL.has(e.type))) state.terminalSent = true;
+      if (message.events.some((e) => TERMINAL.has(e.type))) {
+        state.terminalSeq = message.seq;
+        if (sent) state.terminalSent = true;
+      }
     },
     // Longer windows send fewer messages per token at the cost of latency (docs/benchmarks.md).
-    maxDelayMs: ctx.deployed.config.EVENT_BATCH_MAX_DELAY_MS,
+    ...(ctx.ports.batchMaxDelayMs === undefined ? {} : { maxDelayMs: ctx.ports.batchMaxDelayMs }),
   });
 }
 
@@ -217,22 +258,24 @@ async function recordOutcome(
   log: RunLog,
   outcome: Extract<Outcome, { type: 'run-finished' | 'run-paused' }>,
   nextSeq: number,
+  terminalSeq: number | undefined,
 ): Promise<void> {
-  const { deployed, job } = ctx;
+  const { job } = ctx;
   const { sessionId, runId } = job;
+  const seq = terminalSeq === undefined ? {} : { terminalSeq };
   if (outcome.type === 'run-finished') {
-    await log.end('completed', nextSeq, { reply: asJson(outcome.reply) });
+    await log.end('completed', nextSeq, { reply: asJson(outcome.reply), ...seq });
     return;
   }
   const { agent } = log.base;
   const { interruptions } = outcome;
   const reply = { status: 'paused', runId, sessionId, agent, interruptions, nextSeq };
-  await log.end('paused', nextSeq, { reply: asJson(reply) });
-  await afterTurn(
-    'pause-announcement',
-    () => announcePause(deployed, ctx.clients, sessionId, runId, agent, outcome),
-    { logger: ctx.logger, runId, until: ctx.until },
-  );
+  await log.end('paused', nextSeq, { reply: asJson(reply), ...seq });
+  await afterTurn('pause-announcement', () => ctx.ports.announcePause(job, agent, outcome), {
+    metrics: ctx.ports.metrics,
+    runId,
+    until: ctx.until,
+  });
 }
 
 /** A run-error: the turn was not stored (unless a resume stored it and failed right after). */
@@ -253,29 +296,80 @@ async function ended(
     return recover(ctx, log, storedReply(stored, runId, text), batcher);
   }
   if (job.kind === 'resume' && REFUSED.has(error.code)) return refused(ctx, error);
-  if (error.code === 'run-timeout') countMetric(ctx.logger, 'RunTimeouts', { runId });
-  if (RETRYABLE.has(error.code) && !ctx.lastAttempt) {
-    // No terminal event: the retry continues the run's seq and ends it.
+  if (error.code === 'run-timeout') count(ctx, 'RunTimeouts', { runId });
+  const timeout = error.code === 'run-timeout';
+  if ((RETRYABLE.has(error.code) || timeout) && !ctx.lastAttempt) {
+    // Not terminal: `run-retrying`; the retry continues the run's seq and ends it with the run's
+    // one terminal event.
+    if (held) await batcher.push(held).catch(() => undefined);
+    await batcher.push(retryingOf(ctx, error)).catch(() => undefined);
     await batcher.flush().catch(() => undefined);
-    if (log.running) await log.end('running', batcher.nextSeq);
+    const patch = { error: { code: error.code, message: error.message } };
+    if (timeout) await log.end('timed-out', batcher.nextSeq, patch);
+    else if (log.running) await log.end('running', batcher.nextSeq);
     return { done: false, reason: error.code };
   }
   if (held) await batcher.push(held).catch(() => undefined);
-  await batcher.push(error).catch(() => undefined);
+  await batcher.flush().catch(() => undefined);
+  const terminalSeq = batcher.nextSeq;
+  const { code, message } = error;
+  await batcher.push({ type: 'run-error', runId, code, message }).catch(() => undefined);
   await closeQuietly(ctx, batcher);
-  const status = error.code === 'run-timeout' ? 'timed-out' : await failedStatus(ctx);
+  const status = timeout ? 'timed-out' : await failedStatus(ctx);
   const kept = log.previous?.reply === undefined ? {} : { reply: log.previous.reply };
-  const patch = { error: { code: error.code, message: error.message }, ...kept };
+  const patch = { error: { code: error.code, message: error.message }, ...kept, terminalSeq };
   await log.end(status, batcher.nextSeq, patch);
   ctx.logger?.info('job done', { requestId: job.requestId, runId, outcome: error.code });
-  if (status === 'timed-out') return { done: false, reason: 'run-timeout' };
   return { done: true, status: 'run-error' };
+}
+
+/** The non-terminal notice of an attempt that stopped and will be retried. */
+function retryingOf(ctx: JobContext, error: Extract<Outcome, { type: 'run-error' }>): StreamEvent {
+  const { runId } = ctx.job;
+  const when = ctx.retryInSeconds === undefined ? {} : { retryInSeconds: ctx.retryInSeconds };
+  return { type: 'run-retrying', runId, code: error.code, message: error.message, ...when };
+}
+
+/** A terminal event with exactly the fields its record rebuilds (`terminalEventOf`). */
+function alone<E extends Extract<Outcome, { type: 'run-finished' | 'run-paused' }>>(event: E): E {
+  if (event.type === 'run-finished') {
+    return { type: 'run-finished', runId: event.runId, reply: event.reply } as E;
+  }
+  const { runId, sessionId, interruptions } = event;
+  return { type: 'run-paused', runId, sessionId, interruptions } as E;
+}
+
+/**
+ * The run already ended (another channel, an earlier attempt): send its stored terminal event to
+ * this job's requester and the session's subscribers, as the same message (seq and content) the
+ * run's end sent, so a client that has it drops the copy. Writes nothing.
+ */
+async function deliverStored(ctx: JobContext, record: RunRecord): Promise<JobResult> {
+  const event = terminalEventOf(record) as StreamEvent | undefined;
+  if (event) {
+    const seq = record.terminalSeq ?? runNextSeq(record);
+    const where = { metrics: ctx.ports.metrics, runId: ctx.job.runId, until: ctx.until };
+    await afterTurn(
+      'stored-terminal',
+      () =>
+        deliveryOf(ctx).deliver({
+          type: 'events',
+          sessionId: record.sessionId,
+          runId: record.runId,
+          seq,
+          events: [event],
+        }),
+      where,
+    );
+  }
+  ctx.logger?.info('job found its run ended', { runId: ctx.job.runId, status: record.status });
+  return { done: true, status: record.status };
 }
 
 /** A resume that failed with its paused run still waiting stays paused (it can be resumed). */
 async function failedStatus(ctx: JobContext): Promise<'failed' | 'paused'> {
   if (ctx.job.kind !== 'resume') return 'failed';
-  const run = await ctx.deployed.runtime.pausedRuns
+  const run = await ctx.ports.runtime.pausedRuns
     ?.get(ctx.job.sessionId, ctx.job.runId)
     .catch(() => undefined);
   return run?.status === 'pending' ? 'paused' : 'failed';
@@ -283,10 +377,8 @@ async function failedStatus(ctx: JobContext): Promise<'failed' | 'paused'> {
 
 /** The resumed turn's session when it is stored, else undefined. */
 async function resumeStored(ctx: JobContext, log: RunLog): Promise<SessionData | undefined> {
-  const session = await ctx.deployed.runtime.sessions
-    .load(ctx.job.sessionId)
-    .catch(() => undefined);
-  const paused = await ctx.deployed.runtime.pausedRuns
+  const session = await ctx.ports.runtime.sessions.load(ctx.job.sessionId).catch(() => undefined);
+  const paused = await ctx.ports.runtime.pausedRuns
     ?.get(ctx.job.sessionId, ctx.job.runId)
     .catch(() => undefined);
   // Stored: the session's marker is gone while the run was still paused (claimed or pending), or
@@ -296,10 +388,26 @@ async function resumeStored(ctx: JobContext, log: RunLog): Promise<SessionData |
   return !marked && (!!paused || log.previous?.status === 'running') ? session.data : undefined;
 }
 
-/** A duplicate resume: the other one owns the run's events and record; this one sends nothing. */
-function refused(ctx: JobContext, error: Extract<Outcome, { type: 'run-error' }>): JobResult {
-  countMetric(ctx.logger, 'ResumesRefused', { runId: ctx.job.runId, code: error.code });
-  return { done: true, status: 'refused' };
+/**
+ * A duplicate resume: the other attempt owns the run's events and record; this one writes
+ * nothing. It waits (until its deadline) for the other attempt to end the run, then sends its
+ * requester the stored terminal event; past the deadline the job comes back later (its last
+ * receive gives up, counted).
+ */
+async function refused(
+  ctx: JobContext,
+  error: Extract<Outcome, { type: 'run-error' }>,
+): Promise<JobResult> {
+  const { sessionId, runId } = ctx.job;
+  count(ctx, 'ResumesRefused', { runId, code: error.code });
+  const pausedRuns = ctx.ports.runtime.pausedRuns;
+  const record = await awaitRunEnd(() => ctx.ports.runs.get(sessionId, runId), {
+    until: ctx.until,
+    pending: async () => (await pausedRuns?.get(sessionId, runId))?.status === 'pending',
+  });
+  if (record) return deliverStored(ctx, record);
+  if (ctx.lastAttempt) return { done: true, status: 'refused' };
+  return { done: false, reason: 'run-in-progress' };
 }
 
 /**
@@ -312,14 +420,14 @@ async function recover(
   stored: { text: string; output?: JsonValue },
   open?: EventBatcher,
 ): Promise<JobResult> {
-  const { deployed, job } = ctx;
+  const { job } = ctx;
   const { sessionId, runId } = job;
-  const where = { logger: ctx.logger, runId, until: ctx.until };
-  countMetric(ctx.logger, 'TurnsRecovered', { runId, requestId: job.requestId });
+  const where = { metrics: ctx.ports.metrics, runId, until: ctx.until };
+  count(ctx, 'TurnsRecovered', { runId, requestId: job.requestId });
   if (job.kind === 'resume') {
     await afterTurn(
       'paused-run-delete',
-      async () => deployed.runtime.pausedRuns?.delete(sessionId, runId),
+      async () => ctx.ports.runtime.pausedRuns?.delete(sessionId, runId),
       where,
     );
   }
@@ -333,9 +441,11 @@ async function recover(
       firstSeq: log.firstSeq,
       sink: (message) => deliveryOf(ctx).deliver(message),
     });
+  await batcher.flush().catch(() => undefined);
+  const terminalSeq = batcher.nextSeq;
   await batcher.push({ type: 'run-finished', runId, reply }).catch(() => undefined);
   await closeQuietly(ctx, batcher);
-  await log.end('completed', batcher.nextSeq, { reply: asJson(reply) });
+  await log.end('completed', batcher.nextSeq, { reply: asJson(reply), terminalSeq });
   return { done: true, status: 'run-finished' };
 }
 
@@ -346,12 +456,12 @@ async function recoverPause(
   interruptions: Extract<Outcome, { type: 'run-paused' }>['interruptions'],
 ): Promise<JobResult> {
   const { sessionId, runId } = ctx.job;
-  countMetric(ctx.logger, 'TurnsRecovered', { runId, requestId: ctx.job.requestId });
+  count(ctx, 'TurnsRecovered', { runId, requestId: ctx.job.requestId });
   const outcome: Outcome = { type: 'run-paused', runId, sessionId, interruptions };
-  const state = { stored: true, terminalSent: false };
+  const state: StreamState = { stored: true, terminalSent: false };
   const batcher = newBatcher(ctx, log, state, log.firstSeq);
   const nextSeq = await deliverOutcome(ctx, log, batcher, outcome, state);
-  await recordOutcome(ctx, log, outcome, nextSeq);
+  await recordOutcome(ctx, log, outcome, nextSeq, state.terminalSeq);
   return { done: true, status: 'run-paused' };
 }
 
@@ -359,7 +469,7 @@ async function closeQuietly(ctx: JobContext, batcher: EventBatcher): Promise<voi
   try {
     await batcher.close();
   } catch (err) {
-    countMetric(ctx.logger, 'PostTurnStepFailures', {
+    count(ctx, 'PostTurnStepFailures', {
       step: 'delivery',
       runId: ctx.job.runId,
       error: String(err),
@@ -368,14 +478,9 @@ async function closeQuietly(ctx: JobContext, batcher: EventBatcher): Promise<voi
 }
 
 function deliveryOf(ctx: JobContext): Delivery {
-  const { config, connections } = ctx.deployed;
-  return deliveryFor({
-    mode: config.DELIVERY_MODE,
-    clients: ctx.clients,
-    connections,
-    ...(config.EVENTS_QUEUE_URL ? { eventsQueueUrl: config.EVENTS_QUEUE_URL } : {}),
-    ...(ctx.job.connectionId ? { requester: ctx.job.connectionId } : {}),
-    owner: ctx.job.principal,
-    ...(ctx.logger ? { logger: ctx.logger } : {}),
-  });
+  return ctx.ports.delivery(ctx.job);
+}
+
+function count(ctx: JobContext, name: PipelineMetric, properties: Record<string, unknown>) {
+  ctx.ports.metrics.count(name, properties);
 }

@@ -1,8 +1,9 @@
-import type { Logger } from '@aws-lambda-powertools/logger';
-import type { RunRecord, RunRecordStore, RunStatus } from '../app/ports/run-records.js';
-import { AgentKernelError } from '../core/errors.js';
-import type { JsonValue } from '../core/session.js';
-import { afterTurn, retrying } from './after-turn.js';
+import { AgentKernelError } from '../../core/errors.js';
+import type { JsonValue } from '../../core/session.js';
+import type { JobLogger, JobMetrics } from '../ports/jobs.js';
+import type { RunRecord, RunRecordStore, RunStatus } from '../ports/run-records.js';
+import { afterTurn } from './after-turn.js';
+import { retrying } from './retry.js';
 
 /** Seqs reserved per run-record write: one write per this many events messages. */
 export const SEQ_BLOCK = 32;
@@ -14,7 +15,10 @@ export class RunSuperseded extends AgentKernelError {
   }
 }
 
-type Base = Pick<RunRecord, 'schemaVersion' | 'runId' | 'sessionId' | 'agent' | 'createdAt'>;
+type Base = Pick<
+  RunRecord,
+  'schemaVersion' | 'runId' | 'sessionId' | 'owner' | 'incarnation' | 'agent' | 'createdAt'
+>;
 
 /**
  * The run record as one attempt of a job moves it. Status changes are conditional writes
@@ -36,7 +40,11 @@ export class RunLog {
     base: Base,
     previous: RunRecord | undefined,
     private readonly extra: { turnsBefore?: number | undefined },
-    private readonly context: { logger?: Logger | undefined; until?: number | undefined },
+    private readonly context: {
+      logger?: JobLogger | undefined;
+      metrics: JobMetrics;
+      until?: number | undefined;
+    },
   ) {
     this.base = base;
     this.previous = previous;
@@ -71,7 +79,7 @@ export class RunLog {
   async end(
     status: RunStatus,
     nextSeq: number,
-    patch: Pick<RunRecord, 'reply' | 'error'> = {},
+    patch: Pick<RunRecord, 'reply' | 'error' | 'terminalSeq'> = {},
   ): Promise<void> {
     const record = this.#record(status, { nextSeq: Math.max(nextSeq, this.firstSeq), ...patch });
     await afterTurn(
@@ -86,7 +94,7 @@ export class RunLog {
           });
         }
       },
-      { logger: this.context.logger, runId: this.base.runId, until: this.context.until },
+      { metrics: this.context.metrics, runId: this.base.runId, until: this.context.until },
     );
   }
 

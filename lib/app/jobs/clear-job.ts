@@ -1,21 +1,19 @@
-import type { Logger } from '@aws-lambda-powertools/logger';
-import { AgentKernelError } from '../core/errors.js';
-import type { RunJob } from '../transport/protocol.js';
-import { countMetric } from './after-turn.js';
+import { AgentKernelError } from '../../core/errors.js';
+import type { RunJob } from '../../transport/protocol.js';
+import type { JobLogger, JobPorts } from '../ports/jobs.js';
 import type { JobResult } from './run-job.js';
-import type { Deployment } from './runtime.js';
 
 /** Failures a later attempt may not meet: the job goes back to the queue. */
 const RETRYABLE = new Set(['store-throttled', 'session-busy', 'session-conflict']);
 
 /** A queued `clear`: the session is forgotten in its FIFO order, after the turns before it. */
 export async function clearJob(
-  deployed: Deployment,
+  ports: Pick<JobPorts, 'runtime' | 'metrics'>,
   job: Extract<RunJob, { kind: 'clear' }>,
-  logger?: Logger,
+  logger?: JobLogger,
 ): Promise<JobResult> {
   try {
-    const { cleared } = await deployed.runtime.clearSession(job.sessionId, {
+    const { cleared } = await ports.runtime.clearSession(job.sessionId, {
       principal: job.principal,
     });
     logger?.info('session cleared', { sessionId: job.sessionId, cleared });
@@ -24,7 +22,7 @@ export async function clearJob(
     if (!(err instanceof AgentKernelError)) throw err;
     if (RETRYABLE.has(err.code)) return { done: false, reason: err.code };
     // Refused (the owner changed meanwhile, a bad id): retrying cannot help.
-    countMetric(logger, 'ClearsRefused', { sessionId: job.sessionId, code: err.code });
+    ports.metrics.count('ClearsRefused', { sessionId: job.sessionId, code: err.code });
     return { done: true, status: 'refused' };
   }
 }

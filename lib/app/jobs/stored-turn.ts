@@ -1,6 +1,6 @@
-import type { RunRecord } from '../app/ports/run-records.js';
-import type { JsonValue, SessionData } from '../core/session.js';
-import type { TurnJob } from '../transport/protocol.js';
+import type { JsonValue, SessionData } from '../../core/session.js';
+import type { TurnJob } from '../../transport/protocol.js';
+import type { RunRecord } from '../ports/run-records.js';
 
 // What an earlier attempt of a job left behind, read from its run record and the session.
 
