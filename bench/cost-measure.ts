@@ -23,7 +23,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import WebSocket from 'ws';
 import { demoResponder } from '../examples/demo/offline-model.js';
-import { SmokeClient } from '../lib/local/smoke-steps.js';
+import { SmokeClient, type TerminalEvent } from '../lib/local/smoke-steps.js';
 import { startLocalStack } from '../lib/local/stack.js';
 import {
   type RecordedRequest,
@@ -211,7 +211,7 @@ export async function measure(options: {
           turnMs += performance.now() - started;
           const resumed = performance.now();
           const before = client.seen.length;
-          const decisions = [{ id: end.interruptions[0].id, status: 'approved' }];
+          const decisions = [{ id: end.interruptions[0]!.id, status: 'approved' }];
           ws.send(
             JSON.stringify({
               action: 'resume',
@@ -227,7 +227,7 @@ export async function measure(options: {
                 .slice(before)
                 .flatMap((m) => m.events ?? [])
                 .find((e) => e.runId === runId && ['run-finished', 'run-error'].includes(e.type)) as
-                | Record<string, any>
+                | TerminalEvent
                 | undefined,
             'resumed run end',
             60_000,

@@ -11,8 +11,8 @@ import { AgentsEntryError } from './errors.js';
  * once per cold start. docs/agents.md is the contract.
  */
 export interface AgentsDefinition {
-  agents?: readonly Agent<any>[];
-  modules?: readonly Module<any>[];
+  agents?: readonly Agent[];
+  modules?: readonly Module<unknown>[];
 }
 
 /**

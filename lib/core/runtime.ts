@@ -52,8 +52,8 @@ export interface RuntimeOptions {
   /** System hooks, run after each agent's own pre-hooks and post-hooks. */
   preHooks?: readonly PreHook[];
   postHooks?: readonly PostHook[];
-  agents?: readonly Agent<any>[];
-  modules?: readonly Module<any>[];
+  agents?: readonly Agent[];
+  modules?: readonly Module<unknown>[];
   /**
    * Where runs record their model responses and tool calls (`ToolContext.journal`): a retried,
    * redelivered or resumed run replays them, and tool calls run at most once.
@@ -104,7 +104,7 @@ interface ResumeSetup {
  * A run that needs decisions pauses; `resume` continues it exactly once.
  */
 export class Runtime {
-  readonly #agents = new Map<string, Agent<any>>();
+  readonly #agents = new Map<string, Agent>();
   readonly #engine: TurnEngine;
   readonly #newId: () => string;
 
@@ -135,13 +135,13 @@ export class Runtime {
     for (const module of options.modules ?? []) this.use(module);
   }
 
-  register(agent: Agent<any>): this {
+  register(agent: Agent): this {
     if (this.#agents.has(agent.name)) throw new DuplicateAgent(agent.name);
     this.#agents.set(agent.name, agent);
     return this;
   }
 
-  use(module: Module<any>): this {
+  use(module: Module<unknown>): this {
     // All or nothing: a clash must not leave half a module registered.
     const clash = module.agents.find((agent) => this.#agents.has(agent.name));
     if (clash) throw new DuplicateAgent(clash.name);
@@ -149,13 +149,13 @@ export class Runtime {
     return this;
   }
 
-  agent(name: string): Agent<any> {
+  agent(name: string): Agent {
     const agent = this.#agents.get(name);
     if (!agent) throw new AgentNotFound(name);
     return agent;
   }
 
-  get agents(): readonly Agent<any>[] {
+  get agents(): readonly Agent[] {
     return [...this.#agents.values()];
   }
 

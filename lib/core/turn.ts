@@ -36,7 +36,7 @@ export interface TurnDeps {
 }
 
 export interface TurnSetup {
-  readonly agent: Agent<any>;
+  readonly agent: Agent;
   readonly runId: string;
   readonly sessionId: string;
   readonly requests: readonly Request[];
@@ -57,7 +57,7 @@ export interface PreparedTurn {
   readonly setup: TurnSetup;
   readonly stored: StoredSession | undefined;
   readonly info: TurnInfo;
-  readonly input: RunnerInput<any>;
+  readonly input: RunnerInput;
   readonly toolContext: ToolContext;
   /** Set when a pre-hook ended the turn with its own reply. */
   readonly halt?: { text: string; output?: unknown };
@@ -144,7 +144,7 @@ export async function prepareTurn(deps: TurnDeps, setup: TurnSetup): Promise<Pre
   };
 }
 
-export function runnerInput(setup: TurnSetup, info: TurnInfo, data: SessionData): RunnerInput<any> {
+export function runnerInput(setup: TurnSetup, info: TurnInfo, data: SessionData): RunnerInput {
   return {
     runId: setup.runId,
     sessionId: setup.sessionId,

@@ -92,10 +92,23 @@ async function readEvent(file: string): Promise<unknown> {
   }
 }
 
+/** The fields of a Lambda event that tell its source apart. */
+interface EventShape {
+  readonly Records?: unknown;
+  readonly type?: unknown;
+  readonly methodArn?: unknown;
+  readonly routeArn?: unknown;
+  readonly requestContext?: { readonly eventType?: unknown; readonly http?: unknown };
+  readonly rawPath?: unknown;
+  readonly action?: unknown;
+}
+
 /** The function an event is for, from its shape (as its event source would deliver it). */
 export function functionFor(event: unknown, file = 'the event'): FunctionName {
-  const e = (event ?? {}) as Record<string, any>;
-  const record = Array.isArray(e.Records) ? e.Records[0] : undefined;
+  const e = (event ?? {}) as EventShape;
+  const record = Array.isArray(e.Records)
+    ? (e.Records[0] as { eventSource?: unknown; eventSourceARN?: unknown } | undefined)
+    : undefined;
   if (record?.eventSource === 'aws:sqs') {
     const queue =
       String(record.eventSourceARN ?? '')

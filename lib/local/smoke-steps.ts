@@ -30,6 +30,8 @@ export interface StepResult {
 const ASK = 'weather in Paris?';
 const BOOK = 'book a table for 2 at 8pm';
 
+/** A run's terminal event as the fan-out posts it (`interruptions` on run-paused). */
+export type TerminalEvent = { type: string; runId?: string; interruptions: { id: string }[] };
 type Message = { type?: string; runId?: string; events?: { type: string; runId?: string }[] };
 
 /** A WebSocket client keeping every message; a step (or bench/cost) waits for the one it needs. */
@@ -69,7 +71,7 @@ export class SmokeClient {
           .find(
             (e) =>
               e.runId === runId && ['run-finished', 'run-paused', 'run-error'].includes(e.type),
-          ) as Record<string, any> | undefined,
+          ) as TerminalEvent | undefined,
       `terminal event of run ${runId}`,
       ms,
     );
@@ -114,7 +116,7 @@ export async function runSmoke(target: SmokeTarget, budgetMs = 60_000): Promise<
     const runId = await c.run(sessionId, BOOK, target.agent, budgetMs);
     const end = await c.terminal(runId, budgetMs);
     if (end.type !== 'run-paused') throw new Error(`expected run-paused, got ${end.type}`);
-    return { runId, callId: end.interruptions[0].id as string };
+    return { runId, callId: end.interruptions[0]!.id };
   };
 
   await step('connect (WebSocket)', async () => {

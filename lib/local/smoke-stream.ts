@@ -13,8 +13,14 @@ type Step = [name: string, body: () => Promise<string>];
 
 const ASK = 'weather in Paris?';
 
+/** One SSE frame: our events envelope (`/runs`) or one AG-UI event (`/ag-ui`). */
+interface Frame {
+  readonly id?: number;
+  readonly data: { readonly type?: string; readonly events?: readonly { type: string }[] };
+}
+
 /** The `data:` of each SSE frame, parsed, with its `id:` when it has one. */
-async function frames(res: Response): Promise<{ id?: number; data: any }[]> {
+async function frames(res: Response): Promise<Frame[]> {
   const text = await res.text();
   return text
     .split('\n\n')

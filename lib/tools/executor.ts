@@ -18,7 +18,12 @@ import {
 } from './errors.js';
 import { guardCall } from './guard.js';
 import { canonicalJson, hashArgs } from './ledger.js';
-import { standaloneContext, type ToolCallContext, type ToolSpec } from './spec.js';
+import {
+  type AnyToolSpec,
+  standaloneContext,
+  type ToolCallContext,
+  type ToolSpec,
+} from './spec.js';
 
 /** What hooks see of one call; `args` are the validated (possibly rewritten) arguments. */
 export interface ToolCallInfo {
@@ -342,7 +347,7 @@ export class Executor implements ToolRunner {
   }
 
   async #record(
-    spec: ToolSpec<any, any>,
+    spec: AnyToolSpec,
     ctx: ToolContext,
     callId: string,
     state: { argsHash: string; approval: Approval | undefined },

@@ -39,6 +39,7 @@ export {
 export { canonicalJson, hashArgs, InMemoryToolLedger } from './ledger.js';
 export { ToolRegistry } from './registry.js';
 export {
+  type AnyToolSpec,
   type CachePolicy,
   defineTool,
   directContext,

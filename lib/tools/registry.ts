@@ -1,21 +1,21 @@
 import { DuplicateTool, ToolNotFound } from './errors.js';
-import type { ToolSpec } from './spec.js';
+import type { AnyToolSpec } from './spec.js';
 
 /** The tools an application declares, by unique name. */
 export class ToolRegistry {
-  readonly #specs = new Map<string, ToolSpec<any, any>>();
+  readonly #specs = new Map<string, AnyToolSpec>();
 
-  constructor(specs: readonly ToolSpec<any, any>[] = []) {
+  constructor(specs: readonly AnyToolSpec[] = []) {
     for (const spec of specs) this.register(spec);
   }
 
-  register(spec: ToolSpec<any, any>): this {
+  register(spec: AnyToolSpec): this {
     if (this.#specs.has(spec.name)) throw new DuplicateTool(spec.name);
     this.#specs.set(spec.name, spec);
     return this;
   }
 
-  get(name: string): ToolSpec<any, any> {
+  get(name: string): AnyToolSpec {
     const spec = this.#specs.get(name);
     if (!spec) throw new ToolNotFound(name);
     return spec;
@@ -26,11 +26,11 @@ export class ToolRegistry {
   }
 
   /** The tools integration `name` exports (a spec without `targets` goes everywhere). */
-  forTarget(name: string): ToolSpec<any, any>[] {
+  forTarget(name: string): AnyToolSpec[] {
     return this.all().filter((spec) => spec.exportsTo(name));
   }
 
-  all(): ToolSpec<any, any>[] {
+  all(): AnyToolSpec[] {
     return [...this.#specs.values()];
   }
 }

@@ -30,7 +30,7 @@ export interface RetryPolicy {
 export interface CachePolicy<A> {
   readonly ttlMs: number;
   /** Cache key from the validated arguments; canonical JSON by default. */
-  readonly key?: (args: A) => string;
+  key?(args: A): string;
   /** Share results across sessions; by default a session only sees its own cached results. */
   readonly shared?: boolean;
 }
@@ -57,11 +57,12 @@ export interface ToolSpecConfig<S extends z.ZodObject, R> {
   effects?: ToolEffects;
 }
 
-export interface ToolSpec<A = any, R = unknown> {
+export interface ToolSpec<A = unknown, R = unknown> {
   readonly name: string;
   readonly description: string;
   readonly input: z.ZodType<A>;
-  readonly handler: ToolHandler<A, R>;
+  // A method, so a spec of any argument type is an `AnyToolSpec` (parameters are bivariant).
+  handler(args: A, ctx: ToolCallContext): R | Promise<R>;
   readonly targets: readonly string[] | undefined;
   readonly confirm: boolean;
   readonly timeoutMs: number | undefined;
@@ -78,6 +79,9 @@ export interface ToolSpec<A = any, R = unknown> {
   /** Whether integration `name` exports this tool. */
   exportsTo(integration: string): boolean;
 }
+
+/** A tool of any argument and result type: what registries and framework exporters hold. */
+export type AnyToolSpec = ToolSpec<unknown, unknown>;
 
 export const ToolNameSchema = z
   .string()

@@ -3,7 +3,9 @@ import { traceChild } from '../core/tracer.js';
 /** The parts of an AWS SDK v3 client that capturing needs (no SDK import in this folder's API). */
 export interface CapturableClient {
   readonly middlewareStack: {
-    add(middleware: any, options: { step: 'build'; name: string; override?: boolean }): void;
+    // `unknown`: a method's parameter is compared both ways, so every client's overloaded `add`
+    // fits without naming the SDK's middleware types here.
+    add(middleware: unknown, options: { step: 'build'; name: string; override?: boolean }): void;
   };
   readonly config?: { region?: unknown };
 }
@@ -13,7 +15,7 @@ interface HandlerContext {
   readonly commandName?: string;
 }
 
-type Next = (args: { request?: unknown }) => Promise<{ output?: any; response?: any }>;
+type Next = (args: { request?: unknown }) => Promise<{ output?: unknown; response?: unknown }>;
 
 /**
  * Every call of `client` becomes an `aws` span (an X-Ray `aws` subsegment named after the
@@ -33,7 +35,8 @@ export function captureClient<T extends CapturableClient>(client: T): T {
         if (region) span.setAttributes({ awsRegion: region });
         try {
           const result = await next(args);
-          span.setAttributes(metadataOf(result.output?.$metadata));
+          const output = result.output as { $metadata?: unknown } | undefined;
+          span.setAttributes(metadataOf(output?.$metadata));
           return result;
         } catch (err) {
           span.setAttributes(metadataOf((err as { $metadata?: unknown }).$metadata));

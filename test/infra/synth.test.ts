@@ -92,10 +92,16 @@ it('bundles minified ESM with a createRequire banner and a source map', () => {
   }
 });
 
+/** What these checks read of a function's (or a secret's) properties in the template. */
+interface LambdaProperties {
+  Environment: { Variables: Record<string, string> };
+  Name?: string;
+}
+
 it("lists the agents entry's agents for ws-message (AGENT_NAMES), offline", () => {
   const template = JSON.parse(readFileSync(join(outdir, 'AgentKernel.template.json'), 'utf8'));
   const resources = Object.entries(
-    template.Resources as Record<string, { Type: string; Properties: any }>,
+    template.Resources as Record<string, { Type: string; Properties: LambdaProperties }>,
   );
   const [, wsMessage] = resources.find(
     ([id, r]) => r.Type === 'AWS::Lambda::Function' && id.startsWith('WsMessageFunction'),
@@ -112,7 +118,7 @@ it('passes the CloudFormation resource specification (cdk.json defaults, real bu
 it('the default synth names the model key and creates the JWT secret the preflight checks', () => {
   const template = JSON.parse(readFileSync(join(outdir, 'AgentKernel.template.json'), 'utf8'));
   const resources = Object.entries(
-    template.Resources as Record<string, { Type: string; Properties: any }>,
+    template.Resources as Record<string, { Type: string; Properties: LambdaProperties }>,
   );
   const env = (prefix: string) =>
     resources.find(([id, r]) => r.Type === 'AWS::Lambda::Function' && id.startsWith(prefix))![1]

@@ -159,10 +159,12 @@ function withEdits(
   event: Record<string, unknown>,
   edits: Map<string, Record<string, unknown>>,
 ): Record<string, unknown> {
-  const content = event.content as { parts?: Record<string, any>[] } | undefined;
+  const content = event.content as { parts?: Record<string, unknown>[] } | undefined;
   if (!content?.parts) return event;
   const parts = content.parts.map((part) => {
-    const call = part.functionCall as { id?: string; name?: string; args?: any } | undefined;
+    const call = part.functionCall as
+      | { id?: string; name?: string; args?: Record<string, unknown> }
+      | undefined;
     if (!call) return part;
     const edit = call.id ? edits.get(call.id) : undefined;
     if (edit) return { ...part, functionCall: { ...call, args: edit } };

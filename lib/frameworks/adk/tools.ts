@@ -2,7 +2,7 @@ import { type Context, FunctionTool, type RunAsyncToolRequest } from '@google/ad
 import { tryToolContext } from '../../core/tool-context.js';
 import { ApprovalDenied, modelVisibleError } from '../../tools/errors.js';
 import { asksToRunAgain } from '../../tools/guard.js';
-import type { ToolSpec } from '../../tools/spec.js';
+import type { AnyToolSpec } from '../../tools/spec.js';
 import { type ExportOptions, IntegrationBase } from '../base/integration.js';
 import { markExecutorTool } from './tool-journal.js';
 
@@ -70,7 +70,7 @@ export class AdkIntegration extends IntegrationBase<AdkSpecTool> {
   readonly extra = '@google/adk';
   protected override readonly callIdFields = ['functionCallId'];
 
-  exportTool(spec: ToolSpec<any, any>, options: ExportOptions = {}): AdkSpecTool {
+  exportTool(spec: AnyToolSpec, options: ExportOptions = {}): AdkSpecTool {
     const nativeGate = spec.confirm && !this.approvalPort;
     const tool = new AdkSpecTool({
       name: spec.name,

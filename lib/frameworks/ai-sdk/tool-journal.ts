@@ -32,7 +32,10 @@ export function guardedToolSet(tools: ToolSet | undefined): ToolSet | undefined 
   );
 }
 
-function guarded(name: string, tool: Tool<any, any>): Tool<any, any> {
+/** One tool of a set, as the SDK types a set's members. */
+type SetTool = ToolSet[string];
+
+function guarded(name: string, tool: SetTool): SetTool {
   const execute = tool.execute;
   if (!execute) return tool;
   const effects = effectsOf(tool);
@@ -64,7 +67,7 @@ function guarded(name: string, tool: Tool<any, any>): Tool<any, any> {
         throw err;
       }
     },
-  } as Tool<any, any>;
+  } as SetTool;
 }
 
 /** A streaming tool (an async iterable of outputs) is recorded by its final output. */

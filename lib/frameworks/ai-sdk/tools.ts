@@ -1,11 +1,11 @@
-import { jsonSchema, type Tool, type ToolSet, tool } from 'ai';
+import { type JSONSchema7, jsonSchema, type Tool, type ToolSet, tool } from 'ai';
 import { tryToolContext } from '../../core/tool-context.js';
-import type { ToolSpec } from '../../tools/spec.js';
+import type { AnyToolSpec } from '../../tools/spec.js';
 import { type ExportOptions, IntegrationBase } from '../base/integration.js';
 import { markExecutorTool } from './tool-journal.js';
 
 /** An AI SDK tool with the name it is registered under (the SDK keys tools by name). */
-export type AiSdkTool = Tool<any, any> & { readonly name: string };
+export type AiSdkTool = Tool<unknown, unknown> & { readonly name: string };
 
 /**
  * ToolSpec → AI SDK `tool()`. Every call goes through the executor with the SDK's `toolCallId`
@@ -20,11 +20,11 @@ export class AiSdkIntegration extends IntegrationBase<AiSdkTool> {
   readonly extra = 'ai';
   protected override readonly callIdFields = ['toolCallId'];
 
-  exportTool(spec: ToolSpec<any, any>, options: ExportOptions = {}): AiSdkTool {
+  exportTool(spec: AnyToolSpec, options: ExportOptions = {}): AiSdkTool {
     const nativeGate = spec.confirm && !this.approvalPort;
     const native = tool<unknown, unknown>({
       description: spec.description,
-      inputSchema: jsonSchema(spec.jsonSchema() as any),
+      inputSchema: jsonSchema(spec.jsonSchema() as JSONSchema7),
       needsApproval: nativeGate,
       execute: (args, call) =>
         this.runBound(spec, args, call, options, {

@@ -8,7 +8,7 @@ import { type ModelVisibleError, modelVisibleError, mustPropagate } from '../../
 import { runnerFor, type ToolRunner } from '../../tools/executor.js';
 import { unknownOutcomeId } from '../../tools/guard.js';
 import type { ToolRegistry } from '../../tools/registry.js';
-import { standaloneContext, type ToolSpec } from '../../tools/spec.js';
+import { type AnyToolSpec, standaloneContext } from '../../tools/spec.js';
 import { isInstalled } from './candidates.js';
 
 export interface ExportOptions {
@@ -33,7 +33,7 @@ export interface Integration<TExported = unknown> {
   /** The package to install when `requires` is not met, named in `MissingDependency`. */
   readonly extra: string;
   /** One ToolSpec as the framework's native tool; its calls go through `options.executor`. */
-  exportTool(spec: ToolSpec<any, any>, options?: ExportOptions): TExported;
+  exportTool(spec: AnyToolSpec, options?: ExportOptions): TExported;
   /** Every tool of the registry whose `targets` include this integration. */
   exportTools?(registry: ToolRegistry, options?: ExportOptions): TExported[];
   /** The current tool context with the native call id (from the framework's call object). */
@@ -91,7 +91,7 @@ export abstract class IntegrationBase<TExported = unknown> implements Integratio
   protected readonly callIdFields: readonly string[] = [];
   protected approvalPort: ApprovalPort | undefined;
 
-  abstract exportTool(spec: ToolSpec<any, any>, options?: ExportOptions): TExported;
+  abstract exportTool(spec: AnyToolSpec, options?: ExportOptions): TExported;
 
   exportTools(registry: ToolRegistry, options: ExportOptions = {}): TExported[] {
     return registry.forTarget(this.name).map((spec) => this.exportTool(spec, options));
@@ -120,7 +120,7 @@ export abstract class IntegrationBase<TExported = unknown> implements Integratio
 
   /** One call through the runner; errors are thrown (for frameworks with an error channel). */
   protected run(
-    spec: ToolSpec<any, any>,
+    spec: AnyToolSpec,
     args: unknown,
     native: unknown,
     options: ExportOptions,
@@ -148,7 +148,7 @@ export abstract class IntegrationBase<TExported = unknown> implements Integratio
    * tool's result. Cancellation, a pause and the framework's own control flow still propagate.
    */
   protected async runBound(
-    spec: ToolSpec<any, any>,
+    spec: AnyToolSpec,
     args: unknown,
     native: unknown,
     options: ExportOptions,

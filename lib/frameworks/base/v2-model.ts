@@ -9,8 +9,17 @@ interface V2Model {
   readonly provider: string;
   readonly modelId: string;
   doGenerate(options: unknown): PromiseLike<Record<string, unknown>>;
-  doStream(options: unknown): PromiseLike<{ stream: ReadableStream<any> } & Record<string, any>>;
+  doStream(
+    options: unknown,
+  ): PromiseLike<{ stream: ReadableStream<StreamPart> } & Record<string, unknown>>;
 }
+
+/** A part of a model's stream; only `finish` parts change between v2 and v3. */
+type StreamPart = {
+  readonly type?: unknown;
+  readonly finishReason?: unknown;
+  readonly usage?: unknown;
+} | null;
 
 export function isModelV2(model: unknown): model is V2Model {
   const m = model as Partial<V2Model> | null;
@@ -50,7 +59,7 @@ export function v2AsV3<T>(model: V2Model): T {
   }) as unknown as T;
 }
 
-function finishV3(): TransformStream<any, any> {
+function finishV3(): TransformStream<StreamPart, StreamPart> {
   return new TransformStream({
     transform(part, controller) {
       if (part?.type !== 'finish') return controller.enqueue(part);

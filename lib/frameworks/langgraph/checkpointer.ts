@@ -104,7 +104,12 @@ export class SessionCheckpointSaver extends BaseCheckpointSaver {
       if (before && entry.id >= before) continue;
       const tuple = await this.#tuple(config, entry);
       const filter = options.filter ?? {};
-      if (!Object.entries(filter).every(([k, v]) => (tuple.metadata as any)?.[k] === v)) continue;
+      if (
+        !Object.entries(filter).every(
+          ([k, v]) => (tuple.metadata as Record<string, unknown> | undefined)?.[k] === v,
+        )
+      )
+        continue;
       left -= 1;
       yield tuple;
     }
@@ -188,8 +193,8 @@ export class SessionCheckpointSaver extends BaseCheckpointSaver {
     );
     return {
       config: { configurable: { thread_id, checkpoint_ns: entry.ns, checkpoint_id: entry.id } },
-      checkpoint: await this.#load(entry.checkpoint),
-      metadata: await this.#load(entry.metadata),
+      checkpoint: await this.#load<Checkpoint>(entry.checkpoint),
+      metadata: await this.#load<CheckpointMetadata>(entry.metadata),
       pendingWrites: (await Promise.all(
         writes.map(async (w) => [w.taskId, w.channel, await this.#load(w.value)] as const),
       )) as CheckpointTuple['pendingWrites'],
@@ -209,7 +214,8 @@ export class SessionCheckpointSaver extends BaseCheckpointSaver {
     return { type, base64: Buffer.from(bytes).toString('base64') };
   }
 
-  #load(value: Serialized): Promise<any> {
+  /** The value `#dump` stored; the caller names what that was (the serde returns it untyped). */
+  #load<T = unknown>(value: Serialized): Promise<T> {
     if ('json' in value) return this.serde.loadsTyped('json', JSON.stringify(value.json));
     return this.serde.loadsTyped(value.type, Buffer.from(value.base64, 'base64'));
   }

@@ -40,7 +40,7 @@ export class LangGraphEventMapper {
   }
 
   *map(chunk: unknown): Generator<StreamEvent> {
-    const [mode, data] = chunk as [string, any];
+    const [mode, data] = chunk as [string, unknown];
     if (mode === 'messages') {
       const [message] = data as [BaseMessage, unknown];
       if (AIMessageChunk.isInstance(message)) yield* this.#chunk(message);
@@ -48,12 +48,12 @@ export class LangGraphEventMapper {
     }
     if (mode !== 'updates' || data === null || typeof data !== 'object') return;
     yield* this.finish();
-    for (const [node, update] of Object.entries(data as Record<string, any>)) {
+    for (const [node, update] of Object.entries(data as Record<string, unknown>)) {
       if (node === '__interrupt__') {
         this.interrupts.push(...(Array.isArray(update) ? update : [update]));
         continue;
       }
-      const messages = update?.messages;
+      const messages = (update as { messages?: unknown } | null | undefined)?.messages;
       for (const message of Array.isArray(messages) ? messages : messages ? [messages] : []) {
         yield* this.#settled(message as BaseMessage);
       }

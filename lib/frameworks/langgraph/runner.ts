@@ -32,6 +32,7 @@ import { guardGraphTools } from './tool-journal.js';
 import type { ApprovalInterrupt } from './tools.js';
 
 /** A compiled graph (StateGraph.compile(), createReactAgent) whose state has `messages`. */
+// biome-ignore lint/suspicious/noExplicitAny: LangGraph's compiled graph (Pregel) is invariant in its node, channel, context and input/output types, so only Pregel<any, ...> holds every user graph (LangGraph's own helpers take Pregel<any, any> alike)
 export type CompiledGraph = Pregel<any, any, any, any, any>;
 
 export interface LangGraphAgentDefinition {

@@ -1,10 +1,11 @@
 import { ToolMessage } from '@langchain/core/messages';
 import { DynamicStructuredTool } from '@langchain/core/tools';
+import type { JSONSchema } from '@langchain/core/utils/json_schema';
 import { interrupt, isGraphBubbleUp } from '@langchain/langgraph';
 import { type ToolApproval, type ToolContext, tryToolContext } from '../../core/tool-context.js';
 import { ApprovalPending, isModelVisibleError } from '../../tools/errors.js';
 import { UNKNOWN_OUTCOME_PROMPT, unknownOutcomeId } from '../../tools/guard.js';
-import type { ToolSpec } from '../../tools/spec.js';
+import type { AnyToolSpec } from '../../tools/spec.js';
 import { type ExportOptions, IntegrationBase } from '../base/integration.js';
 import { editedCallCommand } from './edited-call.js';
 import { UnguardedToolCall } from './errors.js';
@@ -40,8 +41,8 @@ export function rerunInterrupt(callId: string, toolName: string, args: unknown):
  * A LangChain tool whose calls skip LangChain's own JSON Schema check: validation is the
  * executor's, so the model reads our invalid-arguments error and the call is in the ledger.
  */
-export class SpecTool extends DynamicStructuredTool<any> {
-  override call(...args: Parameters<DynamicStructuredTool<any>['call']>) {
+export class SpecTool extends DynamicStructuredTool<JSONSchema> {
+  override call(...args: Parameters<DynamicStructuredTool<JSONSchema>['call']>) {
     const schema = this.schema;
     // LangChain validates synchronously, before its first await: an empty schema lets all in.
     this.schema = {} as typeof schema;
@@ -67,12 +68,12 @@ export class LangGraphIntegration extends IntegrationBase<SpecTool> {
   readonly extra = '@langchain/langgraph';
   protected override readonly callIdFields = ['toolCall.id'];
 
-  exportTool(spec: ToolSpec<any, any>, options: ExportOptions = {}): SpecTool {
+  exportTool(spec: AnyToolSpec, options: ExportOptions = {}): SpecTool {
     const nativeGate = spec.confirm && !this.approvalPort;
     return new SpecTool({
       name: spec.name,
       description: spec.description,
-      schema: spec.jsonSchema() as any,
+      schema: spec.jsonSchema() as JSONSchema,
       func: async (args: unknown, _runManager: unknown, config: unknown) => {
         // A custom node's `invoke(args)`: the call has no id a retried run would find again.
         const called = (config as { toolCall?: { id?: string } } | undefined)?.toolCall?.id;
@@ -119,7 +120,7 @@ export class LangGraphIntegration extends IntegrationBase<SpecTool> {
    * graph with `interrupt()`; resumed, the node runs again and the executor reads the decision.
    */
   async #runOrAsk(
-    spec: ToolSpec<any, any>,
+    spec: AnyToolSpec,
     args: unknown,
     config: unknown,
     options: ExportOptions,
@@ -144,7 +145,7 @@ export class LangGraphIntegration extends IntegrationBase<SpecTool> {
    * under the next key (`<callId>#1`, …), so it runs with the answer instead of replaying the pause.
    */
   async #interruptible(
-    spec: ToolSpec<any, any>,
+    spec: AnyToolSpec,
     args: unknown,
     config: unknown,
     options: ExportOptions,
@@ -153,7 +154,7 @@ export class LangGraphIntegration extends IntegrationBase<SpecTool> {
     const { callId } = this.bindContext(config);
     for (let level = 0; ; level++) {
       let raised: unknown;
-      const handler: ToolSpec<any, any>['handler'] = async (input, ctx) => {
+      const handler: AnyToolSpec['handler'] = async (input, ctx) => {
         try {
           return await spec.handler(input, ctx);
         } catch (err) {

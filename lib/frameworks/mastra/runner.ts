@@ -1,4 +1,3 @@
-import type { Agent as MastraAgent } from '@mastra/core/agent';
 import { RequestContext } from '@mastra/core/request-context';
 import { RunnerError } from '../../core/errors.js';
 import type { Interruption, Usage } from '../../core/requests.js';
@@ -21,6 +20,7 @@ import { MastraEventMapper, type PendingApproval } from './events.js';
 import { isModelV3, layered } from './model.js';
 import { CallIndex, journalLayer } from './model-journal.js';
 import { MastraModelSpans } from './model-tracing.js';
+import type { MastraNativeAgent } from './native.js';
 import { RunSnapshots, withEditedArguments } from './snapshots.js';
 import {
   loadHistory,
@@ -32,12 +32,21 @@ import {
 } from './state.js';
 import { guardedTools } from './tool-journal.js';
 
-/** A Mastra agent (`new Agent({ id, name, instructions, model, tools })` of `@mastra/core/agent`). */
-export type MastraNativeAgent = MastraAgent<any, any, any, any>;
+export type { MastraNativeAgent };
 
 type StreamOutput = Awaited<ReturnType<MastraNativeAgent['stream']>>;
-/** `agent.stream` options (its overloads are keyed by structured output; any suits us). */
-type StreamOptions = Record<string, any>;
+/**
+ * `agent.stream` options (its overloads are keyed by structured output, so they are handed over
+ * as `never`): the keys we set or read.
+ */
+interface StreamOptions {
+  readonly modelSettings?: Record<string, unknown>;
+  readonly providerOptions?: unknown;
+  readonly onError?: unknown;
+  readonly [option: string]: unknown;
+}
+/** The run's request context: the session's framework context, whatever its keys. */
+type Context = RequestContext<unknown>;
 
 /** Keys this runner sets itself; users cannot pass them as run options. */
 export const MASTRA_RESERVED_RUN_OPTIONS: ReservedRunOptions = {
@@ -143,9 +152,7 @@ export class MastraRunner implements Runner<MastraNativeAgent> {
     const spans = new MastraModelSpans();
     const agent = input.agent.native;
     const snapshots = new RunSnapshots(agent);
-    const requestContext = new RequestContext<any>(
-      Object.entries(input.context) as [string, any][],
-    );
+    const requestContext: Context = new RequestContext(Object.entries(input.context));
     // What native tools saw; ToolSpec tools change `input.context` itself.
     const initial = { ...input.context };
     let mastraRunId: string | undefined;
@@ -173,7 +180,7 @@ export class MastraRunner implements Runner<MastraNativeAgent> {
 
   async #options(
     input: RunnerInput<MastraNativeAgent> | RunnerResumeInput<MastraNativeAgent>,
-    requestContext: RequestContext<any>,
+    requestContext: Context,
     spans: MastraModelSpans,
   ): Promise<StreamOptions> {
     const agent = input.agent.native;
@@ -201,7 +208,7 @@ export class MastraRunner implements Runner<MastraNativeAgent> {
   /** The agent's model behind the run journal and our model spans, when either is in force. */
   async #model(
     agent: MastraNativeAgent,
-    requestContext: RequestContext<any>,
+    requestContext: Context,
     spans: MastraModelSpans,
     calls: CallIndex,
   ): Promise<unknown> {
@@ -314,10 +321,7 @@ function argumentEdits(
 }
 
 /** Request-context entries a native tool set or changed during the run (not Mastra's own). */
-function changed(
-  before: Record<string, unknown>,
-  after: RequestContext<any>,
-): Record<string, unknown> {
+function changed(before: Record<string, unknown>, after: Context): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of after.entries()) {
     if (before[key] !== value && !String(key).startsWith('__mastra')) out[String(key)] = value;
@@ -329,8 +333,8 @@ function changed(
  * OpenAI's Responses API stores outputs by default and the provider then sends item references
  * instead of the messages: history would live on OpenAI's servers, not in our session.
  */
-function withoutServerHistory(options: unknown): Record<string, any> {
-  const given = (options ?? {}) as Record<string, any>;
+function withoutServerHistory(options: unknown): Record<string, unknown> {
+  const given = (options ?? {}) as { openai?: Record<string, unknown> };
   return { ...given, openai: { store: false, ...given.openai } };
 }
 

@@ -1,18 +1,17 @@
-import type { Agent } from '@mastra/core/agent';
 import { Mastra } from '@mastra/core/mastra';
 import { InMemoryStore } from '@mastra/core/storage';
+import type { WorkflowRunState } from '@mastra/core/workflows';
+import type { MastraNativeAgent } from './native.js';
 import type { StoredSnapshot } from './state.js';
 
 /** The workflows an agent's run suspends in (its execution workflow and agentic loop). */
 const AGENT_WORKFLOWS = ['executionWorkflow', 'agentic-loop'] as const;
 
-type WorkflowsStore = NonNullable<
-  Awaited<ReturnType<InstanceType<typeof InMemoryStore>['getStore']>>
-> & {
+type WorkflowsStore = NonNullable<Awaited<ReturnType<InMemoryStore['getStore']>>> & {
   persistWorkflowSnapshot(args: {
     workflowName: string;
     runId: string;
-    snapshot: any;
+    snapshot: WorkflowRunState;
   }): Promise<void>;
   loadWorkflowSnapshot(args: { workflowName: string; runId: string }): Promise<unknown>;
   deleteWorkflowRunById(args: { workflowName: string; runId: string }): Promise<void>;
@@ -24,7 +23,7 @@ const owned = new WeakSet<object>();
 const given = new WeakMap<object, InMemoryStore>();
 
 /** Registers the agent on a Mastra with an in-memory store: its runs then persist snapshots there. */
-function ownStorage(agent: Agent<any, any, any, any>): InMemoryStore {
+function ownStorage(agent: MastraNativeAgent): InMemoryStore {
   let storage = given.get(agent);
   if (!storage) {
     storage = new InMemoryStore({ id: 'agent-kernel' });
@@ -42,9 +41,9 @@ function ownStorage(agent: Agent<any, any, any, any>): InMemoryStore {
  * Mastra of its own gets one with an in-memory store, emptied of a run's rows once the turn ends.
  */
 export class RunSnapshots {
-  readonly #agent: Agent<any, any, any, any>;
+  readonly #agent: MastraNativeAgent;
 
-  constructor(agent: Agent<any, any, any, any>) {
+  constructor(agent: MastraNativeAgent) {
     this.#agent = agent;
   }
 
@@ -67,7 +66,12 @@ export class RunSnapshots {
   async import(runId: string, snapshots: readonly StoredSnapshot[]): Promise<void> {
     const store = await this.#store();
     for (const { workflowName, snapshot } of snapshots) {
-      await store.persistWorkflowSnapshot({ workflowName, runId, snapshot });
+      // Stored as Mastra exported it (`export`): its own run state, read back as JSON.
+      await store.persistWorkflowSnapshot({
+        workflowName,
+        runId,
+        snapshot: snapshot as unknown as WorkflowRunState,
+      });
     }
   }
 

@@ -38,6 +38,11 @@ export function guardedTools(
 }
 
 type ApprovalFn = (args: unknown, context?: unknown) => unknown;
+/** What Mastra's approval gate reads of a tool: its policy function, else its flag. */
+interface ApprovalFields {
+  needsApprovalFn?: ApprovalFn;
+  readonly requireApproval?: unknown;
+}
 
 function guarded(name: string, tool: unknown, calls: CallIndex): unknown {
   if (typeof tool !== 'object' || tool === null) return tool;
@@ -72,8 +77,13 @@ function guarded(name: string, tool: unknown, calls: CallIndex): unknown {
  * gate. Mastra asks its policy with the arguments only: the call is found by name and arguments
  * among the model's calls of this run.
  */
-function gateUnknownOutcomes(copy: any, name: string, effects: ToolEffects, calls: CallIndex) {
-  const own = copy.needsApprovalFn as ApprovalFn | undefined;
+function gateUnknownOutcomes(
+  copy: ApprovalFields,
+  name: string,
+  effects: ToolEffects,
+  calls: CallIndex,
+) {
+  const own = copy.needsApprovalFn;
   const flag = !!copy.requireApproval;
   copy.needsApprovalFn = async (args: unknown, context?: unknown) => {
     if (calls.idsOf(name, args).some((id) => asksToRunAgain(id, effects))) return true;

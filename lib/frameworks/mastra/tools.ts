@@ -1,6 +1,6 @@
 import { createTool } from '@mastra/core/tools';
 import { tryToolContext } from '../../core/tool-context.js';
-import type { ToolSpec } from '../../tools/spec.js';
+import type { AnyToolSpec } from '../../tools/spec.js';
 import { type ExportOptions, IntegrationBase } from '../base/integration.js';
 import { markExecutorTool } from './tool-journal.js';
 
@@ -27,7 +27,7 @@ export class MastraIntegration extends IntegrationBase<MastraTool> {
   readonly extra = '@mastra/core';
   protected override readonly callIdFields = ['agent.toolCallId', 'toolCallId'];
 
-  exportTool(spec: ToolSpec<any, any>, options: ExportOptions = {}): MastraTool {
+  exportTool(spec: AnyToolSpec, options: ExportOptions = {}): MastraTool {
     const nativeGate = spec.confirm && !this.approvalPort;
     const tool = createTool({
       id: spec.name,

@@ -2,7 +2,39 @@ import type { RunStreamEvent } from '@openai/agents';
 import type { StreamEvent } from '../../core/events.js';
 import type { Usage } from '../../core/requests.js';
 
-type AnyRecord = Record<string, any>;
+/**
+ * The fields this mapper reads of the SDK's stream payloads: the SDK's own events and the raw
+ * wire JSON of either model API (typed `unknown` by the SDK), so one loose shape for all.
+ */
+interface Wire {
+  readonly type?: string;
+  readonly object?: string;
+  readonly id: string;
+  readonly call_id: string;
+  readonly callId?: string;
+  readonly item_id: string;
+  readonly itemId?: unknown;
+  readonly name?: string;
+  readonly index: number;
+  readonly delta?: string;
+  readonly text?: string;
+  readonly arguments?: unknown;
+  readonly output?: unknown;
+  readonly event?: Wire;
+  readonly item?: Wire;
+  readonly response?: { readonly usage?: Wire };
+  readonly inputTokens?: number;
+  readonly outputTokens?: number;
+  readonly content?: readonly Wire[];
+  readonly choices?: readonly { readonly delta?: { readonly tool_calls?: readonly Wire[] } }[];
+  readonly function?: { readonly name?: string; readonly arguments?: string };
+}
+
+/** A run item: the SDK's item around the raw one (with the tool's output on `tool_output`). */
+interface WireItem {
+  readonly rawItem?: unknown;
+  readonly output?: unknown;
+}
 
 /**
  * Maps the SDK's stream (raw model events and run items) onto our events. Ids are the SDK's:
@@ -30,9 +62,9 @@ export class OpenAIEventMapper {
 
   map(event: RunStreamEvent): StreamEvent[] {
     const out: StreamEvent[] = [];
-    if (event.type === 'raw_model_stream_event') this.#raw(event.data as AnyRecord, out);
+    if (event.type === 'raw_model_stream_event') this.#raw(event.data as Wire, out);
     else if (event.type === 'run_item_stream_event')
-      this.#item(event.name, event.item as AnyRecord, out);
+      this.#item(event.name, event.item as WireItem, out);
     return out;
   }
 
@@ -44,7 +76,7 @@ export class OpenAIEventMapper {
     const out: StreamEvent[] = [];
     for (const item of items) {
       const name = RUN_ITEM_EVENTS[item.type];
-      if (name) this.#item(name, item as AnyRecord, out);
+      if (name) this.#item(name, item as WireItem, out);
     }
     return out;
   }
@@ -56,7 +88,7 @@ export class OpenAIEventMapper {
     return out;
   }
 
-  #raw(data: AnyRecord, out: StreamEvent[]): void {
+  #raw(data: Wire, out: StreamEvent[]): void {
     const runId = this.#runId;
     switch (data.type) {
       case 'response_started': {
@@ -79,7 +111,7 @@ export class OpenAIEventMapper {
         return;
       }
       case 'response_done': {
-        const usage = data.response?.usage as AnyRecord | undefined;
+        const usage = data.response?.usage as Wire | undefined;
         this.#closeStep(
           out,
           usage
@@ -89,7 +121,7 @@ export class OpenAIEventMapper {
         return;
       }
       case 'model': {
-        const raw = data.event as AnyRecord | undefined;
+        const raw = data.event as Wire | undefined;
         if (!raw) return;
         if (raw.object === 'chat.completion.chunk') this.#chatChunk(raw, out);
         else if (typeof raw.type === 'string') this.#responsesEvent(raw, out);
@@ -100,14 +132,15 @@ export class OpenAIEventMapper {
     }
   }
 
-  #responsesEvent(raw: AnyRecord, out: StreamEvent[]): void {
+  #responsesEvent(raw: Wire, out: StreamEvent[]): void {
     const runId = this.#runId;
-    const item = raw.item as AnyRecord | undefined;
+    const item = raw.item as Wire | undefined;
     switch (raw.type) {
       case 'response.output_item.added':
         if (item?.type === 'function_call') {
+          // A function call item always names its function.
           this.#callIdByItem.set(item.id, item.call_id);
-          this.#startTool(item.call_id, item.name, out);
+          this.#startTool(item.call_id, item.name as string, out);
         }
         return;
       case 'response.function_call_arguments.delta': {
@@ -137,8 +170,8 @@ export class OpenAIEventMapper {
     }
   }
 
-  #chatChunk(chunk: AnyRecord, out: StreamEvent[]): void {
-    const calls = chunk.choices?.[0]?.delta?.tool_calls as AnyRecord[] | undefined;
+  #chatChunk(chunk: Wire, out: StreamEvent[]): void {
+    const calls = chunk.choices?.[0]?.delta?.tool_calls as Wire[] | undefined;
     if (!calls) return;
     for (const call of calls) {
       let toolCallId = this.#callIdByIndex.get(call.index);
@@ -153,9 +186,9 @@ export class OpenAIEventMapper {
     }
   }
 
-  #item(name: string, item: AnyRecord, out: StreamEvent[]): void {
+  #item(name: string, item: WireItem, out: StreamEvent[]): void {
     const runId = this.#runId;
-    const raw = (item.rawItem ?? {}) as AnyRecord;
+    const raw = (item.rawItem ?? {}) as Wire;
     switch (name) {
       case 'tool_called': {
         const toolCallId = String(raw.callId ?? raw.id);
@@ -183,7 +216,7 @@ export class OpenAIEventMapper {
       case 'reasoning_item_created': {
         const reasoningId = String(raw.id ?? `${runId}:reasoning:${this.#step}`);
         if (this.#seenReasoning.has(reasoningId)) return;
-        const text = ((raw.content ?? []) as AnyRecord[]).map((part) => part.text ?? '').join('');
+        const text = ((raw.content ?? []) as Wire[]).map((part) => part.text ?? '').join('');
         if (!text) return;
         this.#seenReasoning.add(reasoningId);
         out.push({ type: 'reasoning-start', runId, reasoningId });
@@ -193,7 +226,7 @@ export class OpenAIEventMapper {
       }
       case 'message_output_created': {
         if (this.#textInStep) return;
-        const text = ((raw.content ?? []) as AnyRecord[])
+        const text = ((raw.content ?? []) as Wire[])
           .map((part) => (part.type === 'output_text' ? part.text : ''))
           .join('');
         if (!text) return;

@@ -1,11 +1,11 @@
 import {
   type AgentInputItem,
   type ModelProvider,
-  type Agent as OpenAIAgent,
   type RunConfig,
   RunContext,
   type RunResult,
   RunState,
+  type RunToolApprovalItem,
   Runner as SdkRunner,
   type StreamedRunResult,
 } from '@openai/agents';
@@ -25,11 +25,16 @@ import { mapOpenAIError } from './errors.js';
 import { OpenAIEventMapper } from './events.js';
 import { loadState, toState, toUserItem } from './input.js';
 import { tracedModelProvider } from './model-tracing.js';
+import type { NativeOpenAIAgent } from './native.js';
 import { withEditedArguments } from './state.js';
 import { guardNativeTools } from './tool-journal.js';
 import { traceNativeTools } from './tool-tracing.js';
 
-export type NativeOpenAIAgent = OpenAIAgent<any, any>;
+export type { NativeOpenAIAgent };
+
+/** The framework context we hand the SDK: the session's, a plain record. */
+type Context = Record<string, unknown>;
+type Streamed = StreamedRunResult<Context, NativeOpenAIAgent>;
 
 export interface OpenAIRunnerOptions {
   /** Passed to the SDK's `Runner` (model provider, model settings, guardrails, tracing). */
@@ -96,10 +101,12 @@ export class OpenAIRunner implements Runner<NativeOpenAIAgent> {
     );
   }
 
-  async #restore(input: RunnerResumeInput<NativeOpenAIAgent>): Promise<RunState<any, any>> {
+  async #restore(
+    input: RunnerResumeInput<NativeOpenAIAgent>,
+  ): Promise<RunState<Context, NativeOpenAIAgent>> {
     guardNativeTools(input.agent.native);
     const json = withEditedArguments(input.pausedState, input.decisions);
-    let state: RunState<any, any>;
+    let state: RunState<Context, NativeOpenAIAgent>;
     try {
       // Our context replaces the one frozen in the state: the session's is the one of record.
       state = await RunState.fromStringWithContext(
@@ -125,10 +132,10 @@ export class OpenAIRunner implements Runner<NativeOpenAIAgent> {
 
   async *#stream(
     input: RunnerInput<NativeOpenAIAgent> | RunnerResumeInput<NativeOpenAIAgent>,
-    start: () => Promise<StreamedRunResult<any, any>>,
+    start: () => Promise<Streamed>,
   ): RunnerStream {
     const mapper = new OpenAIEventMapper(input.runId);
-    let result: StreamedRunResult<any, any>;
+    let result: Streamed;
     try {
       result = await start();
     } catch (err) {
@@ -152,7 +159,7 @@ export class OpenAIRunner implements Runner<NativeOpenAIAgent> {
    * then the result's items as events, so the runtime's driver sees the same turn.
    */
   async *#drained(input: RunnerInput<NativeOpenAIAgent>): RunnerStream {
-    let result: RunResult<any, any>;
+    let result: RunResult<Context, NativeOpenAIAgent>;
     try {
       result = await this.#sdk.run(input.agent.native, this.#input(input), {
         ...input.options,
@@ -173,7 +180,7 @@ export class OpenAIRunner implements Runner<NativeOpenAIAgent> {
 }
 
 function toResult(
-  result: RunResult<any, any> | StreamedRunResult<any, any>,
+  result: Streamed | RunResult<Context, NativeOpenAIAgent>,
   context: Record<string, unknown>,
 ): RunnerResult {
   const usage = toUsage(result);
@@ -199,14 +206,22 @@ function toResult(
   };
 }
 
-function toUsage(result: RunResult<any, any> | StreamedRunResult<any, any>): Usage | undefined {
+function toUsage(result: Pick<Streamed, 'runContext'>): Usage | undefined {
   const usage = result.runContext.usage;
   if (!usage || (usage.inputTokens === 0 && usage.outputTokens === 0)) return undefined;
   return { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens };
 }
 
-function toInterruption(item: RunResult<any, any>['interruptions'][number]): Interruption {
-  const raw = item.rawItem as Record<string, any>;
+/** The fields of a raw approval item (a function, hosted, computer, shell or patch call) we read. */
+interface RawApprovalCall {
+  readonly callId?: unknown;
+  readonly id?: unknown;
+  readonly name?: string;
+  readonly arguments?: unknown;
+}
+
+function toInterruption(item: RunToolApprovalItem): Interruption {
+  const raw = item.rawItem as RawApprovalCall;
   let args: unknown = raw.arguments;
   if (typeof args === 'string') {
     try {

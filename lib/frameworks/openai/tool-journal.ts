@@ -1,4 +1,4 @@
-import type { FunctionTool, Model, Agent as OpenAIAgent } from '@openai/agents';
+import type { Model } from '@openai/agents';
 import {
   asksToRunAgain,
   effectsOf,
@@ -6,13 +6,14 @@ import {
   unknownOutcomeError,
 } from '../../tools/guard.js';
 import { journaledModel } from './model-journal.js';
+import type { NativeFunctionTool, NativeOpenAIAgent } from './native.js';
 import { isExecutorTool, probeFailures } from './tool-tracing.js';
 
 const GUARDED = Symbol.for('agent-kernel.journal-guarded-tool');
 const JOURNALED = Symbol.for('agent-kernel.journaled-model');
 
-type Invoke = FunctionTool<any, any, any>['invoke'];
-type Approval = FunctionTool<any, any, any>['needsApproval'];
+type Invoke = NativeFunctionTool['invoke'];
+type Approval = NativeFunctionTool['needsApproval'];
 type Journaled = Model & { [JOURNALED]?: true };
 
 /**
@@ -24,29 +25,26 @@ type Journaled = Model & { [JOURNALED]?: true };
  * call ids and the guard could not recognise its calls. Tools and models are wrapped in place,
  * once; outside a journaled run the wrappers only forward.
  */
-export function guardNativeTools(agent: OpenAIAgent<any, any>): void {
+export function guardNativeTools(agent: NativeOpenAIAgent): void {
   const seen = new Set<object>();
-  const visit = (current: OpenAIAgent<any, any>) => {
+  const visit = (current: NativeOpenAIAgent) => {
     if (seen.has(current)) return;
     seen.add(current);
     if (typeof current.model === 'object' && !(current.model as Journaled)[JOURNALED]) {
       current.model = Object.assign(journaledModel(current.model), { [JOURNALED]: true });
     }
     for (const tool of current.tools) {
-      if (tool.type === 'function' && !isExecutorTool(tool))
-        guard(tool as FunctionTool<any, any, any>);
+      if (tool.type === 'function' && !isExecutorTool(tool)) guard(tool);
     }
     for (const handoff of current.handoffs) {
-      visit(
-        'agent' in handoff && handoff.agent ? handoff.agent : (handoff as OpenAIAgent<any, any>),
-      );
+      visit('agent' in handoff && handoff.agent ? handoff.agent : (handoff as NativeOpenAIAgent));
     }
   };
   visit(agent);
 }
 
-function guard(tool: FunctionTool<any, any, any>): void {
-  const marked = tool as FunctionTool<any, any, any> & { [GUARDED]?: true };
+function guard(tool: NativeFunctionTool): void {
+  const marked = tool as NativeFunctionTool & { [GUARDED]?: true };
   if (marked[GUARDED]) return;
   const original: Invoke = probeFailures(tool.invoke.bind(tool));
   const approval: Approval = tool.needsApproval.bind(tool);

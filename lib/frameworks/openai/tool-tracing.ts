@@ -1,5 +1,4 @@
 import {
-  type FunctionTool,
   getCurrentSpan,
   getCurrentTrace,
   NoopSpan,
@@ -11,8 +10,9 @@ import {
   withTraceContext,
 } from '@openai/agents';
 import { type Span, startChildSpan } from '../../core/tracer.js';
+import type { NativeFunctionTool } from './native.js';
 
-type Invoke = FunctionTool<any, any, any>['invoke'];
+type Invoke = NativeFunctionTool['invoke'];
 
 /** A native tool's call that threw: the SDK turned it into text for the model. */
 export class NativeToolFailed extends Error {
@@ -20,7 +20,7 @@ export class NativeToolFailed extends Error {
 }
 
 /** Failures seen by `probeFailures`, per run context and call id, read at `agent_tool_end`. */
-const failures = new WeakMap<RunContext<any>, Map<string, NativeToolFailed>>();
+const failures = new WeakMap<RunContext<unknown>, Map<string, NativeToolFailed>>();
 
 const IDLE: TracingProcessor = {
   async onTraceStart() {},
@@ -32,7 +32,12 @@ const IDLE: TracingProcessor = {
 };
 
 /** Stands in as the SDK's current span: the SDK reports a swallowed tool error to it. */
-class FailureProbe extends NoopSpan<any> {
+class FailureProbe extends NoopSpan<{
+  type: 'function';
+  name: string;
+  input: string;
+  output: string;
+}> {
   failure: NativeToolFailed | undefined;
   constructor() {
     super({ type: 'function', name: 'probe', input: '', output: '' }, IDLE);
@@ -97,7 +102,7 @@ export function isExecutorTool(tool: object): boolean {
  * are kept per run context, so concurrent runs on one SDK runner never mix them up.
  */
 export function traceNativeTools(runner: SdkRunner): void {
-  const open = new WeakMap<RunContext<any>, Map<string, Span>>();
+  const open = new WeakMap<RunContext<unknown>, Map<string, Span>>();
   runner.on('agent_tool_start', (context, _agent, tool: Tool, { toolCall }) => {
     if (executorTools.has(tool)) return;
     const callId = keyOf(toolCall);

@@ -1,12 +1,15 @@
-import { type FunctionTool, tool } from '@openai/agents';
+import { type ToolInputParameters, tool } from '@openai/agents';
 import { type ToolContext, tryToolContext } from '../../core/tool-context.js';
 import { isAbortError, modelVisibleError } from '../../tools/errors.js';
 import { asksToRunAgain } from '../../tools/guard.js';
-import type { ToolSpec } from '../../tools/spec.js';
+import type { AnyToolSpec } from '../../tools/spec.js';
 import { type ExportOptions, IntegrationBase } from '../base/integration.js';
+import type { NativeFunctionTool } from './native.js';
 import { markExecutorTool } from './tool-tracing.js';
 
-export type OpenAITool = FunctionTool<any, any, any>;
+export type OpenAITool = NativeFunctionTool;
+/** Our JSON Schema (an object schema) as the SDK's non-strict parameters. */
+type Parameters = Extract<ToolInputParameters, { additionalProperties: true }>;
 
 /**
  * ToolSpec → `@openai/agents` `tool()`. Every call goes through the executor; the SDK's
@@ -20,7 +23,7 @@ export class OpenAIIntegration extends IntegrationBase<OpenAITool> {
   readonly extra = '@openai/agents';
   protected override readonly callIdFields = ['toolCall.callId'];
 
-  exportTool(spec: ToolSpec<any, any>, options: ExportOptions = {}): OpenAITool {
+  exportTool(spec: AnyToolSpec, options: ExportOptions = {}): OpenAITool {
     const nativeGate = spec.confirm && !this.approvalPort;
     const call = (args: unknown, details: unknown): Promise<unknown> => {
       const ctx = this.bindContext(details);
@@ -39,7 +42,7 @@ export class OpenAIIntegration extends IntegrationBase<OpenAITool> {
         name: spec.name,
         description: spec.description,
         // Our JSON Schema, not strict mode: validation is the executor's, with our error kinds.
-        parameters: spec.jsonSchema() as any,
+        parameters: spec.jsonSchema() as Parameters,
         strict: false,
         // A call an earlier attempt left unfinished asks again, through the SDK's own gate.
         needsApproval: async (_runContext, _input, callId) =>
@@ -55,14 +58,22 @@ export class OpenAIIntegration extends IntegrationBase<OpenAITool> {
               await call(raw?.arguments ?? '', details);
             } catch (err) {
               if (isAbortError(err)) throw err;
-              return modelVisibleError(err) as any;
+              return visibleError(err);
             }
           }
-          return modelVisibleError(error) as any;
+          return visibleError(error);
         },
       }) as OpenAITool,
     );
   }
+}
+
+/**
+ * Our error object as the tool's output: the SDK types an error function's result as a string,
+ * but hands the model whatever it returns (the model reads our `{ error: { kind } }`).
+ */
+function visibleError(err: unknown): string {
+  return modelVisibleError(err) as unknown as string;
 }
 
 /** What discovery loads (`getIntegration('openai')`). */

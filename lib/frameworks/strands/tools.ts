@@ -5,7 +5,7 @@ import {
   type ToolContext,
 } from '@strands-agents/sdk';
 import { tryToolContext } from '../../core/tool-context.js';
-import type { ToolSpec } from '../../tools/spec.js';
+import type { AnyToolSpec } from '../../tools/spec.js';
 import { type ExportOptions, IntegrationBase } from '../base/integration.js';
 import { markExecutorTool, withApproval } from './tool-journal.js';
 
@@ -21,7 +21,7 @@ export class StrandsIntegration extends IntegrationBase<FunctionTool> {
   readonly extra = '@strands-agents/sdk';
   protected override readonly callIdFields = ['toolUse.toolUseId'];
 
-  exportTool(spec: ToolSpec<any, any>, options: ExportOptions = {}): FunctionTool {
+  exportTool(spec: AnyToolSpec, options: ExportOptions = {}): FunctionTool {
     const nativeGate = spec.confirm && !this.approvalPort;
     const native = new FunctionTool({
       name: spec.name,

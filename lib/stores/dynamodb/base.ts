@@ -49,7 +49,7 @@ export class DynamoBase {
     pk: string,
     prefix: string,
     options: { consistent?: boolean; projection?: string } = {},
-  ): AsyncGenerator<Record<string, any>> {
+  ): AsyncGenerator<Record<string, unknown>> {
     let start: Record<string, unknown> | undefined;
     do {
       const page = await this.doc.send(

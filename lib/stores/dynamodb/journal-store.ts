@@ -151,7 +151,7 @@ export class DynamoRunJournalStore extends DynamoBase implements RunJournalStore
     return { enc: encoded.enc, body: encoded.body };
   }
 
-  #entry(item: Record<string, any>): JournalEntry {
+  #entry(item: Record<string, unknown>): JournalEntry {
     const name = String(item.sk);
     const body = (): unknown => {
       try {

@@ -29,7 +29,7 @@ import { keys } from './table.js';
 const KEEP_SECONDS = 400 * 24 * 3600;
 const ATTEMPTS = 5;
 
-type Item = Record<string, any>;
+type Item = Record<string, unknown>;
 
 /**
  * Fair-use counters in the one table, partition `QUOTA#<principal>`: `RUNS` (the in-flight

@@ -11,7 +11,7 @@ import type { ApprovalDecision } from '../../tools/approval.js';
 import { abortError, isAbortError, isModelVisibleError } from '../../tools/errors.js';
 import type { ToolHook, ToolRunner } from '../../tools/executor.js';
 import { ToolRegistry } from '../../tools/registry.js';
-import { defineTool, type ToolSpec } from '../../tools/spec.js';
+import { type AnyToolSpec, defineTool } from '../../tools/spec.js';
 import type { ContractHarness, RunnerFactory, RunnerFactoryOptions } from './harness.js';
 import { fakeRunnerFactory } from './runners.js';
 
@@ -109,32 +109,33 @@ function kitContext(signal: AbortSignal): ToolContext {
   return { runId: 'kit-run', sessionId: 'kit-session', agent: 'kit-agent', signal, context: {} };
 }
 
-type Outcome = { ok: true; result: unknown } | { ok: false; error: unknown };
+type Outcome<R> = { ok: true; result: R } | { ok: false; error: unknown };
 
 /**
  * Registers checks C1–C8 for one integration (vitest describe/it). Run it from a test file:
  * `contractTests(harness)` or `contractTests(harness, { runnerFactory: executorRunnerFactory })`.
  */
-export function contractTests(harness: ContractHarness, options: ContractOptions = {}): void {
+export function contractTests<TExported, TResult>(
+  harness: ContractHarness<TExported, TResult>,
+  options: ContractOptions = {},
+): void {
   const runnerFactory = options.runnerFactory ?? fakeRunnerFactory;
-  let integration: Integration;
-  const exportWith = (spec: ToolSpec<any, any>, runner: ToolRunner) =>
+  let integration: Integration<TExported>;
+  const exportWith = (spec: AnyToolSpec, runner: ToolRunner) =>
     harness.export(spec, { executor: runner });
   const attempt = async (
-    exported: unknown,
+    exported: TExported,
     args: unknown,
     callId: string,
     signal?: AbortSignal,
-  ) => {
+  ): Promise<Outcome<TResult>> => {
     const ctx = kitContext(signal ?? new AbortController().signal);
     try {
       const result = await runWithToolContext(ctx, () => harness.call(exported, args, { callId }));
-      return (
-        harness.isError(result) ? { ok: false, error: result } : { ok: true, result }
-      ) as Outcome;
+      return harness.isError(result) ? { ok: false, error: result } : { ok: true, result };
     } catch (error) {
       if (isAbortError(error)) throw error;
-      return { ok: false, error } as Outcome;
+      return { ok: false, error };
     }
   };
   const kindOf = (error: unknown) => harness.errorKind?.(error) ?? defaultErrorKind(error);
@@ -277,7 +278,7 @@ export function contractTests(harness: ContractHarness, options: ContractOptions
       const runnerOptions: RunnerFactoryOptions =
         harness.approval === 'executor' ? { approval: port } : {};
       if (harness.nativeGateOnPort) integration.bindApproval(port);
-      let outcome: Outcome;
+      let outcome: Outcome<TResult | undefined>;
 
       // Act
       try {
@@ -338,12 +339,12 @@ export function contractTests(harness: ContractHarness, options: ContractOptions
   });
 }
 
-async function exportAll(
-  harness: ContractHarness,
-  integration: Integration,
+async function exportAll<TExported, TResult>(
+  harness: ContractHarness<TExported, TResult>,
+  integration: Integration<TExported>,
   registry: ToolRegistry,
   options: ExportOptions,
-): Promise<unknown[]> {
+): Promise<TExported[]> {
   if (harness.exportAll) return harness.exportAll(registry, options);
   if (integration.exportTools) return integration.exportTools(registry, options);
   return Promise.all(registry.forTarget(harness.name).map((spec) => harness.export(spec, options)));

@@ -3,7 +3,7 @@ import type { ExportOptions, Integration } from '../../frameworks/base/integrati
 import type { ApprovalDecision, ApprovalPort } from '../../tools/approval.js';
 import type { ToolHook, ToolRunner } from '../../tools/executor.js';
 import type { ToolRegistry } from '../../tools/registry.js';
-import type { ToolSpec } from '../../tools/spec.js';
+import type { AnyToolSpec } from '../../tools/spec.js';
 
 /**
  * How the kit decides `confirm` tools: `executor` — the runner's ApprovalPort decides;
@@ -13,7 +13,7 @@ import type { ToolSpec } from '../../tools/spec.js';
 export type ApprovalMode = 'executor' | 'native';
 
 /** What a framework's author writes so the kit can drive the integration. */
-export interface ContractHarness<TExported = any, TResult = any> {
+export interface ContractHarness<TExported = unknown, TResult = unknown> {
   /** The integration's name, as discovery finds it. */
   readonly name: string;
   integration(): Integration<TExported> | Promise<Integration<TExported>>;
@@ -21,7 +21,7 @@ export interface ContractHarness<TExported = any, TResult = any> {
   readonly editsSupported: boolean;
   readonly approval: ApprovalMode;
   /** One spec as the framework's tool (usually `integration.exportTool(spec, options)`). */
-  export(spec: ToolSpec<any, any>, options: ExportOptions): TExported | Promise<TExported>;
+  export(spec: AnyToolSpec, options: ExportOptions): TExported | Promise<TExported>;
   /** Calls the exported tool the way the framework would, with a native call id. */
   call(exported: TExported, args: unknown, options: { callId: string }): TResult | Promise<TResult>;
   /** The tool's value out of a successful native result. */
@@ -40,7 +40,7 @@ export interface ContractHarness<TExported = any, TResult = any> {
   /** Name, description and schema as the framework holds them. */
   describe(exported: TExported): { name: string; description: string; schema: unknown };
   /** The schema the framework should hold (default: `spec.jsonSchema()`). */
-  expectedSchema?(spec: ToolSpec<any, any>): unknown;
+  expectedSchema?(spec: AnyToolSpec): unknown;
   /** The framework has no call ids of its own: C5 only checks that `ctx.callId` is set. */
   readonly noNativeCallIds?: boolean;
   /**

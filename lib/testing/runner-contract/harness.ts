@@ -3,7 +3,7 @@ import type { ToolEffects } from '../../core/journal.js';
 import type { Reply } from '../../core/requests.js';
 import type { RunOptions } from '../../core/run-options.js';
 import type { ToolRunner } from '../../tools/executor.js';
-import type { ToolSpec } from '../../tools/spec.js';
+import type { AnyToolSpec } from '../../tools/spec.js';
 import type { RecordedRequest, ScriptEntry } from '../scripted-model-server.js';
 
 /** What the suite hands a harness to build its agent with. */
@@ -11,7 +11,7 @@ export interface RunnerContractEnv {
   /** The scripted model server's base URL (with `/v1`), for the framework's OpenAI client. */
   readonly modelUrl: string;
   /** `get_weather` and `send_payment` (confirm): export them through the framework's integration. */
-  readonly tools: readonly ToolSpec<any, any>[];
+  readonly tools: readonly AnyToolSpec[];
   /** The real Executor every exported tool must run through. */
   readonly executor: ToolRunner;
 }
@@ -54,7 +54,7 @@ export interface RunnerContractHarness {
   /** Must equal the runner's own `supportsPause`: the pause checks run only when true. */
   readonly supportsPause: boolean;
   /** The agent under test, named `agent`, using `env.modelUrl` and the tools of `env`. */
-  agent(env: RunnerContractEnv): Agent<any> | Promise<Agent<any>>;
+  agent(env: RunnerContractEnv): Agent | Promise<Agent>;
   readonly runOption: RunOptionProbe;
   /** One of the runner's reserved run options. */
   readonly reservedOption: string;
@@ -63,5 +63,5 @@ export interface RunnerContractHarness {
    * durability checks (a crashed, retried or resumed run runs each tool at most once) run when
    * given.
    */
-  nativeAgent?(env: NativeToolsEnv): Agent<any> | Promise<Agent<any>>;
+  nativeAgent?(env: NativeToolsEnv): Agent | Promise<Agent>;
 }

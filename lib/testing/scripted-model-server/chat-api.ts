@@ -1,4 +1,4 @@
-import { alnumId, chunkText, modelName, type ResolvedTurn } from './turn.js';
+import { alnumId, chunkText, fieldsOf, modelName, type ResolvedTurn } from './turn.js';
 
 type Json = Record<string, unknown>;
 
@@ -22,7 +22,7 @@ function finishReason(turn: ResolvedTurn): string {
   return turn.toolCalls.length > 0 ? 'tool_calls' : 'stop';
 }
 
-function envelope(id: string, object: string, body: any, created = Date.now()): Json {
+function envelope(id: string, object: string, body: unknown, created = Date.now()): Json {
   return {
     id,
     object,
@@ -34,7 +34,7 @@ function envelope(id: string, object: string, body: any, created = Date.now()): 
 }
 
 /** A non-streamed `chat.completion`. */
-export function buildChatCompletion(turn: ResolvedTurn, body: any): Json {
+export function buildChatCompletion(turn: ResolvedTurn, body: unknown): Json {
   const message: Json = {
     role: 'assistant',
     content: turn.text ?? null,
@@ -59,11 +59,11 @@ export function buildChatCompletion(turn: ResolvedTurn, body: any): Json {
 }
 
 /** The `chat.completion.chunk` sequence of a streamed completion (without `[DONE]`). */
-export function buildChatChunks(turn: ResolvedTurn, body: any, chunkSize: number): Json[] {
+export function buildChatChunks(turn: ResolvedTurn, body: unknown, chunkSize: number): Json[] {
   const id = alnumId('chatcmpl-', 29);
   // Every chunk of one completion shares its id and creation time.
   const created = Date.now();
-  const includeUsage = body?.stream_options?.include_usage === true;
+  const includeUsage = fieldsOf(fieldsOf(body).stream_options).include_usage === true;
   const chunks: Json[] = [];
   const push = (delta: Json, finish: string | null = null) => {
     chunks.push({

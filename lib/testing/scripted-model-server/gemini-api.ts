@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { sendJson } from './http.js';
 import type { ScriptedAnswer, ScriptedError } from './script.js';
-import { chunkText, hexId, type ResolvedTurn, resolveTurn } from './turn.js';
+import { chunkText, fieldsOf, hexId, type ResolvedTurn, resolveTurn } from './turn.js';
 
 type Json = Record<string, unknown>;
 
@@ -22,10 +22,11 @@ export function geminiRoute(path: string): { model: string; stream: boolean } | 
 /** A scripted answer resolved for a Gemini request (input tokens estimated from its contents). */
 export function resolveGeminiTurn(
   turn: ScriptedAnswer,
-  body: any,
+  body: unknown,
   options: { freshCallIds?: boolean },
 ): ResolvedTurn {
-  const prompt = JSON.stringify([body?.systemInstruction ?? null, body?.contents ?? []]);
+  const { systemInstruction, contents } = fieldsOf(body);
+  const prompt = JSON.stringify([systemInstruction ?? null, contents ?? []]);
   // The same estimate as the OpenAI APIs: about four characters a token.
   const inputTokens = turn.usage?.inputTokens ?? Math.max(1, Math.ceil(prompt.length / 4));
   return resolveTurn({ ...turn, usage: { ...turn.usage, inputTokens } }, body, 'chat', options);

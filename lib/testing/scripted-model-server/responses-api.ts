@@ -1,4 +1,4 @@
-import { chunkText, hexId, modelName, type ResolvedTurn } from './turn.js';
+import { chunkText, fieldsOf, hexId, modelName, type ResolvedTurn } from './turn.js';
 
 type Json = Record<string, unknown>;
 
@@ -103,41 +103,43 @@ function usageJson(turn: ResolvedTurn): Json {
 }
 
 /** The response object's request echo, as the real API returns it. */
-function responseShell(id: string, createdAt: number, body: any): Json {
+function responseShell(id: string, createdAt: number, body: unknown): Json {
+  const b = fieldsOf(body);
+  const reasoning = fieldsOf(b.reasoning);
   return {
     id,
     object: 'response',
     created_at: createdAt,
     status: 'in_progress',
-    background: body?.background ?? false,
+    background: b.background ?? false,
     completed_at: null,
     error: null,
     incomplete_details: null,
-    instructions: body?.instructions ?? null,
-    max_output_tokens: body?.max_output_tokens ?? null,
-    max_tool_calls: body?.max_tool_calls ?? null,
+    instructions: b.instructions ?? null,
+    max_output_tokens: b.max_output_tokens ?? null,
+    max_tool_calls: b.max_tool_calls ?? null,
     model: modelName(body),
     output: [],
-    parallel_tool_calls: body?.parallel_tool_calls ?? true,
-    previous_response_id: body?.previous_response_id ?? null,
-    prompt_cache_key: body?.prompt_cache_key ?? null,
+    parallel_tool_calls: b.parallel_tool_calls ?? true,
+    previous_response_id: b.previous_response_id ?? null,
+    prompt_cache_key: b.prompt_cache_key ?? null,
     reasoning: {
-      effort: body?.reasoning?.effort ?? null,
-      summary: body?.reasoning?.summary ?? null,
+      effort: reasoning.effort ?? null,
+      summary: reasoning.summary ?? null,
     },
-    safety_identifier: body?.safety_identifier ?? null,
+    safety_identifier: b.safety_identifier ?? null,
     service_tier: 'default',
-    store: body?.store ?? true,
-    temperature: body?.temperature ?? 1,
-    text: body?.text ?? { format: { type: 'text' }, verbosity: 'medium' },
-    tool_choice: body?.tool_choice ?? 'auto',
-    tools: body?.tools ?? [],
-    top_logprobs: body?.top_logprobs ?? 0,
-    top_p: body?.top_p ?? 1,
-    truncation: body?.truncation ?? 'disabled',
+    store: b.store ?? true,
+    temperature: b.temperature ?? 1,
+    text: b.text ?? { format: { type: 'text' }, verbosity: 'medium' },
+    tool_choice: b.tool_choice ?? 'auto',
+    tools: b.tools ?? [],
+    top_logprobs: b.top_logprobs ?? 0,
+    top_p: b.top_p ?? 1,
+    truncation: b.truncation ?? 'disabled',
     usage: null,
-    user: body?.user ?? null,
-    metadata: body?.metadata ?? {},
+    user: b.user ?? null,
+    metadata: b.metadata ?? {},
     access_programs: null,
   };
 }
@@ -145,7 +147,7 @@ function responseShell(id: string, createdAt: number, body: any): Json {
 /** Builds the finished response and, for `stream: true`, the full event sequence leading to it. */
 export function buildResponse(
   turn: ResolvedTurn,
-  body: any,
+  body: unknown,
   chunkSize: number,
 ): { response: Json; events: Json[] } {
   const id = hexId('resp_');

@@ -42,8 +42,20 @@ function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
 
-function promptText(body: any, api: 'responses' | 'chat'): string {
-  const parts = api === 'chat' ? [body?.messages] : [body?.instructions, body?.input];
+/**
+ * A model API request as the client sent it: parsed JSON, read field by field and never trusted
+ * (null and non-objects read as having no fields).
+ */
+export type RequestBody = { readonly [field: string]: unknown };
+
+/** The body's fields, or none when it is not an object. */
+export function fieldsOf(body: unknown): RequestBody {
+  return typeof body === 'object' && body !== null ? (body as RequestBody) : {};
+}
+
+function promptText(body: unknown, api: 'responses' | 'chat'): string {
+  const b = fieldsOf(body);
+  const parts = api === 'chat' ? [b.messages] : [b.instructions, b.input];
   return parts
     .filter((part) => part !== undefined && part !== null)
     .map((part) => (typeof part === 'string' ? part : JSON.stringify(part)))
@@ -52,7 +64,7 @@ function promptText(body: any, api: 'responses' | 'chat'): string {
 
 export function resolveTurn(
   turn: ScriptedAnswer,
-  body: any,
+  body: unknown,
   api: 'responses' | 'chat',
   options: { freshCallIds?: boolean } = {},
 ): ResolvedTurn {
@@ -84,6 +96,7 @@ export function resolveTurn(
 }
 
 /** The model name echoed back, as the real API echoes the requested one. */
-export function modelName(body: any): string {
-  return typeof body?.model === 'string' && body.model !== '' ? body.model : 'scripted-model';
+export function modelName(body: unknown): string {
+  const { model } = fieldsOf(body);
+  return typeof model === 'string' && model !== '' ? model : 'scripted-model';
 }

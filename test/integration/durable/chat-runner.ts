@@ -7,7 +7,7 @@ import type {
   RunnerStream,
 } from '../../../lib/core/runner.js';
 import type { JsonValue } from '../../../lib/core/session.js';
-import type { Executor, ToolSpec } from '../../../lib/tools/index.js';
+import type { AnyToolSpec, Executor } from '../../../lib/tools/index.js';
 import { ApprovalPending, modelVisibleError, mustPropagate } from '../../../lib/tools/index.js';
 
 interface ToolCall {
@@ -35,10 +35,10 @@ export class ChatRunner implements Runner<null> {
   readonly supportsStreaming = true;
   readonly supportsPause = true;
   readonly reservedRunOptions = {};
-  readonly #tools: Map<string, ToolSpec<any, any>>;
+  readonly #tools: Map<string, AnyToolSpec>;
 
   constructor(
-    tools: ToolSpec<any, any>[],
+    tools: AnyToolSpec[],
     readonly executor: Executor,
     readonly baseURL: string,
   ) {

@@ -1,5 +1,5 @@
 import { createOpenAI } from '@ai-sdk/openai';
-import { jsonSchema, type LanguageModel, tool } from 'ai';
+import { type JSONSchema7, jsonSchema, type LanguageModel, tool } from 'ai';
 import { expect } from 'vitest';
 import {
   AI_SDK_INTEGRATION,
@@ -18,7 +18,7 @@ function nativeAgent(model: LanguageModel, { tools }: NativeToolsEnv) {
   const native = (spec: ContractNativeTool) => {
     const made = tool<{ to: string; amount: number }, string>({
       description: spec.description,
-      inputSchema: jsonSchema<{ to: string; amount: number }>(spec.parameters as any),
+      inputSchema: jsonSchema<{ to: string; amount: number }>(spec.parameters as JSONSchema7),
       needsApproval: spec.needsApproval,
       execute: (args) => spec.execute(args),
     });

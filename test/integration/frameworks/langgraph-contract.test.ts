@@ -38,7 +38,12 @@ const harness: ContractHarness<SpecTool, unknown> = {
   export: (spec, options) => LANGGRAPH_INTEGRATION.exportTool(spec, options),
   // As ToolNode calls it: a tool call with the model's id.
   call: (tool, args, { callId }) =>
-    tool.invoke({ type: 'tool_call', id: callId, name: tool.name, args: args as any }),
+    tool.invoke({
+      type: 'tool_call',
+      id: callId,
+      name: tool.name,
+      args: args as Record<string, unknown>,
+    }),
   value: contentOf,
   // LangChain's tool-error channel: status "error", the model-visible error as content.
   isError: (result) =>

@@ -1,4 +1,5 @@
 import { tool } from '@langchain/core/tools';
+import type { JSONSchema } from '@langchain/core/utils/json_schema';
 import { END, interrupt, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
 import { createReactAgent, ToolNode, toolsCondition } from '@langchain/langgraph/prebuilt';
 import { ChatOpenAI } from '@langchain/openai';
@@ -36,7 +37,7 @@ function nativeTool(spec: ContractNativeTool) {
       }
       return spec.execute(args);
     },
-    { name: spec.name, description: spec.description, schema: spec.parameters as any },
+    { name: spec.name, description: spec.description, schema: spec.parameters as JSONSchema },
   );
   return spec.effects ? withToolEffects(made, spec.effects) : made;
 }

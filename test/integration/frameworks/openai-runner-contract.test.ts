@@ -1,4 +1,10 @@
-import { OpenAIProvider, OpenAIResponsesModel, Agent as SdkAgent, tool } from '@openai/agents';
+import {
+  OpenAIProvider,
+  OpenAIResponsesModel,
+  Agent as SdkAgent,
+  type ToolInputParameters,
+  tool,
+} from '@openai/agents';
 import OpenAI from 'openai';
 import {
   OPENAI_INTEGRATION,
@@ -17,7 +23,7 @@ function nativeTool(spec: ContractNativeTool) {
   const native = tool({
     name: spec.name,
     description: spec.description,
-    parameters: spec.parameters as any,
+    parameters: spec.parameters as Extract<ToolInputParameters, { additionalProperties: true }>,
     strict: false,
     needsApproval: spec.needsApproval,
     execute: (args) => spec.execute(args as { to: string; amount: number }),

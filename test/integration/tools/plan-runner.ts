@@ -6,7 +6,7 @@ import type {
   RunnerStream,
 } from '../../../lib/core/runner.js';
 import type { JsonValue } from '../../../lib/core/session.js';
-import type { Executor, ToolSpec } from '../../../lib/tools/index.js';
+import type { AnyToolSpec, Executor } from '../../../lib/tools/index.js';
 import { ApprovalPending, modelVisibleError, mustPropagate } from '../../../lib/tools/index.js';
 
 /** The "model" of this framework: the request text is a JSON plan of tool calls. */
@@ -30,10 +30,10 @@ export class PlanRunner implements Runner<null> {
   readonly supportsStreaming = true;
   readonly supportsPause = true;
   readonly reservedRunOptions = {};
-  readonly #tools: Map<string, ToolSpec<any, any>>;
+  readonly #tools: Map<string, AnyToolSpec>;
   readonly #executor: Executor;
 
-  constructor(tools: ToolSpec<any, any>[], executor: Executor) {
+  constructor(tools: AnyToolSpec[], executor: Executor) {
     this.#tools = new Map(tools.map((t) => [t.name, t]));
     this.#executor = executor;
   }

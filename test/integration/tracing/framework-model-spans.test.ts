@@ -13,10 +13,10 @@ import {
 import { LANGGRAPH_INTEGRATION, langgraphAgent } from '../../../lib/frameworks/langgraph/index.js';
 import { InMemorySessionStore } from '../../../lib/stores/index.js';
 import {
+  type AnyToolSpec,
   defineTool,
   Executor,
   InMemoryToolLedger,
-  type ToolSpec,
 } from '../../../lib/tools/index.js';
 import {
   CloudWatchTracer,
@@ -34,11 +34,7 @@ import { splitLines } from '../../unit/tracing/helpers.js';
 
 const server = useScriptedModelServer();
 
-type AgentFactory = (
-  url: string,
-  tools: readonly ToolSpec<any, any>[],
-  executor: Executor,
-) => Agent;
+type AgentFactory = (url: string, tools: readonly AnyToolSpec[], executor: Executor) => Agent;
 
 const frameworks: { name: string; framework: string; agent: AgentFactory }[] = [
   {

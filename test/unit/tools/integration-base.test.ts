@@ -7,12 +7,12 @@ import {
   integrationProblem,
 } from '../../../lib/frameworks/base/index.js';
 import {
+  type AnyToolSpec,
   approveAll,
   defineTool,
   Executor,
   runnerFor,
   ToolRegistry,
-  type ToolSpec,
 } from '../../../lib/tools/index.js';
 
 /** A framework without a tool-error channel: its tools are `(args, meta) => result`. */
@@ -24,7 +24,7 @@ class NoChannel extends IntegrationBase<
   readonly extra = 'nochannel-sdk';
   protected override readonly callIdFields = ['call.id'];
 
-  exportTool(spec: ToolSpec<any, any>, options: ExportOptions = {}) {
+  exportTool(spec: AnyToolSpec, options: ExportOptions = {}) {
     return (args: unknown, meta: { call: { id: string } }) =>
       this.runBound(spec, args, meta, options);
   }

@@ -96,7 +96,7 @@ describe('Redactor', () => {
       cyclic,
       root,
       long: 'x'.repeat(5_000),
-    }) as Record<string, any>;
+    }) as Record<string, unknown> & { cyclic: { self: unknown }; long: string };
 
     // Assess
     expect(out.error).toEqual({ name: 'Error', message: `failed with ${REDACTED}` });

@@ -55,7 +55,9 @@ describe('resumeArgs', () => {
     ]);
 
     // Assess
-    const stored = JSON.parse((storage.toSlot() as any).entries['latest.json']);
+    const stored = JSON.parse(
+      (storage.toSlot() as { entries: Record<string, string> }).entries['latest.json']!,
+    );
     expect(stored.pending.toolUse.input).toEqual({ amount: 12 });
     expect(stored.other.toolUse.input).toEqual({ amount: 1 });
     expect(args).toEqual([
