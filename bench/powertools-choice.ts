@@ -1,6 +1,6 @@
 /**
- * Issue #25's two "adopt Powertools or say why not" questions, measured: lib/aws/batch.ts against
- * `@aws-lambda-powertools/batch` (`SqsFifoPartialProcessorAsync`), lib/aws/emf.ts against
+ * Issue #25's two "adopt Powertools or say why not" questions, measured: lib/aws/middleware/sqs-batch.ts against
+ * `@aws-lambda-powertools/batch` (`SqsFifoPartialProcessorAsync`), lib/aws/adapters/emf-count.ts against
  * `@aws-lambda-powertools/metrics`. The candidates are bench/powertools/{batch,emf}.ts: the same
  * signatures, so a function is built with either by swapping one module.
  *
@@ -22,8 +22,8 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { build, type Plugin } from 'esbuild';
 import { BUNDLE, bundleDefine, externalModules } from '../infra/bundling.js';
-import { processBatch as ours } from '../lib/aws/batch.js';
-import { emitCount as ourCount } from '../lib/aws/emf.js';
+import { emitCount as ourCount } from '../lib/aws/adapters/emf-count.js';
+import { processBatch as ours } from '../lib/aws/middleware/sqs-batch.js';
 import type { Span, Tracer } from '../lib/core/tracer.js';
 import { processBatch as candidate } from './powertools/batch.js';
 import { emitCount as candidateCount } from './powertools/emf.js';
@@ -103,7 +103,7 @@ process.stdout.write = (() => true) as typeof process.stdout.write;
 for (const [label, records] of BATCHES) {
   const event = { Records: records } as SQSEvent;
   const rows: [string, Awaited<ReturnType<typeof run>>][] = [
-    ['lib/aws/batch.ts', await run(ours, event)],
+    ['lib/aws/middleware/sqs-batch.ts', await run(ours, event)],
     ['Powertools, defaults', await run(candidate, event, { fifoDefaults: true })],
     ['Powertools, skipGroupOnError + throwOnFullBatchFailure: false', await run(candidate, event)],
   ];
@@ -118,14 +118,15 @@ for (const row of table) console.log(row);
 
 // 2. Size and cold start ------------------------------------------------------------------------
 
-/** Builds `functions/<name>.ts` with lib/aws/{batch,emf}.ts swapped for the candidates chosen. */
+/** Builds `functions/<name>.ts` with lib/aws/middleware/sqs-batch.ts and lib/aws/adapters/emf-count.ts swapped for the candidates chosen. */
 function swap(modules: readonly ('batch' | 'emf')[]): Plugin {
   return {
     name: 'swap',
     setup(b) {
-      b.onResolve({ filter: /\/(batch|emf)\.js$/ }, (args) => {
-        const name = args.path.endsWith('batch.js') ? 'batch' : 'emf';
-        const inAws = resolve(args.resolveDir, args.path) === join(ROOT, 'lib/aws', `${name}.js`);
+      b.onResolve({ filter: /\/(sqs-batch|emf-count)\.js$/ }, (args) => {
+        const name = args.path.endsWith('sqs-batch.js') ? 'batch' : 'emf';
+        const file = name === 'batch' ? 'middleware/sqs-batch.js' : 'adapters/emf-count.js';
+        const inAws = resolve(args.resolveDir, args.path) === join(ROOT, 'lib/aws', file);
         if (!inAws || !modules.includes(name)) return undefined;
         return { path: join(ROOT, 'bench/powertools', `${name}.ts`) };
       });
@@ -261,7 +262,9 @@ process.stdout.write = write;
 process.stderr.write = writeErr;
 const emf = candidateLines.map((l) => JSON.parse(l)).find((l) => l._aws);
 console.log('\n## One count\n');
-console.log(`lib/aws/emf.ts: ${oursLines} line (the log line is the metric: message, level, ids)`);
+console.log(
+  `lib/aws/adapters/emf-count.ts: ${oursLines} line (the log line is the metric: message, level, ids)`,
+);
 console.log(
   `Powertools metrics: ${candidateLines.length} lines (a metric line without the log's fields,` +
     ` then the log line); its dimensions: ${JSON.stringify(emf?._aws.CloudWatchMetrics[0].Dimensions)}`,

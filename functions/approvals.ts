@@ -1,6 +1,6 @@
-import { createApprovalsHandler } from '../lib/aws/approvals.js';
-import { messagesFor } from '../lib/aws/connections.js';
-import { observability, withLogging } from '../lib/aws/logging.js';
+import { createApprovalsHandler } from '../lib/aws/handlers/approvals.js';
+import { observability, withLogging } from '../lib/aws/middleware/observability.js';
+import { messagesFor } from '../lib/aws/wiring/light-deployments.js';
 
 // No `#agents` here: routing a decision reads the table and queues a job (the worker resumes it).
 const o = observability('approvals');

@@ -1,6 +1,6 @@
-import { createAuthorizerHandler } from '../lib/aws/authorizer.js';
-import { loadConfig } from '../lib/aws/config.js';
-import { observability, withLogging } from '../lib/aws/logging.js';
+import { createAuthorizerHandler } from '../lib/aws/handlers/authorizer.js';
+import { observability, withLogging } from '../lib/aws/middleware/observability.js';
+import { loadConfig } from '../lib/aws/wiring/config.js';
 
 const o = observability('authorizer');
 export const handler = withLogging(o.logger, createAuthorizerHandler(loadConfig(), o.logger), {

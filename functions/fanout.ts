@@ -1,6 +1,6 @@
-import { connectionsFor } from '../lib/aws/connections.js';
-import { createFanoutHandler } from '../lib/aws/fanout.js';
-import { observability, withLogging } from '../lib/aws/logging.js';
+import { createFanoutHandler } from '../lib/aws/handlers/fanout.js';
+import { observability, withLogging } from '../lib/aws/middleware/observability.js';
+import { connectionsFor } from '../lib/aws/wiring/light-deployments.js';
 
 const o = observability('fanout');
 const deployment = connectionsFor(['TABLE_NAME'], process.env, o);

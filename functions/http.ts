@@ -1,7 +1,7 @@
 import * as agents from '#agents';
-import { createHttpHandler } from '../lib/aws/http.js';
-import { observability, withLogging } from '../lib/aws/logging.js';
-import { deploymentFor } from '../lib/aws/runtime.js';
+import { createHttpHandler } from '../lib/aws/handlers/http-api.js';
+import { observability, withLogging } from '../lib/aws/middleware/observability.js';
+import { deploymentFor } from '../lib/aws/wiring/deployment.js';
 
 const o = observability('http');
 const deployment = deploymentFor(agents, ['TABLE_NAME'], process.env, o);

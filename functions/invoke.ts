@@ -1,7 +1,7 @@
 import * as agents from '#agents';
-import { createInvokeHandler } from '../lib/aws/invoke.js';
-import { observability, withLogging } from '../lib/aws/logging.js';
-import { deploymentFor } from '../lib/aws/runtime.js';
+import { createInvokeHandler } from '../lib/aws/handlers/invoke.js';
+import { observability, withLogging } from '../lib/aws/middleware/observability.js';
+import { deploymentFor } from '../lib/aws/wiring/deployment.js';
 
 const o = observability('invoke');
 const deployment = deploymentFor(agents, ['TABLE_NAME'], process.env, o);

@@ -1,7 +1,7 @@
 import * as agents from '#agents';
-import { observability, withLogging } from '../lib/aws/logging.js';
-import { deploymentFor } from '../lib/aws/runtime.js';
-import { createWorkerHandler } from '../lib/aws/worker.js';
+import { createWorkerHandler } from '../lib/aws/handlers/worker.js';
+import { observability, withLogging } from '../lib/aws/middleware/observability.js';
+import { deploymentFor } from '../lib/aws/wiring/deployment.js';
 
 const o = observability('worker');
 const deployment = deploymentFor(agents, ['TABLE_NAME'], process.env, o);

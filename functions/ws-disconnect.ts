@@ -1,6 +1,6 @@
-import { connectionsFor } from '../lib/aws/connections.js';
-import { observability, withLogging } from '../lib/aws/logging.js';
-import { createDisconnectHandler } from '../lib/aws/websocket.js';
+import { createDisconnectHandler } from '../lib/aws/handlers/ws-connection.js';
+import { observability, withLogging } from '../lib/aws/middleware/observability.js';
+import { connectionsFor } from '../lib/aws/wiring/light-deployments.js';
 
 const o = observability('ws-disconnect');
 const deployment = connectionsFor(['TABLE_NAME'], process.env, o);

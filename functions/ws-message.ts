@@ -1,6 +1,6 @@
-import { messagesFor } from '../lib/aws/connections.js';
-import { observability, withLogging } from '../lib/aws/logging.js';
-import { createMessageHandler } from '../lib/aws/ws-message.js';
+import { createMessageHandler } from '../lib/aws/handlers/ws-message.js';
+import { observability, withLogging } from '../lib/aws/middleware/observability.js';
+import { messagesFor } from '../lib/aws/wiring/light-deployments.js';
 
 const o = observability('ws-message');
 const deployment = messagesFor(['TABLE_NAME', 'RUN_QUEUE_URL'], process.env, o);

@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 
 /** The lib script that builds the agents, run in a child process (never imported here). */
-const LISTER = 'lib/aws/list-agent-names.ts';
+const LISTER = 'lib/aws/wiring/list-agent-names.ts';
 const REGISTER = 'lib/local/agents-imports-register.ts';
 const PREFIX = 'AGENT_NAMES=';
 const TIMEOUT_MS = 60_000;

@@ -24,8 +24,8 @@ export type Access =
   | 'send-run' // RUN_QUEUE_URL
   | 'send-events' // EVENTS_QUEUE_URL (sqs-fanout delivery)
   | 'send-approval-requests' // APPROVAL_REQUESTS_QUEUE_URL
-  | 'post-to-connections' // WEBSOCKET_ENDPOINT, execute-api:ManageConnections on the stage
-  | 'deliver' // sqs-fanout: send-events; direct: post-to-connections
+  | 'post-to-session' // WEBSOCKET_ENDPOINT, execute-api:ManageConnections on the stage
+  | 'deliver' // sqs-fanout: send-events; direct: post-to-session
   | 'verify-tokens' // AUTH_MODE and the JWT settings
   | 'names-agents' // AGENT_NAMES (ws-message refuses an unknown agent without loading any)
   | 'meters'; // QUOTAS and QUOTA_*: fair use per principal, the QUOTA# items (when on)
@@ -83,7 +83,7 @@ const RUN_SESSIONS: readonly DynamoAction[] = [
 /** IdempotencyStore: claim (conditional put, then a read), complete (update), release (delete). */
 const IDEMPOTENCY: readonly DynamoAction[] = ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'];
 /**
- * Posting to a session's connections (lib/aws/post.ts): the subscribers (Query), the requester's
+ * Posting to a session's connections (lib/aws/adapters/post-to-session.ts): the subscribers (Query), the requester's
  * connection (GetItem), and a gone connection's removal (DeleteItem of the connection with
  * ALL_OLD, BatchWriteItem deleting its subscriptions). Fan-out, and the worker in `direct` mode.
  */
@@ -173,7 +173,7 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
     description: 'Posts event batches to every connection subscribed to their session',
     timeout: Duration.seconds(30),
     memorySize: SMALL_MEMORY,
-    access: ['post-to-connections'],
+    access: ['post-to-session'],
     // Subscribers and connections only: no session, run or paused-run item.
     table: POST_TO_SUBSCRIBERS,
     trigger: { queue: 'events', batchSize: 10, maxConcurrency: 20 },
@@ -221,7 +221,7 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
     timeout: Duration.seconds(10),
     memorySize: SMALL_MEMORY,
     // Runs no agent: run and resume become jobs; replies are posted to the caller.
-    access: ['send-run', 'post-to-connections', 'names-agents', 'meters'],
+    access: ['send-run', 'post-to-session', 'names-agents', 'meters'],
     table: {
       // The front door: the owner fixed on first accept, the paused run of a resume, the
       // queued run record; requestIds claimed (a conflicting reuse is refused at once).
@@ -255,7 +255,7 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
     access: ['runs-agents', 'verify-tokens', 'meters'],
     table: { sessions: RUN_SESSIONS, idempotency: IDEMPOTENCY, quotas: QUOTAS },
     route: 'function-url',
-    // The playground page it serves with `playground=true` (lib/aws/playground-http.ts).
+    // The playground page it serves with `playground=true` (lib/aws/handlers/stream-playground.ts).
     copyDirs: ['lib/playground'],
   },
 ];

@@ -278,7 +278,7 @@ export class AgentKernelStack extends Stack {
     const env = (name: string, value: string) => fn.addEnvironment(name, value);
     const access = new Set<Access>(spec.access);
     if (access.has('deliver')) {
-      access.add(config.deliveryMode === 'sqs-fanout' ? 'send-events' : 'post-to-connections');
+      access.add(config.deliveryMode === 'sqs-fanout' ? 'send-events' : 'post-to-session');
       if (config.eventBatchMaxDelayMs) {
         env('EVENT_BATCH_MAX_DELAY_MS', String(config.eventBatchMaxDelayMs));
       }
@@ -291,7 +291,7 @@ export class AgentKernelStack extends Stack {
       env('AGENT_NAMES', config.agentNames.join(','));
     }
     const table: TableAccess = { ...spec.table };
-    if (access.has('post-to-connections') && spec.access.includes('deliver')) {
+    if (access.has('post-to-session') && spec.access.includes('deliver')) {
       // Direct delivery: the worker posts to the subscribers itself, as fan-out would.
       for (const [family, actions] of Object.entries(POST_TO_SUBSCRIBERS) as Families) {
         table[family] = [...new Set([...(table[family] ?? []), ...actions])];
@@ -315,7 +315,7 @@ export class AgentKernelStack extends Stack {
     send('send-run', 'run', 'RUN_QUEUE_URL');
     send('send-events', 'events', 'EVENTS_QUEUE_URL');
     send('send-approval-requests', 'approvalRequests', 'APPROVAL_REQUESTS_QUEUE_URL');
-    if (access.has('post-to-connections') && this.webSocket) {
+    if (access.has('post-to-session') && this.webSocket) {
       env('WEBSOCKET_ENDPOINT', this.webSocket.stage.callbackUrl);
       this.webSocket.grantPostToConnections(fn);
     }
@@ -326,7 +326,7 @@ export class AgentKernelStack extends Stack {
     if (access.has('verify-tokens')) {
       env('AUTH_MODE', config.auth.mode);
       if (config.auth.mode === 'hs256') {
-        // Only the name: the authorizer reads the value at cold start (lib/aws/authorizer.ts),
+        // Only the name: the authorizer reads the value at cold start (lib/aws/handlers/authorizer.ts),
         // so it is never in the function's configuration, the template or the cloud assembly.
         env('JWT_SECRET_NAME', config.auth.secretName);
         this.jwtSecret(config.auth.secretName).grantRead(fn);

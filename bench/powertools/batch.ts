@@ -1,12 +1,12 @@
 import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambda-powertools/batch';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import type { BatchOptions } from '../../lib/aws/batch.js';
-import { emitCount } from '../../lib/aws/emf.js';
+import { emitCount } from '../../lib/aws/adapters/emf-count.js';
+import type { BatchOptions } from '../../lib/aws/middleware/sqs-batch.js';
 import { inSpan, noopTracer, type Span } from '../../lib/core/tracer.js';
 import { spanOptionsFromSqs } from '../../lib/tracing/propagation.js';
 
 /**
- * lib/aws/batch.ts `processBatch` on `@aws-lambda-powertools/batch`, for bench/powertools-choice.ts
+ * lib/aws/middleware/sqs-batch.ts `processBatch` on `@aws-lambda-powertools/batch`, for bench/powertools-choice.ts
  * only: the candidate we measured, with the options that make it behave as ours (async records,
  * a failed record fails only the later records of its group, never a Lambda error).
  * `fifoDefaults` keeps Powertools' defaults, to show what they would change.

@@ -2,7 +2,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 
 /**
- * lib/aws/emf.ts `emitCount` on `@aws-lambda-powertools/metrics`, for bench/powertools-choice.ts
+ * lib/aws/adapters/emf-count.ts `emitCount` on `@aws-lambda-powertools/metrics`, for bench/powertools-choice.ts
  * only. One metric published at once (a count must not wait for a flush that a crash skips);
  * the log message and level go in a separate logger line, since Powertools' EMF line is its own.
  */

@@ -1,6 +1,6 @@
 import { LlmAgent } from '@google/adk';
 import * as z from 'zod';
-import type { AgentsDeps } from '../../lib/aws/agents.js';
+import type { AgentsDeps } from '../../lib/aws/wiring/agents-entry.js';
 import { ADK_INTEGRATION, AdkModule, geminiModel } from '../../lib/frameworks/adk/index.js';
 import { defineTool, Executor } from '../../lib/tools/index.js';
 

@@ -1,4 +1,4 @@
-import type { AgentsDeps } from '../../lib/aws/agents.js';
+import type { AgentsDeps } from '../../lib/aws/wiring/agents-entry.js';
 import { createDemoModule } from './agent.js';
 
 /**

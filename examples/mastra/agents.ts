@@ -1,7 +1,7 @@
 import { createOpenAI } from '@ai-sdk/openai';
 import { Agent } from '@mastra/core/agent';
 import * as z from 'zod';
-import type { AgentsDeps } from '../../lib/aws/agents.js';
+import type { AgentsDeps } from '../../lib/aws/wiring/agents-entry.js';
 import { MASTRA_INTEGRATION, MastraModule } from '../../lib/frameworks/mastra/index.js';
 import { defineTool, Executor } from '../../lib/tools/index.js';
 

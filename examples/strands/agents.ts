@@ -1,6 +1,6 @@
 import { BedrockModel } from '@strands-agents/sdk';
 import * as z from 'zod';
-import type { AgentsDeps } from '../../lib/aws/agents.js';
+import type { AgentsDeps } from '../../lib/aws/wiring/agents-entry.js';
 import { STRANDS_INTEGRATION, strandsAgent } from '../../lib/frameworks/strands/index.js';
 import { defineTool, Executor } from '../../lib/tools/index.js';
 import { offlineBedrock } from './bedrock.js';

@@ -59,7 +59,7 @@ export class ApprovalRequestsPipe extends Construct {
       sourceParameters: { sqsQueueParameters: { batchSize: 1 } },
       target: this.topic.topicArn,
       description: 'Approval requests to people: one SNS message per paused run',
-      // Pipes parse a JSON SQS body: <$.body.x> is the request's field (lib/aws/pause-announce.ts).
+      // Pipes parse a JSON SQS body: <$.body.x> is the request's field (lib/aws/adapters/pause-announcer.ts).
       targetParameters: {
         inputTemplate: [
           'Agent <$.body.agent> waits for a decision.',

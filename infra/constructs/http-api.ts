@@ -78,7 +78,7 @@ export class KernelHttpApi extends Construct {
       throttle: props.throttle,
       accessLogSettings: logs.settings,
     });
-    // Payload 2.0: lib/aws/http.ts reads the principal from a v2 event, the JWT authorizer's
+    // Payload 2.0: lib/aws/handlers/http-api.ts reads the principal from a v2 event, the JWT authorizer's
     // claims or the Lambda authorizer's returned context (requestContext.authorizer.lambda).
     const integration = new HttpLambdaIntegration('Handler', props.handler, {
       payloadFormatVersion: PayloadFormatVersion.VERSION_2_0,

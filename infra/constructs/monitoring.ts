@@ -27,7 +27,7 @@ export interface MonitoredQueue {
 export interface MonitoredFunction {
   readonly fn: IFunction;
   readonly timeout: Duration;
-  /** An SQS consumer: its failed records (FailedRecords, lib/aws/batch.ts) are alarmed. */
+  /** An SQS consumer: its failed records (FailedRecords, lib/aws/middleware/sqs-batch.ts) are alarmed. */
   readonly consumesQueue: boolean;
 }
 
@@ -50,7 +50,7 @@ export interface KernelMonitoringProps {
 }
 
 /**
- * The worker's and the delivery's own counters (lib/aws/after-turn.ts), with the count in five
+ * The worker's and the delivery's own counters (lib/aws/adapters/job-metrics.ts), with the count in five
  * minutes that raises an alarm (docs/operations.md says what each means and what to do).
  */
 const PIPELINE_ALARMS = [
@@ -176,7 +176,7 @@ export class KernelMonitoring extends Construct {
     );
   }
 
-  /** Reported batch items are no Lambda error: lib/aws/batch.ts counts them (FailedRecords). */
+  /** Reported batch items are no Lambda error: lib/aws/middleware/sqs-batch.ts counts them (FailedRecords). */
   private watchFailedRecords(name: string, fn: IFunction, namespace: string): void {
     const failed = new Metric({
       namespace,
@@ -212,7 +212,7 @@ export class KernelMonitoring extends Construct {
   }
 
   /**
-   * A decision the approvals function dropped (lib/aws/approvals.ts, `ApprovalsRefused`): not the
+   * A decision the approvals function dropped (lib/aws/handlers/approvals.ts, `ApprovalsRefused`): not the
    * owner or an approver, a run no longer paused, a malformed message. Someone believes they
    * decided; the run still waits. One is worth a look.
    */

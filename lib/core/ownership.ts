@@ -1,6 +1,6 @@
 /**
  * The one owner rule, used by the core (turns, resumes, clears), the front door (lib/app/policy.ts)
- * and delivery (fan-out, lib/aws/post.ts) alike. Free of imports so fan-out's small bundle can use
+ * and delivery (fan-out, lib/aws/adapters/post-to-session.ts) alike. Free of imports so fan-out's small bundle can use
  * it. A session belongs to the principal that created it; one without an owner belongs to no
  * principal (only to principal-less use of the Runtime as a library, where both are undefined).
  */

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Duplex, PassThrough } from 'node:stream';
-import { PRELUDE_DELIMITER } from '../aws/response-stream.js';
+import { PRELUDE_DELIMITER } from '../aws/middleware/response-stream.js';
 import { httpEventOf, readBody } from './http-event.js';
 
 type StreamingHandler = (event: unknown, stream: PassThrough, context: unknown) => Promise<void>;

@@ -46,7 +46,7 @@ interface Pending {
 
 /**
  * How long a failed message waits before its next hand-out, by its receives so far: the
- * visibility a Lambda handler sets on failure (lib/aws/worker.ts backs off with
+ * visibility a Lambda handler sets on failure (lib/aws/handlers/worker.ts backs off with
  * `retryDelaySeconds`). Default: none, the next poll hands it out again.
  */
 export type RetryDelay = (receives: number) => number;

@@ -19,7 +19,7 @@ export const stdoutSink: LineSink = (line) => {
 
 /**
  * Where the tracer's own lines go. `JsonLogger` by default; on Lambda the function's Powertools
- * logger (lib/aws/logging.ts), so a function writes one line format.
+ * logger (lib/aws/middleware/observability.ts), so a function writes one line format.
  */
 export interface LogPort {
   enabled(level: LogLevel): boolean;

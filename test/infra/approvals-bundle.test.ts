@@ -64,7 +64,7 @@ describe('the approvals bundle', { timeout: 120_000 }, () => {
       const { bytes, inputs } = await bundle('approvals', sdk);
 
       // Assess
-      expect(inputs).toContain('lib/aws/approvals.ts');
+      expect(inputs).toContain('lib/aws/handlers/approvals.ts');
       expect(inputs.filter((input) => FORBIDDEN.some((re) => re.test(input)))).toEqual([]);
       expect(bytes / 1024).toBeLessThan(kb);
     },

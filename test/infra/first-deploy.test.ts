@@ -185,7 +185,7 @@ describe('approval requests reach a person', () => {
 });
 
 describe('refused approvals', () => {
-  it('ApprovalsRefused (EMF, lib/aws/approvals.ts) has an alarm at 1 in 5 minutes, notifying', () => {
+  it('ApprovalsRefused (EMF, lib/aws/handlers/approvals.ts) has an alarm at 1 in 5 minutes, notifying', () => {
     const alarmed = synth({ alarmEmail: 'ops@example.com' });
     alarmed.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       MetricName: 'ApprovalsRefused',

@@ -5,7 +5,7 @@ import type { TurnJob } from '../../transport/protocol.js';
 import type { RunRecordStore } from './run-records.js';
 
 /**
- * What the job runner (lib/app/jobs) needs from where it runs: Lambda (lib/aws/worker.ts), the
+ * What the job runner (lib/app/jobs) needs from where it runs: Lambda (lib/aws/handlers/worker.ts), the
  * local stack (the same handler), a test. No AWS type crosses it.
  */
 

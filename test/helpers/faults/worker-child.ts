@@ -7,10 +7,10 @@
  */
 import { pathToFileURL } from 'node:url';
 import type { SQSEvent } from 'aws-lambda';
-import { loadConfig } from '../../../lib/aws/config.js';
-import { retryDelaySeconds } from '../../../lib/aws/queues.js';
-import { deploymentFor } from '../../../lib/aws/runtime.js';
-import { createWorkerHandler } from '../../../lib/aws/worker.js';
+import { retryDelaySeconds } from '../../../lib/aws/adapters/sqs-queues.js';
+import { createWorkerHandler } from '../../../lib/aws/handlers/worker.js';
+import { loadConfig } from '../../../lib/aws/wiring/config.js';
+import { deploymentFor } from '../../../lib/aws/wiring/deployment.js';
 import { localSqsClient, startPoller } from '../../../lib/local/sqs.js';
 
 const env = process.env;

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import type { Config } from '../../../lib/aws/config.js';
+import type { Config } from '../../../lib/aws/wiring/config.js';
 
 /**
  * A worker Lambda in a child process, polling the run queue: a test can SIGKILL it at an exact

@@ -1,6 +1,6 @@
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { describe, expect, it, vi } from 'vitest';
-import { createApprovalsHandler } from '../../../lib/aws/approvals.js';
+import { createApprovalsHandler } from '../../../lib/aws/handlers/approvals.js';
 import { drain } from '../../../lib/local/sqs.js';
 import { useScriptedModelServer } from '../../helpers/model-server.js';
 import { payments, sampleEvent } from './setup.js';

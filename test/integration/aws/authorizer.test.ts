@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAuthorizerHandler } from '../../../lib/aws/authorizer.js';
-import { loadConfig } from '../../../lib/aws/config.js';
+import { createAuthorizerHandler } from '../../../lib/aws/handlers/authorizer.js';
+import { loadConfig } from '../../../lib/aws/wiring/config.js';
 import { sampleEvent } from './setup.js';
 
 type Keys = Awaited<ReturnType<typeof generateKeyPair>>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createHttpHandler } from '../../../lib/aws/http.js';
+import { createHttpHandler } from '../../../lib/aws/handlers/http-api.js';
 import { drain } from '../../../lib/local/sqs.js';
 import { useScriptedModelServer } from '../../helpers/model-server.js';
 import { sampleEvent } from './setup.js';

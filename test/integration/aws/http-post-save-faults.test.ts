@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createHttpHandler } from '../../../lib/aws/http.js';
+import { createHttpHandler } from '../../../lib/aws/handlers/http-api.js';
 import {
   type DynamoRequest,
   isSessionSave,

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createHttpHandler } from '../../../lib/aws/http.js';
+import { createHttpHandler } from '../../../lib/aws/handlers/http-api.js';
 import { useScriptedModelServer } from '../../helpers/model-server.js';
 import { deployment, payments, sampleEvent } from './setup.js';
 

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createInvokeHandler } from '../../../lib/aws/invoke.js';
+import { createInvokeHandler } from '../../../lib/aws/handlers/invoke.js';
 import { useScriptedModelServer } from '../../helpers/model-server.js';
 import { deployment, payments, sampleEvent } from './setup.js';
 

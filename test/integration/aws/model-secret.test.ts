@@ -1,10 +1,10 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../lib/aws/config.js';
-import { ConfigError, ModelSecretError } from '../../../lib/aws/errors.js';
-import { deploymentFor } from '../../../lib/aws/runtime.js';
-import { loadModelSecret } from '../../../lib/aws/secrets.js';
+import { loadConfig } from '../../../lib/aws/wiring/config.js';
+import { deploymentFor } from '../../../lib/aws/wiring/deployment.js';
+import { ConfigError, ModelSecretError } from '../../../lib/aws/wiring/errors.js';
+import { loadModelSecret } from '../../../lib/aws/wiring/model-secret.js';
 import { Agent } from '../../../lib/core/agent.js';
 import type { Runner } from '../../../lib/core/runner.js';
 import { CloudWatchTracer } from '../../../lib/tracing/index.js';

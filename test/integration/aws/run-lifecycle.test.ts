@@ -1,6 +1,6 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { createHttpHandler } from '../../../lib/aws/http.js';
+import { createHttpHandler } from '../../../lib/aws/handlers/http-api.js';
 import { throttleNext } from '../../helpers/faults/dynamo-proxy.js';
 import { clientView } from '../../helpers/faults/jobs.js';
 import { contextFor, recordOf } from '../../helpers/faults/sqs-records.js';

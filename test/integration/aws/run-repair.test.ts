@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FrontDoor } from '../../../lib/app/front-door.js';
-import type { Deployment } from '../../../lib/aws/runtime.js';
+import type { Deployment } from '../../../lib/aws/wiring/deployment.js';
 import type { DynamoRequest } from '../../helpers/faults/dynamo-proxy.js';
 import { contextFor, recordOf } from '../../helpers/faults/sqs-records.js';
 import { useScriptedModelServer } from '../../helpers/model-server.js';

@@ -1,7 +1,7 @@
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
-import { createDisconnectHandler } from '../../../lib/aws/websocket.js';
-import { createMessageHandler } from '../../../lib/aws/ws-message.js';
+import { createDisconnectHandler } from '../../../lib/aws/handlers/ws-connection.js';
+import { createMessageHandler } from '../../../lib/aws/handlers/ws-message.js';
 import { useScriptedModelServer } from '../../helpers/model-server.js';
 import {
   connect,

@@ -1,7 +1,7 @@
 import { describe, expect, inject, it } from 'vitest';
 import * as z from 'zod';
-import type { AgentsDeps } from '../../../lib/aws/agents.js';
-import { deploymentFor } from '../../../lib/aws/runtime.js';
+import type { AgentsDeps } from '../../../lib/aws/wiring/agents-entry.js';
+import { deploymentFor } from '../../../lib/aws/wiring/deployment.js';
 import { Agent } from '../../../lib/core/index.js';
 import { DynamoRunJournalStore, DynamoToolLedger } from '../../../lib/stores/index.js';
 import type { RecordedRequest, ScriptedTurn } from '../../../lib/testing/index.js';

@@ -1,7 +1,7 @@
 import { describe, expect, inject, it } from 'vitest';
 import * as z from 'zod';
-import { loadConfig } from '../../../lib/aws/config.js';
-import { buildDeployment } from '../../../lib/aws/runtime.js';
+import { loadConfig } from '../../../lib/aws/wiring/config.js';
+import { buildDeployment } from '../../../lib/aws/wiring/deployment.js';
 import { Agent, AgentKernelError, type StreamEvent } from '../../../lib/core/index.js';
 import { defineTool, Executor } from '../../../lib/tools/index.js';
 import { Redactor } from '../../../lib/tracing/redact.js';

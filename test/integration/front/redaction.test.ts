@@ -1,7 +1,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { createHttpHandler } from '../../../lib/aws/http.js';
-import { createInvokeHandler } from '../../../lib/aws/invoke.js';
+import { createHttpHandler } from '../../../lib/aws/handlers/http-api.js';
+import { createInvokeHandler } from '../../../lib/aws/handlers/invoke.js';
 import type { DynamoRunRecordStore } from '../../../lib/stores/dynamodb/index.js';
 import { Redactor } from '../../../lib/tracing/redact.js';
 import { useScriptedModelServer } from '../../helpers/model-server.js';

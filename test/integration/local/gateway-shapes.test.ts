@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createAuthorizerHandler } from '../../../lib/aws/authorizer.js';
-import { loadConfig } from '../../../lib/aws/config.js';
+import { createAuthorizerHandler } from '../../../lib/aws/handlers/authorizer.js';
+import { loadConfig } from '../../../lib/aws/wiring/config.js';
 import { type Gateway, startGateway } from '../../../lib/local/gateway.js';
 import { connect } from './ws-client.js';
 

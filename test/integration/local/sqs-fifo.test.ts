@@ -52,7 +52,7 @@ interface Attempt {
 }
 
 /**
- * A FIFO-correct handler as lib/aws/batch.ts writes them: once a record of a group fails, the
+ * A FIFO-correct handler as lib/aws/middleware/sqs-batch.ts writes them: once a record of a group fails, the
  * group's later records of the batch are failed too (not handled). `fails` decides per attempt.
  */
 function fifoHandler(attempts: Attempt[], fails: (body: string) => boolean) {

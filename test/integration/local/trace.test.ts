@@ -16,7 +16,7 @@ beforeAll(async () => {
   for (const key of ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'TABLE_NAME', 'DYNAMODB_ENDPOINT']) {
     delete process.env[key];
   }
-  // Read by the functions at cold start (lib/aws/logging.ts observability()).
+  // Read by the functions at cold start (lib/aws/middleware/observability.ts observability()).
   Object.assign(process.env, {
     POWERTOOLS_LOG_LEVEL: 'INFO',
     AGENT_KERNEL_TRACING: 'cloudwatch',

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { servePlayground } from '../../../lib/aws/playground-http.js';
+import { servePlayground } from '../../../lib/aws/handlers/stream-playground.js';
 import { type FunctionUrl, startFunctionUrl } from '../../../lib/local/function-url.js';
 
 // The page as the stream function serves it, behind the local Function URL (prelude, headers).

@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import type { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { httpResponseStream } from '../../../lib/aws/response-stream.js';
+import { httpResponseStream } from '../../../lib/aws/middleware/response-stream.js';
 import { type FunctionUrl, startFunctionUrl } from '../../../lib/local/function-url.js';
 
 type Handler = (event: any, stream: PassThrough) => Promise<void>;

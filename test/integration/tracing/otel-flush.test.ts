@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { withLogging } from '../../../lib/aws/logging.js';
+import { withLogging } from '../../../lib/aws/middleware/observability.js';
 import { startChildSpan } from '../../../lib/core/index.js';
 import { fakeLambdaContext } from '../../../lib/testing/index.js';
 import { OtelTracer } from '../../../lib/tracing/index.js';

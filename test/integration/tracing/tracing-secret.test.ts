@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { observability } from '../../../lib/aws/logging.js';
+import { observability } from '../../../lib/aws/middleware/observability.js';
 import { inSpan } from '../../../lib/core/tracer.js';
 import { tracersReady } from '../../../lib/tracing/lazy.js';
 import { flushBufferedTracers } from '../../../lib/tracing/multi.js';

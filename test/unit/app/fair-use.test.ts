@@ -3,7 +3,7 @@ import { FairUse, leaseIdOf, QuotaExceeded, UsageTally } from '../../../lib/app/
 import { FrontDoor } from '../../../lib/app/front-door.js';
 import type { QuotaLimits } from '../../../lib/app/ports/quotas.js';
 import type { JobQueue, TurnRunner } from '../../../lib/app/ports.js';
-import { errorBody, errorResponse } from '../../../lib/aws/errors-http.js';
+import { errorBody, errorResponse } from '../../../lib/aws/middleware/http-errors.js';
 import { InMemoryIdempotencyStore } from '../../../lib/stores/memory/idempotency-store.js';
 import { InMemoryPausedRunStore } from '../../../lib/stores/memory/paused-run-store.js';
 import { InMemoryQuotaStore } from '../../../lib/stores/memory/quota-store.js';

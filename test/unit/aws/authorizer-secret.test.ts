@@ -2,8 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createAuthorizerHandler } from '../../../lib/aws/authorizer.js';
-import { loadConfig } from '../../../lib/aws/config.js';
+import { createAuthorizerHandler } from '../../../lib/aws/handlers/authorizer.js';
+import { loadConfig } from '../../../lib/aws/wiring/config.js';
 import { sampleEvent } from './sample.js';
 
 // A Secrets Manager endpoint on 127.0.0.1 (JSON 1.1): the real SDK client reads the HS256

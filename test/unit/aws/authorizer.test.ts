@@ -1,7 +1,7 @@
 import { SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { createAuthorizerHandler } from '../../../lib/aws/authorizer.js';
-import { loadConfig } from '../../../lib/aws/config.js';
+import { createAuthorizerHandler } from '../../../lib/aws/handlers/authorizer.js';
+import { loadConfig } from '../../../lib/aws/wiring/config.js';
 import { sampleEvent } from './sample.js';
 
 const SECRET = 'a-development-secret-of-32-bytes!';

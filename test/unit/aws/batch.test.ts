@@ -1,6 +1,6 @@
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { processBatch } from '../../../lib/aws/batch.js';
+import { processBatch } from '../../../lib/aws/middleware/sqs-batch.js';
 
 function record(messageId: string, body: string, group?: string): SQSRecord {
   return {

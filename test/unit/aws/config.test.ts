@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { resolveAgents } from '../../../lib/aws/agents.js';
-import { loadConfig } from '../../../lib/aws/config.js';
-import { ConfigError } from '../../../lib/aws/errors.js';
+import { resolveAgents } from '../../../lib/aws/wiring/agents-entry.js';
+import { loadConfig } from '../../../lib/aws/wiring/config.js';
+import { ConfigError } from '../../../lib/aws/wiring/errors.js';
 import { Agent } from '../../../lib/core/agent.js';
 import type { Runner } from '../../../lib/core/runner.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RequestConflict } from '../../../lib/app/errors.js';
-import { errorBody, errorResponse, statusOf } from '../../../lib/aws/errors-http.js';
-import { createHttpHandler } from '../../../lib/aws/http.js';
+import { createHttpHandler } from '../../../lib/aws/handlers/http-api.js';
+import { errorBody, errorResponse, statusOf } from '../../../lib/aws/middleware/http-errors.js';
 import { AgentKernelError } from '../../../lib/core/errors.js';
 import { StoreThrottled } from '../../../lib/stores/dynamodb/base.js';
 import { ERROR_CODES } from '../../../lib/transport/codes.js';

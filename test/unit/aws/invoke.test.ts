@@ -1,12 +1,12 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { describe, expect, it } from 'vitest';
-import { createInvokeHandler } from '../../../lib/aws/invoke.js';
-import type { Deployment } from '../../../lib/aws/runtime.js';
+import { createInvokeHandler } from '../../../lib/aws/handlers/invoke.js';
+import type { Deployment } from '../../../lib/aws/wiring/deployment.js';
 import { SessionConflict } from '../../../lib/core/errors.js';
 
 // What the handler answers before and around the front door; the runs themselves are
 // test/integration/aws/invoke.test.ts.
-describe('the invoke handler (lib/aws/invoke.ts)', () => {
+describe('the invoke handler (lib/aws/handlers/invoke.ts)', () => {
   it('answers a malformed payload with a coded error and builds no deployment', async () => {
     // Prepare
     let built = 0;

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { observability, withLogging } from '../../../lib/aws/logging.js';
+import { observability, withLogging } from '../../../lib/aws/middleware/observability.js';
 import { inSpan } from '../../../lib/core/index.js';
 import { fakeLambdaContext } from '../../../lib/testing/index.js';
 import { CloudWatchTracer } from '../../../lib/tracing/index.js';

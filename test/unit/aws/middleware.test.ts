@@ -8,7 +8,7 @@ import {
   invokeErrors,
   withLogging,
   withStreamLogging,
-} from '../../../lib/aws/middleware.js';
+} from '../../../lib/aws/middleware/handler-stack.js';
 import { activeSpan, type Span, type Tracer } from '../../../lib/core/tracer.js';
 import { fakeLambdaContext } from '../../../lib/testing/index.js';
 import { type FlushableTracer, registerBuffering } from '../../../lib/tracing/multi.js';

@@ -1,9 +1,9 @@
 import { SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { createAuthorizerHandler } from '../../../lib/aws/authorizer.js';
-import { loadConfig } from '../../../lib/aws/config.js';
-import { httpPrincipalOf } from '../../../lib/aws/http.js';
-import { principalOf } from '../../../lib/aws/websocket.js';
+import { createAuthorizerHandler } from '../../../lib/aws/handlers/authorizer.js';
+import { httpPrincipalOf } from '../../../lib/aws/handlers/http-api.js';
+import { principalOf } from '../../../lib/aws/handlers/ws-connection.js';
+import { loadConfig } from '../../../lib/aws/wiring/config.js';
 import { sampleEvent } from './sample.js';
 
 // Every event shape the stack produces carries the principal where the fronts read it.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig, modelKeyVariableProblem } from '../../../lib/aws/config.js';
-import { ConfigError, ModelSecretError } from '../../../lib/aws/errors.js';
-import { loadModelSecret, parseModelSecret } from '../../../lib/aws/secrets.js';
+import { loadConfig, modelKeyVariableProblem } from '../../../lib/aws/wiring/config.js';
+import { ConfigError, ModelSecretError } from '../../../lib/aws/wiring/errors.js';
+import { loadModelSecret, parseModelSecret } from '../../../lib/aws/wiring/model-secret.js';
 import { secretsFromEnv } from '../../../lib/tracing/index.js';
 
 const source = { kind: 'secrets-manager', name: 'agent-kernel/openai' } as const;

@@ -2,8 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAuthorizerHandler, tokenOf } from '../../../lib/aws/authorizer.js';
-import { loadConfig } from '../../../lib/aws/config.js';
+import { createAuthorizerHandler, tokenOf } from '../../../lib/aws/handlers/authorizer.js';
+import { loadConfig } from '../../../lib/aws/wiring/config.js';
 import { sampleEvent } from './sample.js';
 
 // The token rule (docs/protocol.md "Tokens"): the header wins, `?token=` only on a WebSocket

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../lib/aws/config.js';
-import type { ConnectionsDeployment } from '../../../lib/aws/connections.js';
 import {
   createConnectHandler,
   createDisconnectHandler,
   endpointOf,
   type WebSocketEvent,
-} from '../../../lib/aws/websocket.js';
+} from '../../../lib/aws/handlers/ws-connection.js';
+import { loadConfig } from '../../../lib/aws/wiring/config.js';
+import type { ConnectionsDeployment } from '../../../lib/aws/wiring/light-deployments.js';
 import { noopTracer } from '../../../lib/core/tracer.js';
 import { InMemoryConnectionStore } from '../../../lib/stores/memory/connection-store.js';
 
@@ -31,7 +31,7 @@ function event(authorizer: WebSocketEvent['requestContext']['authorizer']): WebS
   };
 }
 
-describe('ws-connect / ws-disconnect (lib/aws/websocket.ts)', () => {
+describe('ws-connect / ws-disconnect (lib/aws/handlers/ws-connection.ts)', () => {
   it('stores the connection with the authorizer’s principal and the API’s endpoint', async () => {
     // Prepare
     const { connections, deployment: d } = deployment();

@@ -12,7 +12,7 @@ const ROOT = resolve(import.meta.dirname, '../../..');
 
 async function bundledInputs(define: Record<string, string>): Promise<string[]> {
   const out = await build({
-    entryPoints: [resolve(ROOT, 'lib/aws/logging.ts')],
+    entryPoints: [resolve(ROOT, 'lib/aws/middleware/observability.ts')],
     bundle: true,
     write: false,
     metafile: true,

@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { HTTP_ROUTES } from '../../../infra/constructs/http-api.js';
 import { FairUse } from '../../../lib/app/fair-use.js';
-import { loadConfig } from '../../../lib/aws/config.js';
-import { createHttpHandler, type HttpEvent } from '../../../lib/aws/http.js';
-import type { Deployment } from '../../../lib/aws/runtime.js';
+import { createHttpHandler, type HttpEvent } from '../../../lib/aws/handlers/http-api.js';
+import { loadConfig } from '../../../lib/aws/wiring/config.js';
+import type { Deployment } from '../../../lib/aws/wiring/deployment.js';
 import { Runtime } from '../../../lib/core/runtime.js';
 import {
   InMemoryConnectionStore,
@@ -21,7 +21,7 @@ const MAX_SEGMENTS = 5;
 /** The path words the handler compares against (`=== 'runs'`), and an id. */
 function alphabet(documented: readonly string[]): string[] {
   const source = readFileSync(
-    fileURLToPath(new URL('../../../lib/aws/http.ts', import.meta.url)),
+    fileURLToPath(new URL('../../../lib/aws/handlers/http-api.ts', import.meta.url)),
     'utf8',
   );
   const words = [...source.matchAll(/=== '([a-z][a-z-]*)'/g)].map((m) => m[1] ?? '');

@@ -1,0 +1,150 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from 'aws-lambda';
+import { NotFound } from '../../app/errors.js';
+import type { FrontDoor } from '../../app/front-door.js';
+import { InvalidRequest } from '../../core/errors.js';
+import { parseMessage } from '../../transport/parse.js';
+import { HttpDecisionsBodySchema, HttpRunBodySchema } from '../../transport/protocol.js';
+import { clientsFor } from '../adapters/clients.js';
+import { handlerWith, httpErrors } from '../middleware/handler-stack.js';
+import { type Redacting, redactWith, statusOf } from '../middleware/http-errors.js';
+import type { Deployment } from '../wiring/deployment.js';
+import { frontDoorCache, frontDoorOf } from '../wiring/front-doors.js';
+import { bodyOf, idempotencyKey } from './http-body.js';
+
+/**
+ * The authorizers an HTTP API v2 event can carry: the JWT authorizer's claims, or the Lambda
+ * authorizer's returned `context` under `lambda` (never its principalId).
+ */
+export type HttpEvent = APIGatewayProxyEventV2 & {
+  requestContext: {
+    authorizer?: { jwt?: { claims?: Record<string, unknown> }; lambda?: Record<string, unknown> };
+  };
+};
+type Result = Exclude<APIGatewayProxyResultV2, string>;
+
+/** The principal the API's authorizer established; the front door refuses a missing one. */
+export function httpPrincipalOf(event: HttpEvent): unknown {
+  const authorizer = event.requestContext.authorizer;
+  return authorizer?.jwt?.claims?.sub ?? authorizer?.lambda?.principal;
+}
+
+/**
+ * The HTTP API: `POST /runs`, `GET /sessions/{id}`, `GET /sessions/{id}/runs/{runId}`,
+ * `POST /sessions/{id}/runs/{runId}/decisions`, `GET /agents`, `GET /usage` (the caller's own
+ * fair-use counters and tokens per day), `GET /health`. Parse → front door
+ * → JSON; every error is a JSON body with a code. Sync runs end inside API Gateway's 29 s.
+ */
+export function createHttpHandler(
+  deployment: () => Promise<Deployment>,
+  logger?: Logger,
+  options: { sqs?: SQSClient } & Redacting = {},
+) {
+  let sqs = options.sqs;
+  const redact = redactWith(options);
+  // The SQS client is made on the first async run only: sync-only deployments never need it.
+  const doorOf = frontDoorCache((deployed: Deployment) =>
+    frontDoorOf(
+      deployed,
+      () => {
+        sqs ??= clientsFor(deployed.config).sqs;
+        return sqs;
+      },
+      redact,
+    ),
+  );
+  return handlerWith(
+    async (event: HttpEvent): Promise<Result> => {
+      const deployed = await deployment();
+      return route(doorOf(deployed), deployed, event);
+    },
+    httpErrors<HttpEvent>({ logger, failure: 'http request failed', redact }),
+  );
+}
+
+async function route(door: FrontDoor, deployed: Deployment, event: HttpEvent): Promise<Result> {
+  const method = event.requestContext.http.method;
+  const parts = pathParts(event.rawPath);
+  const path = parts.join('/');
+  const principal = httpPrincipalOf(event);
+  if (method === 'GET' && path === 'health') return json(200, { status: 'ok' });
+  if (method === 'GET' && path === 'agents') return json(200, door.listAgents(principal));
+  if (method === 'GET' && path === 'usage') return json(200, await door.usage(principal));
+  if (method === 'POST' && path === 'runs') return postRun(door, deployed, event, principal);
+  const [root, sessionId, runs, runId, action] = parts;
+  if (root === 'sessions' && sessionId) {
+    if (method === 'GET' && parts.length === 2) {
+      return json(200, await door.readSession(principal, sessionId));
+    }
+    if (method === 'DELETE' && parts.length === 2) {
+      return json(200, await door.clearSession(principal, sessionId));
+    }
+    if (runs === 'runs' && runId && method === 'GET' && parts.length === 4) {
+      return json(200, await door.readRun(principal, sessionId, runId));
+    }
+    if (
+      runs === 'runs' &&
+      runId &&
+      method === 'POST' &&
+      action === 'decisions' &&
+      parts.length === 5
+    ) {
+      const body = parseMessage(HttpDecisionsBodySchema, bodyOf(event));
+      if (!body.ok) return json(statusOf(body.error.code), body.error);
+      const request = {
+        principal,
+        ...idempotencyKey(event),
+        sessionId,
+        runId,
+        decisions: body.message.decisions,
+      };
+      const timeoutMs = deployed.config.SYNC_RUN_TIMEOUT_MS;
+      return json(200, await door.resumeNow(request, { timeoutMs }));
+    }
+  }
+  throw new NotFound(`Route ${method} ${event.rawPath.slice(0, 200)}`);
+}
+
+/** Sync: the reply. Async: 202 and where to poll the run record. Idempotency-Key for both. */
+async function postRun(
+  door: FrontDoor,
+  deployed: Deployment,
+  event: HttpEvent,
+  principal: unknown,
+): Promise<Result> {
+  const body = parseMessage(HttpRunBodySchema, bodyOf(event));
+  if (!body.ok) return json(statusOf(body.error.code), body.error);
+  const { agent, sessionId, input, mode } = body.message;
+  const request = {
+    principal,
+    ...idempotencyKey(event),
+    agent,
+    ...(sessionId ? { sessionId } : {}),
+    input,
+  };
+  if (mode === 'async') {
+    const queued = await door.submitRun(request);
+    const poll = `/sessions/${encodeURIComponent(queued.sessionId)}/runs/${queued.runId}`;
+    return json(202, { status: 'queued', runId: queued.runId, sessionId: queued.sessionId, poll });
+  }
+  const timeoutMs = deployed.config.SYNC_RUN_TIMEOUT_MS;
+  return json(200, await door.runNow(request, { timeoutMs }));
+}
+
+/** A malformed escape (`/sessions/%E0`) is the caller's mistake: 400, not a 500. */
+function pathParts(rawPath: string): string[] {
+  try {
+    return rawPath.split('/').filter(Boolean).map(decodeURIComponent);
+  } catch {
+    throw new InvalidRequest(`The path "${rawPath.slice(0, 200)}" is not valid percent-encoding.`);
+  }
+}
+
+function json(statusCode: number, body: unknown): Result {
+  return {
+    statusCode,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  };
+}

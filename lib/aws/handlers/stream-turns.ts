@@ -1,0 +1,127 @@
+import type { Writable } from 'node:stream';
+import { FrontDoor } from '../../app/front-door.js';
+import type { TurnRunner } from '../../app/ports.js';
+import { AgentKernelError } from '../../core/errors.js';
+import type { StreamEvent } from '../../core/events.js';
+import type { Reply } from '../../core/requests.js';
+import { httpResponseStream, quietWrite } from '../middleware/response-stream.js';
+import type { Deployment } from '../wiring/deployment.js';
+
+// What both streaming routes share (stream-http.ts's `POST /runs`, ag-ui-http.ts's `POST /ag-ui`):
+// the front door of one request, its turns streamed into a sink, and the SSE response.
+
+/** The deployment's front door (as frontDoorOf builds it), its turns run by `turns`. */
+export function frontDoorWith(
+  deployed: Deployment,
+  turns: TurnRunner,
+  redact: (text: string) => string,
+): FrontDoor {
+  const { runtime, config } = deployed;
+  return new FrontDoor({
+    sessions: runtime.sessions,
+    pausedRuns: { get: (s, r) => runtime.pausedRuns?.get(s, r) ?? Promise.resolve(undefined) },
+    runs: deployed.runs,
+    idempotency: deployed.idempotency,
+    idKey: () => deployed.idKey.key(),
+    agents: {
+      has: (name) => runtime.agents.some((agent) => agent.name === name),
+      cards: () => runtime.agents.map((agent) => agent.card()),
+    },
+    turns,
+    redact,
+    // The Function URL has no API Gateway throttle: the principal's quotas apply here too.
+    ...(deployed.fairUse ? { fairUse: deployed.fairUse } : {}),
+    ...(config.APPROVER_PRINCIPALS ? { approvers: config.APPROVER_PRINCIPALS } : {}),
+  });
+}
+
+/** Where a turn's events go: pushed in order, closed once the turn ended. */
+export interface EventSink {
+  push(event: StreamEvent): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * The runtime's turns as the front door calls them, each turn's events into a sink of its own
+ * (`open`): the native batcher, or AG-UI's encoder.
+ */
+export function streamingTurns(
+  deployed: Deployment,
+  open: (sessionId: string, runId: string) => EventSink,
+): TurnRunner {
+  const { runtime } = deployed;
+  return {
+    run: (agent, sessionId, input, options) =>
+      drain(runtime.stream(agent, sessionId, input, options), open(sessionId, options.runId)),
+    resume: (sessionId, runId, decisions, options) =>
+      drain(runtime.resumeStream(sessionId, runId, decisions, options), open(sessionId, runId)),
+    clearSession: (sessionId, options) => runtime.clearSession(sessionId, options),
+  };
+}
+
+/** Streams a turn's events and answers as `Runtime.run` would: its reply, or its error. */
+async function drain(events: AsyncIterable<StreamEvent>, batcher: EventSink): Promise<Reply> {
+  let agent = '';
+  let text = '';
+  let reply: Reply | undefined;
+  let failure: AgentKernelError | undefined;
+  for await (const event of events) {
+    if (event.type === 'run-started') agent = event.agent;
+    if (event.type === 'text-delta') text += event.delta;
+    if (event.type === 'run-finished') reply = event.reply;
+    if (event.type === 'run-paused') {
+      const { runId, sessionId, interruptions } = event;
+      reply = {
+        status: 'paused',
+        runId,
+        sessionId,
+        agent,
+        interruptions,
+        ...(text ? { text } : {}),
+      };
+    }
+    if (event.type === 'run-error') failure = new AgentKernelError(event.code, event.message);
+    await batcher.push(event);
+  }
+  await batcher.close();
+  if (failure) throw failure;
+  if (!reply) throw new AgentKernelError('internal-error', 'The run ended early.');
+  return reply;
+}
+
+/** The response: its prelude waits for the first event, so an early refusal is an HTTP error. */
+export class SseResponse {
+  #stream: Writable;
+  #body: Writable | undefined;
+  constructor(stream: Writable) {
+    this.#stream = stream;
+  }
+
+  get started(): boolean {
+    return this.#body !== undefined;
+  }
+
+  /** Writes one encoded frame, the 200 prelude first. */
+  frame(frame: string): void {
+    this.#body ??= httpResponseStream(this.#stream, {
+      statusCode: 200,
+      headers: {
+        'content-type': 'text/event-stream',
+        'cache-control': 'no-cache',
+        'x-accel-buffering': 'no',
+      },
+    });
+    quietWrite(this.#body, frame);
+  }
+
+  error(response: { statusCode: number; headers: Record<string, string>; body: string }): void {
+    const { statusCode, headers, body } = response;
+    this.#body = httpResponseStream(this.#stream, { statusCode, headers });
+    quietWrite(this.#body, body);
+  }
+
+  end(): void {
+    const body = this.#body ?? this.#stream;
+    if (!body.destroyed && !body.writableEnded) body.end();
+  }
+}

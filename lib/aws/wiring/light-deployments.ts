@@ -1,0 +1,112 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { FairUse } from '../../app/fair-use.js';
+import type { IdempotencyStore } from '../../app/ports/idempotency.js';
+import type { RunRecordStore } from '../../app/ports/run-records.js';
+import type { SessionStore } from '../../core/session.js';
+import type { PausedRunStore } from '../../core/stores.js';
+import { noopTracer, type Tracer } from '../../core/tracer.js';
+import { createDynamoClient } from '../../stores/dynamodb/client.js';
+import { DynamoConnectionStore } from '../../stores/dynamodb/connection-store.js';
+import { DynamoIdKeyStore } from '../../stores/dynamodb/id-key-store.js';
+import { DynamoIdempotencyStore } from '../../stores/dynamodb/idempotency-store.js';
+import { DynamoPausedRunStore } from '../../stores/dynamodb/paused-run-store.js';
+import { DynamoRunRecordStore } from '../../stores/dynamodb/run-record-store.js';
+import { DynamoSessionStore } from '../../stores/dynamodb/session-store.js';
+import { captureClient } from '../../tracing/capture.js';
+import { type Config, type ConfigKey, loadConfig } from './config.js';
+import { ConfigError } from './errors.js';
+import { fairUseFor } from './fair-use.js';
+
+/** What the functions that never run an agent need: no Runtime, no agents entry in their bundle. */
+export interface ConnectionsDeployment {
+  readonly config: Config;
+  readonly connections: DynamoConnectionStore;
+  readonly tracer: Tracer;
+  /** Fair use per principal (QUOTAS=on): connections (ws-connect) and runs (ws-message). */
+  readonly fairUse?: FairUse | undefined;
+}
+
+/**
+ * What ws-message needs for the front door: sessions (owner fixed on first accept), paused runs,
+ * run records, idempotency (requestId conflicts), connections, the agent names.
+ */
+export interface MessageDeployment extends ConnectionsDeployment {
+  readonly sessions: Pick<SessionStore, 'load' | 'save'>;
+  readonly pausedRuns: Pick<PausedRunStore, 'get'>;
+  readonly runs: RunRecordStore;
+  readonly idempotency: IdempotencyStore;
+  /** The deployment's id key (lib/app/ids.ts). */
+  readonly idKey: { key(): Promise<Uint8Array> };
+  /** The agents a `run` may name; undefined: unknown here, the worker refuses a wrong one. */
+  readonly agentNames: ReadonlySet<string> | undefined;
+}
+
+/**
+ * For ws-connect, ws-disconnect and fan-out: the configuration now (a missing variable fails the
+ * cold start), the connection store on first use. Keeping `#agents` out of these bundles keeps
+ * them small and their cold starts short (docs/benchmarks.md, "Bundles").
+ */
+export function connectionsFor(
+  require: readonly ConfigKey[] = ['TABLE_NAME'],
+  env: Record<string, string | undefined> = process.env,
+  options: { tracer?: Tracer } = {},
+): () => Promise<ConnectionsDeployment> {
+  return lazily(require, env, (config, stores) => ({
+    config,
+    connections: new DynamoConnectionStore(stores),
+    tracer: options.tracer ?? noopTracer,
+    fairUse: fairUseFor(config, stores),
+  }));
+}
+
+/**
+ * For ws-message: the stores it reads and the agent names from AGENT_NAMES — no Runtime and no
+ * agents entry, so the function every WebSocket message goes through starts as fast as fan-out.
+ */
+export function messagesFor(
+  require: readonly ConfigKey[] = ['TABLE_NAME', 'RUN_QUEUE_URL'],
+  env: Record<string, string | undefined> = process.env,
+  options: { tracer?: Tracer } = {},
+): () => Promise<MessageDeployment> {
+  return lazily(require, env, (config, stores) => ({
+    config,
+    connections: new DynamoConnectionStore(stores),
+    tracer: options.tracer ?? noopTracer,
+    sessions: new DynamoSessionStore(stores),
+    pausedRuns: new DynamoPausedRunStore(stores),
+    runs: new DynamoRunRecordStore(stores),
+    idempotency: new DynamoIdempotencyStore(stores),
+    idKey: new DynamoIdKeyStore(stores),
+    agentNames: config.AGENT_NAMES,
+    fairUse: fairUseFor(config, stores),
+  }));
+}
+
+type StoreOptions = { client: DynamoDBClient; tableName: string; ttlSeconds: number };
+
+/** The table's client, captured: each call is an `aws` span under the active request span. */
+export function dynamoClientFor(config: Config): DynamoDBClient {
+  return captureClient(
+    createDynamoClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT }),
+  );
+}
+
+/** The configuration now; the client and stores once, on first use. */
+function lazily<T>(
+  require: readonly ConfigKey[],
+  env: Record<string, string | undefined>,
+  build: (config: Config, stores: StoreOptions) => T,
+): () => Promise<T> {
+  const config = loadConfig(env, require);
+  let built: T | undefined;
+  return async () => {
+    if (!config.TABLE_NAME)
+      throw new ConfigError([{ variable: 'TABLE_NAME', message: 'is required' }]);
+    built ??= build(config, {
+      client: dynamoClientFor(config),
+      tableName: config.TABLE_NAME,
+      ttlSeconds: config.SESSION_TTL_SECONDS,
+    });
+    return built;
+  };
+}
