@@ -413,6 +413,10 @@ async function refused(
   const { sessionId, runId } = ctx.job;
   count(ctx, 'ResumesRefused', { runId, code: error.code });
   const pausedRuns = ctx.ports.runtime.pausedRuns;
+  // No run at all (a guessed or long-gone id): there is no winner to wait for.
+  const known = await ctx.ports.runs.get(sessionId, runId);
+  if (!known && !(await pausedRuns?.get(sessionId, runId)))
+    return { done: true, status: 'refused' };
   const record = await awaitRunEnd(() => ctx.ports.runs.get(sessionId, runId), {
     until: ctx.until,
     pending: async () => (await pausedRuns?.get(sessionId, runId))?.status === 'pending',

@@ -32,6 +32,8 @@ export function fairUseFor(
     queuedLeaseMs: config.QUOTA_QUEUED_LEASE_SECONDS * 1000,
     connectionLeaseMs: config.QUOTA_CONNECTION_LEASE_SECONDS * 1000,
     metric: (name, value, fields) => {
+      // Info lines, as the functions' logger writes them: not below its level (a terminal chat).
+      if (!logsInfo()) return;
       const { principal, ...dimensions } = fields;
       emitCount(undefined, {
         name,
@@ -42,4 +44,14 @@ export function fairUseFor(
       });
     },
   });
+}
+
+/** Whether the function's log level (Powertools' variables, as its logger reads them) shows info. */
+function logsInfo(): boolean {
+  const level = (
+    process.env.POWERTOOLS_LOG_LEVEL ??
+    process.env.AWS_LAMBDA_LOG_LEVEL ??
+    'INFO'
+  ).toUpperCase();
+  return level === 'INFO' || level === 'DEBUG' || level === 'TRACE';
 }

@@ -170,12 +170,42 @@ export class OpenAIRunner implements Runner<NativeOpenAIAgent> {
     } catch (err) {
       throw mapOpenAIError(err, input.agent.name);
     }
+    // The SDK's non-streaming path asks approval for a call whose arguments are not JSON (its
+    // gate cannot parse them) where the streaming path runs it into the tool's error: approve
+    // such calls so both paths answer the model the same way (our executor refuses them).
+    for (let tries = 0; tries < 8; tries++) {
+      const unparsable = result.interruptions.filter(notJsonArguments);
+      if (unparsable.length === 0) break;
+      for (const item of unparsable) result.state.approve(item);
+      try {
+        result = await this.#sdk.run(input.agent.native, result.state, {
+          ...input.options,
+          stream: false,
+          context: input.context,
+          signal: input.signal,
+        });
+      } catch (err) {
+        throw mapOpenAIError(err, input.agent.name);
+      }
+    }
     yield* new OpenAIEventMapper(input.runId).mapItems(result.newItems);
     return toResult(result, input.context);
   }
 
   #input(input: RunnerInput<NativeOpenAIAgent>): AgentInputItem[] {
     return [...loadState(input.sessionId, input.state), toUserItem(input.requests)];
+  }
+}
+
+/** An approval item whose call's arguments do not parse as JSON. */
+function notJsonArguments(item: RunToolApprovalItem): boolean {
+  const args = (item.rawItem as { arguments?: unknown }).arguments;
+  if (typeof args !== 'string') return false;
+  try {
+    JSON.parse(args);
+    return false;
+  } catch {
+    return true;
   }
 }
 
