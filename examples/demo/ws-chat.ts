@@ -140,6 +140,9 @@ const settle = (outcome: Outcome) => {
   current?.resolve(outcome);
 };
 
+/** Called with a run's id when a batch after its pause arrives (the question is then moot). */
+let movedOn: ((runId: string) => void) | undefined;
+
 /** Per run: the next `seq` to show and the batches that arrived early. Resumes keep the runId. */
 const runs = new Map<string, { next: number; early: Map<number, EventsMessage> }>();
 const calls = new Map<string, { name: string; args: string }>();
@@ -185,6 +188,8 @@ function receive(message: EventsMessage): void {
   }
   if (message.seq < run.next || run.early.has(message.seq)) return;
   run.early.set(message.seq, message);
+  // A new batch of a run we are asking about: someone else decided it and it went on.
+  if (run.early.has(run.next)) movedOn?.(message.runId);
   for (let batch = run.early.get(run.next); batch; batch = run.early.get(run.next)) {
     run.early.delete(run.next);
     run.next += 1;
@@ -270,8 +275,11 @@ async function ask(prompt: string, dropped?: AbortSignal): Promise<string | unde
   }
   pendingLine ??= lines.next();
   const next = await pendingLine;
+  // A dropped question leaves its line to the next prompt, even one not asked yet (the turn may
+  // still be waiting for the run's end when the line arrives).
+  if (dropped?.aborted && !next.done) return undefined;
   pendingLine = undefined;
-  if (next.done || quitting || dropped?.aborted) return undefined;
+  if (next.done || quitting) return undefined;
   // Piped input is not echoed by a terminal: show it, so the transcript reads as a chat.
   if (!interactive) stdout.write(`${prompt}${next.value}\n`);
   return next.value;
@@ -367,23 +375,35 @@ async function turn(input: string): Promise<void> {
   });
   while (outcome.kind === 'paused') {
     showApproveLine(outcome.runId, outcome.interruptions);
-    // Decided here, or elsewhere (`npm run approve`, the playground): then the run goes on
-    // without us, and the question is dropped; its pending read serves the next prompt.
-    const elsewhere = new Promise<Outcome>((resolve) => {
+    // Decided here, or elsewhere (`npm run approve`, the playground): the first batch of the
+    // run after its pause means it went on without us; the question is dropped at once (not at
+    // the run's end, or a line typed meanwhile would answer it), its pending read serves the next
+    // prompt, and the turn waits for the run's end.
+    const pausedRun = outcome.runId;
+    const moved = new Promise<'moved'>((resolve) => {
+      movedOn = (runId) => {
+        if (runId !== pausedRun) return;
+        movedOn = undefined;
+        // Now, before the batch is shown, so the note does not split the streamed reply.
+        if (interactive) stdout.write('\n');
+        print(dim('  (decided elsewhere: the run went on)'));
+        resolve('moved');
+      };
+    });
+    const ended = new Promise<Outcome>((resolve) => {
       waiting = { requestId: 'decided-elsewhere', resolve };
     });
     const dropped = new AbortController();
     const first = await Promise.race([
       decide(outcome.interruptions, dropped.signal).then((decisions) => ({ decisions })),
-      elsewhere.then((went) => ({ went })),
+      moved,
     ]);
-    if ('went' in first) {
+    if (first === 'moved') {
       dropped.abort();
-      if (interactive) stdout.write('\n');
-      print(dim('  (decided elsewhere: the run went on)'));
-      outcome = first.went;
+      outcome = await ended;
       continue;
     }
+    movedOn = undefined;
     waiting = undefined;
     const { decisions } = first;
     if (!decisions) return;
