@@ -8,7 +8,7 @@
  */
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { ApprovalMessageSchema } from '../transport/protocol.js';
-import { CliError, isUnreachable, runCommand } from './cli.js';
+import { CliError, isUnreachable, parseFlags, runCommand, UsageError } from './cli.js';
 import { localSqsClient } from './sqs.js';
 
 export async function sendApproval(queueUrl: string, message: unknown): Promise<void> {
@@ -43,12 +43,32 @@ interface Api {
 const WAIT_MS = Number(process.env.AGENT_KERNEL_APPROVE_WAIT_MS ?? 30_000);
 
 async function main(argv: string[]): Promise<number> {
-  const { api, rest } = apiOf(argv);
-  const [queueUrl, sessionId, runId, callId, status = 'approved', principal = 'developer'] = rest;
-  if (!queueUrl || !sessionId || !runId || !callId || !['approved', 'denied'].includes(status)) {
-    console.error(USAGE);
-    return 2;
+  const parsed = parseFlags(
+    argv,
+    { api: { type: 'string' }, token: { type: 'string' } },
+    `${USAGE}\n  --api, --token: the HTTP API and a token of the session's owner (or AGENT_KERNEL_API_URL, AGENT_KERNEL_TOKEN): check the run waits for the call, then wait for its outcome`,
+  );
+  if (!parsed) return 0;
+  const api = apiOf(parsed.values);
+  const [
+    queueUrl,
+    sessionId,
+    runId,
+    callId,
+    status = 'approved',
+    principal = 'developer',
+    ...extra
+  ] = parsed.positionals;
+  if (!queueUrl || !sessionId || !runId || !callId) {
+    throw new UsageError(
+      'missing arguments: <approvals-queue-url> <sessionId> <runId> <callId>',
+      USAGE,
+    );
   }
+  if (!['approved', 'denied'].includes(status)) {
+    throw new UsageError(`the decision is approved or denied, not ${status}`, USAGE);
+  }
+  if (extra.length > 0) throw new UsageError(`unexpected: ${extra[0]}`, USAGE);
   const before = api ? await pausedOn(api, sessionId, runId, callId) : undefined;
   const message = { sessionId, runId, principal, decisions: [{ id: callId, status }] };
   await sendApproval(queueUrl, message).catch((err: unknown) => {
@@ -67,17 +87,11 @@ async function main(argv: string[]): Promise<number> {
   return printOutcome(await outcome(api, sessionId, runId, callId, before));
 }
 
-/** `--api`/`--token` (or the environment) and the positional arguments. */
-function apiOf(argv: string[]): { api?: Api; rest: string[] } {
-  const rest: string[] = [];
-  let url = process.env.AGENT_KERNEL_API_URL;
-  let token = process.env.AGENT_KERNEL_TOKEN;
-  for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === '--api') url = argv[++i];
-    else if (argv[i] === '--token') token = argv[++i];
-    else rest.push(argv[i] as string);
-  }
-  return url && token ? { api: { url: url.replace(/\/$/, ''), token }, rest } : { rest };
+/** `--api`/`--token`, else the environment. */
+function apiOf(flags: { api?: string; token?: string }): Api | undefined {
+  const url = flags.api ?? process.env.AGENT_KERNEL_API_URL;
+  const token = flags.token ?? process.env.AGENT_KERNEL_TOKEN;
+  return url && token ? { url: url.replace(/\/$/, ''), token } : undefined;
 }
 
 async function getRun(api: Api, sessionId: string, runId: string): Promise<RunView> {

@@ -4,6 +4,7 @@
  * code says it failed.
  */
 import { dirname } from 'node:path';
+import { parseArgs } from 'node:util';
 import { AgentKernelError } from '../core/errors.js';
 
 /** A failure the user can act on: what went wrong, and what to do about it. */
@@ -13,6 +14,13 @@ export class CliError extends AgentKernelError {
   constructor(code: string, message: string, hint: string) {
     super(code, message);
     this.hint = hint;
+  }
+}
+
+/** The command line itself is wrong (an unknown flag, a missing argument): exit code 2. */
+export class UsageError extends CliError {
+  constructor(message: string, usage: string) {
+    super('invalid-argument', message, usage);
   }
 }
 
@@ -34,6 +42,7 @@ export function isUnreachable(err: unknown): boolean {
 
 /** The one line and the hint for any thrown value. */
 export function explain(err: unknown): { message: string; hint?: string } {
+  if (err instanceof UsageError) return { message: `${err.message} (${err.code})`, hint: err.hint };
   if (err instanceof CliError) return { message: err.message, hint: err.hint };
   const hint = (err as { hint?: unknown } | undefined)?.hint;
   const message = err instanceof Error ? err.message || err.name : String(err);
@@ -103,6 +112,43 @@ export async function runCommand(body: () => Promise<number>): Promise<void> {
     process.exitCode = (await body()) ?? 0;
   } catch (err) {
     report(err);
-    process.exitCode = 1;
+    process.exitCode = err instanceof UsageError ? 2 : 1;
   }
+}
+
+/** The options a command takes, as `node:util` parseArgs reads them (`--help`/`-h` is added). */
+export type FlagOptions = NonNullable<Parameters<typeof parseArgs>[0]>['options'];
+
+/**
+ * `node:util` parseArgs, strict: an unknown flag, a missing value or a stray positional is a
+ * CliError `invalid-argument` naming it, with the usage as its hint. `--help` prints the usage
+ * on stdout and answers undefined: the command then exits 0.
+ */
+export function parseFlags<O extends NonNullable<FlagOptions>>(
+  argv: readonly string[],
+  options: O,
+  usage: string,
+  positionals = true,
+) {
+  const config = {
+    args: [...argv],
+    options: { ...options, help: { type: 'boolean', short: 'h' } } as O & {
+      help: { type: 'boolean'; short: 'h' };
+    },
+    allowPositionals: positionals,
+    strict: true,
+  } as const;
+  let parsed: ReturnType<typeof parseArgs<typeof config>>;
+  try {
+    parsed = parseArgs(config);
+  } catch (err) {
+    // Node's first sentence names the flag; the rest is advice about `--` few users need.
+    const message = (err as Error).message.split(/\. (?=To specify)/)[0] as string;
+    throw new UsageError(message.replace(/^Unknown option/, 'unknown option'), usage);
+  }
+  if ((parsed.values as { help?: boolean }).help) {
+    process.stdout.write(`${usage}\n`);
+    return undefined;
+  }
+  return parsed;
 }

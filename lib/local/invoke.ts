@@ -11,10 +11,9 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
 import { lambdaContext } from '../testing/lambda-context.js';
 import { useAgentsEntry } from './agents-entry.js';
-import { CliError, fileMissing, runCommand } from './cli.js';
+import { CliError, fileMissing, parseFlags, runCommand } from './cli.js';
 import { FUNCTIONS, type FunctionName } from './functions.js';
 import { prepareEnvironment, withDevTokens } from './invoke-env.js';
 
@@ -25,19 +24,15 @@ const USAGE =
   `  <function>: ${FUNCTIONS.join(' | ')} (default: chosen from the event's shape)`;
 
 async function main(argv: string[]): Promise<number> {
-  const { rest } = useAgentsEntry(argv);
-  let parsed: { positionals: string[]; sets: string[] };
-  try {
-    const { values, positionals } = parseArgs({
-      args: rest,
-      allowPositionals: true,
-      options: { set: { type: 'string', multiple: true } },
-    });
-    parsed = { positionals, sets: values.set ?? [] };
-  } catch (err) {
-    return usage((err as Error).message);
-  }
-  const { positionals, sets } = parsed;
+  const parsed = parseFlags(
+    argv,
+    { agents: { type: 'string' }, set: { type: 'string', multiple: true } },
+    USAGE,
+  );
+  if (!parsed) return 0;
+  useAgentsEntry(parsed.values.agents === undefined ? [] : ['--agents', parsed.values.agents]);
+  const { positionals } = parsed;
+  const sets = parsed.values.set ?? [];
   const named = (FUNCTIONS as readonly string[]).includes(positionals[0] ?? '');
   const [eventFile, ...extra] = named ? positionals.slice(1) : positionals;
   if (!eventFile || extra.length > 0) return usage(extra[0] && `unexpected: ${extra[0]}`);

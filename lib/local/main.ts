@@ -5,18 +5,20 @@
  */
 
 import { useAgentsEntry } from './agents-entry.js';
-import { runCommand } from './cli.js';
+import { parseFlags, runCommand } from './cli.js';
 
 process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
 
-const USAGE = 'usage: npm start [-- --agents <path to your agents module>]';
+const USAGE =
+  'usage: npm start [-- --agents <path to your agents module>]\n' +
+  '  --agents: the module that builds your agents (else AGENT_KERNEL_AGENTS, else the demo; docs/agents.md)\n' +
+  '  PORT=<n>: the port of the HTTP and WebSocket APIs (default 3000; 0 picks a free one)';
 
 await runCommand(async () => {
-  const { rest, entry } = useAgentsEntry(process.argv.slice(2));
-  if (rest.length > 0) {
-    console.error(`unknown argument: ${rest[0]}\n${USAGE}`);
-    return 2;
-  }
+  const flags = parseFlags(process.argv.slice(2), { agents: { type: 'string' } }, USAGE, false);
+  if (!flags) return 0;
+  const { agents } = flags.values;
+  const { entry } = useAgentsEntry(agents === undefined ? [] : ['--agents', agents]);
   const port = process.env.PORT ? Number(process.env.PORT) : 3000;
   // Imported once `#agents` points where it should: the stack loads the functions.
   const { startLocalStack } = await import('./stack.js');
@@ -35,6 +37,8 @@ TOKEN=${stack.token}
 
 Try:  npx wscat -c "${stack.wsUrl}?token=$TOKEN"
       > {"action":"run","requestId":"r1","agent":"${process.env.AGENT_NAMES?.split(',')[0] ?? 'demo'}","sessionId":"s1","input":"weather in Paris?"}
+Chat with it from another terminal (after the TOKEN line above):
+      AGENT_KERNEL_WS_URL=${stack.wsUrl} AGENT_KERNEL_TOKEN=$TOKEN AGENT_KERNEL_HTTP_URL=${stack.httpUrl} AGENT_KERNEL_APPROVALS_QUEUE_URL=${stack.queues.approvals} npm run chat
 A paused run can be decided from the approvals queue too (it waits for the outcome):
       npm run approve -- --api ${stack.httpUrl} --token $TOKEN ${stack.queues.approvals} <sessionId> <runId> <callId> [approved|denied]
 Ctrl+C stops everything.`);

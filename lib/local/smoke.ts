@@ -13,9 +13,9 @@
  */
 import { createHash, createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { sendApproval } from './approve.js';
+import { parseFlags, runCommand } from './cli.js';
 import { formatReport, runSmoke, type SmokeTarget } from './smoke-steps.js';
 
 const USAGE = `usage: npm run smoke -- --token <jwt> [--outputs cdk-outputs.json] [--stack <name>]
@@ -24,8 +24,9 @@ const USAGE = `usage: npm run smoke -- --token <jwt> [--outputs cdk-outputs.json
 type Flags = Record<string, string | boolean | undefined>;
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({
-    options: {
+  const parsed = parseFlags(
+    process.argv.slice(2),
+    {
       local: { type: 'boolean' },
       outputs: { type: 'string' },
       stack: { type: 'string' },
@@ -38,7 +39,11 @@ async function main(): Promise<number> {
       principal: { type: 'string' },
       budget: { type: 'string' },
     },
-  });
+    USAGE,
+    false,
+  );
+  if (!parsed) return 0;
+  const { values } = parsed;
   const budget = Number(values.budget ?? 60_000);
   const stops: (() => Promise<void>)[] = [];
   try {
@@ -216,4 +221,4 @@ async function invokeLambda(
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const hmac = (key: Buffer, text: string) => createHmac('sha256', key).update(text).digest();
 
-process.exitCode = await main();
+await runCommand(main);

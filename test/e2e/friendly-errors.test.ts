@@ -105,3 +105,36 @@ describe.concurrent('friendly errors: one line, a hint, no stack trace', () => {
     friendly({ code, stdout, stderr }, /^error: Java not found: .*needs Java 17\+\.$/m);
   }, 90_000);
 });
+
+// Every command that takes flags parses them with node:util parseArgs (lib/local/cli.ts).
+describe.concurrent('flags: --help and an unknown flag', () => {
+  const commands = [
+    ['start', /^usage: npm start /m],
+    ['invoke', /^usage: npm run invoke -- /m],
+    ['approve', /^usage: npm run approve -- /m],
+    ['smoke', /^usage: npm run smoke -- /m],
+    ['new-agent', /^usage: npm run new-agent -- /m],
+  ] as const;
+
+  it.each(commands)(
+    'npm run %s -- --help prints its usage and exits 0',
+    async (name, usage) => {
+      const ran = await npmRun([name, '--', '--help'], userEnv({ PORT: '0' }));
+      expect(ran.code, `${ran.stdout}\n${ran.stderr}`).toBe(0);
+      expect(ran.stdout).toMatch(usage);
+    },
+    60_000,
+  );
+
+  it.each(commands)(
+    'npm run %s -- --bogus fails with exit 2, the flag named, and the usage',
+    async (name, usage) => {
+      const ran = await npmRun([name, '--', '--bogus', 'x'], userEnv({ PORT: '0' }));
+      expect(ran.code, `${ran.stdout}\n${ran.stderr}`).toBe(2);
+      const printed = expectFriendly(ran);
+      expect(printed).toMatch(/^error: unknown option '--bogus' \(invalid-argument\)$/m);
+      expect(printed).toMatch(new RegExp(`^hint: ${usage.source.slice(1)}`, 'm'));
+    },
+    60_000,
+  );
+});

@@ -42,16 +42,29 @@ describe('npm start (the README command), used as a user would', () => {
     expect((await fetch(`${stack.http}/health`)).status).toBe(200);
   });
 
-  it('npm run chat connects to it, streams a reply and resumes an approved booking', async () => {
+  it('npm run chat, with the variables it prints, streams a reply and resumes an approved booking', async () => {
+    // Prepare: the chat line `npm start` prints, as a shell would expand it.
+    const line = /^ +(AGENT_KERNEL_WS_URL=.+) npm run chat$/m.exec(stack.printed())?.[1];
+    expect(line, stack.printed()).toBeDefined();
+    const vars = Object.fromEntries(
+      (line as string)
+        .replaceAll('$TOKEN', stack.token)
+        .split(' ')
+        .map((pair) => pair.split('=', 2) as [string, string]),
+    );
+
     // Act
     const chat = await npmRun(
       ['chat'],
-      userEnv({ AGENT_KERNEL_WS_URL: stack.wsUrl, AGENT_KERNEL_TOKEN: stack.token }),
+      userEnv(vars),
       'weather in Paris?\nbook a table for 2 at 8pm\ny\n/exit\n',
     );
 
     // Assess
     expect(chat.code, `${chat.stdout}\n${chat.stderr}`).toBe(0);
+    // The approve line it shows names the stack's real queue, never a placeholder.
+    expect(chat.stdout).toContain(`    npm run approve -- ${stack.approvalsQueue} chat-`);
+    expect(chat.stdout).not.toMatch(/<[a-z-]+-url>/);
     expect(chat.stdout).toMatch(/^Demo data: in Paris it is -?\d+°C and [a-z ]+\.$/m);
     expect(chat.stdout).toMatch(/^Booked a table for 2 at 8pm \(confirmation T-\d{4}\)\./m);
   }, 120_000);

@@ -7,8 +7,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
-import { CliError, runCommand } from '../cli.js';
+import { CliError, parseFlags, runCommand } from '../cli.js';
 import { agentsModule, FRAMEWORK_PACKAGES, FRAMEWORKS, type Framework } from './templates.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
@@ -22,13 +21,18 @@ export interface NewAgentOptions {
   force: boolean;
 }
 
-export function parseNewAgentArgs(argv: readonly string[]): NewAgentOptions {
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(argv);
-  } catch (err) {
-    throw new CliError('invalid-argument', (err as Error).message, USAGE);
-  }
+/** The options, or undefined when `--help` printed the usage. */
+export function parseNewAgentArgs(argv: readonly string[]): NewAgentOptions | undefined {
+  const parsed = parseFlags(
+    argv,
+    {
+      framework: { type: 'string', default: 'openai' },
+      name: { type: 'string', default: 'assistant' },
+      force: { type: 'boolean', default: false },
+    },
+    USAGE,
+  );
+  if (!parsed) return undefined;
   const { values, positionals } = parsed;
   const [dir, ...extra] = positionals;
   if (!dir || extra.length > 0) {
@@ -43,18 +47,6 @@ export function parseNewAgentArgs(argv: readonly string[]): NewAgentOptions {
     throw new CliError('invalid-argument', `agent name ${name}: use A-Z a-z 0-9 _ - (≤64)`, USAGE);
   }
   return { dir: resolve(dir), framework, name, force: values.force === true };
-}
-
-function parse(argv: readonly string[]) {
-  return parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    options: {
-      framework: { type: 'string', default: 'openai' },
-      name: { type: 'string', default: 'assistant' },
-      force: { type: 'boolean', default: false },
-    },
-  });
 }
 
 /** Writes the project; answers the files written (absolute paths). */
@@ -125,6 +117,7 @@ resolve from this folder's node_modules once you \`npm install\` here, else from
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   await runCommand(async () => {
     const options = parseNewAgentArgs(process.argv.slice(2));
+    if (!options) return 0;
     const written = writeAgentsProject(options);
     const entry = relative(process.cwd(), join(options.dir, 'agents.ts')) || 'agents.ts';
     console.log(`wrote ${written.map((f) => relative(process.cwd(), f)).join(', ')}`);

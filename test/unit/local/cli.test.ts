@@ -2,7 +2,13 @@ import type { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { AgentNotFound } from '../../../lib/core/errors.js';
 import { AGENTS_ENV, takeAgentsFlag, useAgentsEntry } from '../../../lib/local/agents-entry.js';
-import { CliError, explain, isUnreachable } from '../../../lib/local/cli.js';
+import {
+  CliError,
+  explain,
+  isUnreachable,
+  parseFlags,
+  UsageError,
+} from '../../../lib/local/cli.js';
 import { functionFor } from '../../../lib/local/invoke.js';
 import { javaProblem } from '../../global-setup-dynamodb.js';
 
@@ -112,5 +118,41 @@ describe('javaProblem (npm test’s DynamoDB Local needs Java 17)', () => {
   it('says so when there is no java at all', () => {
     const found = javaProblem(fake({ error: new Error('spawnSync java ENOENT') }));
     expect(found).toMatch(/^Java not found/);
+  });
+});
+
+describe('parseFlags (node:util parseArgs, strict)', () => {
+  const options = { port: { type: 'string' }, force: { type: 'boolean' } } as const;
+
+  it('answers the values and positionals', () => {
+    expect(parseFlags(['a', '--port', '3', '--force'], options, 'usage: x')).toMatchObject({
+      values: { port: '3', force: true },
+      positionals: ['a'],
+    });
+  });
+
+  it.each([
+    [['--nope'], /^unknown option '--nope'$/],
+    [['--port'], /'--port <value>' argument missing/],
+    [['--force=1'], /--force/],
+  ])(
+    'refuses %j as a UsageError (invalid-argument, exit 2) with the usage as its hint',
+    (argv, message) => {
+      const act = () => parseFlags(argv, options, 'usage: x');
+      expect(act).toThrow(UsageError);
+      expect(act).toThrow(message);
+      try {
+        act();
+      } catch (err) {
+        expect(explain(err)).toEqual({
+          message: expect.stringMatching(/\(invalid-argument\)$/),
+          hint: 'usage: x',
+        });
+      }
+    },
+  );
+
+  it('refuses a positional when the command takes none', () => {
+    expect(() => parseFlags(['stray'], options, 'usage: x', false)).toThrow(UsageError);
   });
 });
