@@ -1,12 +1,24 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import LongestFirst from './test/sequencer.js';
 
 // The local stack's offline model streams at a person's pace by default; tests want it fast
 // (child processes the tests start inherit it). test/e2e/offline-pace.test.ts sets its own.
 const env = { AGENT_KERNEL_OFFLINE_TOKENS_PER_SECOND: '0' };
 
+// Vitest's default is one worker less than the cores: one file at a time on a two-core machine,
+// while most integration and e2e files spend their time waiting on child processes, emulators
+// and sockets. Files are independent (ephemeral ports, their own tables and temp dirs), so run
+// at least two at once; AGENT_KERNEL_TEST_WORKERS overrides (1 for a serial run).
+const maxWorkers =
+  Number(process.env.AGENT_KERNEL_TEST_WORKERS) || Math.max(2, availableParallelism());
+
 // One project per test kind so each can be run alone (`vitest run --project unit`).
 export default defineConfig({
   test: {
+    maxWorkers,
+    // Longest files first across projects (test/sequencer.ts, test/file-durations.json).
+    sequence: { sequencer: LongestFirst },
     // infra and e2e fill up with later issues; an empty project is not a failure.
     passWithNoTests: true,
     projects: [

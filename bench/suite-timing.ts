@@ -1,9 +1,14 @@
 /**
- * `npx tsx bench/suite-timing.ts <vitest-json-report> [count]`: the suite's wall time and its
- * slowest files from a vitest JSON report (`npm test -- --reporter=json --outputFile=<file>`, as
- * .ci/run writes one), the figures docs/benchmarks.md#test-suite quotes.
+ * `npx tsx bench/suite-timing.ts <vitest-json-report> [count] [--durations <file>]`: the suite's
+ * wall time, per project, and its slowest files from a vitest JSON report (`npm test --
+ * --reporter=json --outputFile=<file>`, as .ci/run writes one), the figures
+ * docs/benchmarks.md#test-suite quotes. `--durations test/file-durations.json` also writes each
+ * file's duration for test/sequencer.ts (longest first on a clone without vitest's cache); a
+ * report of one project updates only that project's files.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { relative } from 'node:path';
+import { parseArgs } from 'node:util';
 
 interface Report {
   startTime: number;
@@ -21,10 +26,34 @@ interface Report {
   }[];
 }
 
-const [file, count = '12'] = process.argv.slice(2);
-if (!file) {
-  console.error('usage: npx tsx bench/suite-timing.ts <vitest-json-report> [count]');
+const USAGE =
+  'usage: npx tsx bench/suite-timing.ts <vitest-json-report> [count] [--durations <file>]';
+let args: ReturnType<typeof parse>;
+try {
+  args = parse();
+} catch (err) {
+  console.error(
+    `error: ${(err as Error).message.split(/\. (?=To specify)/)[0]} (invalid-argument)\n${USAGE}`,
+  );
   process.exit(2);
+}
+if (args.values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+const [file, count = '12', ...extra] = args.positionals;
+if (!file || extra.length > 0 || !(Number(count) > 0)) {
+  console.error(
+    `error: ${file ? `unexpected: ${extra[0] ?? count}` : 'no report'} (invalid-argument)\n${USAGE}`,
+  );
+  process.exit(2);
+}
+
+function parse() {
+  return parseArgs({
+    allowPositionals: true,
+    options: { durations: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  });
 }
 const report = JSON.parse(readFileSync(file, 'utf8')) as Report;
 const end = Math.max(...report.testResults.map((r) => r.endTime));
@@ -50,3 +79,36 @@ const failed = report.testResults.flatMap((r) =>
     .map((a) => `${r.name.replace(root, '')} > ${a.title}`),
 );
 if (failed.length > 0) console.log(`failed:\n  ${failed.join('\n  ')}`);
+
+/** The project of a test file, from vitest.config.ts's include globs (test/<project>/). */
+const projectOf = (path: string) => /^test\/(unit|integration|infra|e2e)\//.exec(path)?.[1];
+
+console.log('per project (sum of its files; files of a project overlap when workers allow):');
+const perProject = new Map<string, { ms: number; files: number }>();
+for (const r of report.testResults) {
+  const project = projectOf(relative(process.cwd(), r.name)) ?? '?';
+  const entry = perProject.get(project) ?? { ms: 0, files: 0 };
+  entry.ms += r.endTime - r.startTime;
+  entry.files += 1;
+  perProject.set(project, entry);
+}
+for (const [project, { ms, files }] of [...perProject].sort()) {
+  console.log(`  ${project.padEnd(12)} ${seconds(ms).padStart(9)} in ${files} files`);
+}
+
+if (args.values.durations) {
+  const out = args.values.durations;
+  const before = existsSync(out)
+    ? (JSON.parse(readFileSync(out, 'utf8')) as { files: Record<string, number> }).files
+    : {};
+  const files: Record<string, number> = { ...before };
+  for (const r of report.testResults) {
+    const path = relative(process.cwd(), r.name);
+    const project = projectOf(path);
+    if (project) files[`${project}:${path}`] = Math.round(r.endTime - r.startTime);
+  }
+  const sorted = Object.fromEntries(Object.entries(files).sort(([a], [b]) => (a < b ? -1 : 1)));
+  const note = 'ms per file (first to last test), written by bench/suite-timing.ts --durations';
+  writeFileSync(out, `${JSON.stringify({ note, files: sorted }, null, 2)}\n`);
+  console.log(`wrote ${Object.keys(sorted).length} durations to ${out}`);
+}
