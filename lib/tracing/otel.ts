@@ -126,7 +126,7 @@ export class OtelTracer implements FlushableTracer {
     const span = this.#tracer.startSpan(
       spanName(name, kind, all),
       {
-        kind: kind === 'model' || kind === 'aws' ? OtelKind.CLIENT : OtelKind.INTERNAL,
+        kind: otelKind(kind, options, all),
         attributes: {
           ...kindAttributes(kind, all, this.attributeOptions),
           ...this.#attributes(all),
@@ -373,4 +373,20 @@ export class BufferedSpanProcessor implements SpanProcessor {
     }).finally(() => this.#inFlight.delete(done));
     this.#inFlight.add(done);
   }
+}
+
+const ROLE_KINDS = {
+  server: OtelKind.SERVER,
+  consumer: OtelKind.CONSUMER,
+  producer: OtelKind.PRODUCER,
+  client: OtelKind.CLIENT,
+} as const;
+
+/** The OTel span kind: the role a front gave, a queue send as PRODUCER, calls out as CLIENT. */
+function otelKind(kind: SpanKind, options: SpanOptions, attributes: SpanAttributes): OtelKind {
+  if (options.role) return ROLE_KINDS[options.role];
+  if (kind === 'aws' && /^SendMessage/.test(String(attributes.awsOperation))) {
+    return OtelKind.PRODUCER;
+  }
+  return kind === 'model' || kind === 'aws' ? OtelKind.CLIENT : OtelKind.INTERNAL;
 }
