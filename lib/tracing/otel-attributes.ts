@@ -46,6 +46,9 @@ const TRACELOOP: Record<string, readonly string[]> = {
   provider: ['gen_ai.system'],
 };
 
+/** The Traceloop-only attribute names above: other presets' exporters leave them out. */
+export const TRACELOOP_KEYS: ReadonlySet<string> = new Set(Object.values(TRACELOOP).flat());
+
 const OPERATION: Partial<Record<SpanKind, string>> = {
   run: 'invoke_agent',
   model: 'chat',
