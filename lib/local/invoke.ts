@@ -11,11 +11,14 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { lambdaContext } from '../testing/lambda-context.js';
 import { useAgentsEntry } from './agents-entry.js';
 import { CliError, fileMissing, parseFlags, runCommand } from './cli.js';
 import { FUNCTIONS, type FunctionName } from './functions.js';
 import { prepareEnvironment, withDevTokens } from './invoke-env.js';
+import { localSqsClient } from './sqs.js';
+import { drain } from './sqs-poller.js';
 
 export { FUNCTIONS };
 
@@ -42,14 +45,19 @@ async function main(argv: string[]): Promise<number> {
     if (problem) return usage(problem);
   }
   const name = named ? (positionals[0] as FunctionName) : functionFor(event, eventFile);
+  // Queues invoke makes itself have no consumer but the ones it runs (follow).
+  const ownQueues = !process.env.RUN_QUEUE_URL;
   const stops = await prepareEnvironment();
   try {
     event = await withDevTokens(event, process.env);
     // Imported only now: the function reads its configuration at load, as at a cold start.
-    const url = pathToFileURL(resolve(import.meta.dirname, '../../functions', `${name}.ts`)).href;
-    const { handler } = (await import(url)) as {
-      handler: (event: unknown, context: unknown) => Promise<unknown>;
-    };
+    const handler = await handlerOf(name);
+    const following = name === 'ws-message' && ownQueues;
+    // A message arrives only on a connection API Gateway opened: open the event's first.
+    if (following)
+      await handlerOf('ws-connect').then((connect) =>
+        connect(connectOf(event), lambdaContext('ws-connect')),
+      );
     const result = await handler(event, lambdaContext(name)).catch((err: unknown) => {
       const message = err instanceof Error ? err.message : String(err);
       throw new CliError(
@@ -60,9 +68,47 @@ async function main(argv: string[]): Promise<number> {
     });
     process.stderr.write(`${name} answered:\n`);
     console.log(JSON.stringify(result ?? null, null, 2));
+    // What it queued runs as the deployment's event sources would run it (posts printed).
+    if (following) await follow();
     return 0;
   } finally {
     for (const stop of stops.reverse()) await stop();
+  }
+}
+
+type Handler = (event: unknown, context: unknown) => Promise<unknown>;
+
+async function handlerOf(name: FunctionName): Promise<Handler> {
+  const url = pathToFileURL(resolve(import.meta.dirname, '../../functions', `${name}.ts`)).href;
+  return ((await import(url)) as { handler: Handler }).handler;
+}
+
+/** The `$connect` of a WebSocket event's connection (same id, same authorizer context). */
+function connectOf(event: unknown): unknown {
+  const { requestContext } = event as { requestContext: Record<string, unknown> };
+  return {
+    requestContext: { ...requestContext, eventType: 'CONNECT', routeKey: '$connect' },
+    headers: {},
+    isBase64Encoded: false,
+  };
+}
+
+/** Runs the local queues invoke made (runs, then events) until both are empty. */
+async function follow(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const sqs = localSqsClient(env.SQS_ENDPOINT as string);
+  const worker = await handlerOf('worker');
+  const fanout = await handlerOf('fanout');
+  const as = (handler: Handler, fn: FunctionName) => (batch: SQSEvent) =>
+    handler(batch, lambdaContext(fn)) as Promise<SQSBatchResponse | undefined>;
+  try {
+    for (let round = 0; round < 20; round++) {
+      const ran = await drain(sqs, env.RUN_QUEUE_URL as string, as(worker, 'worker'));
+      const posted = await drain(sqs, env.EVENTS_QUEUE_URL as string, as(fanout, 'fanout'));
+      if (ran + posted === 0) return;
+      process.stderr.write(`worker ran ${ran} job(s), fanout ${posted} batch(es)\n`);
+    }
+  } finally {
+    sqs.destroy();
   }
 }
 

@@ -63,13 +63,25 @@ describe.concurrent('npm run invoke -- <sample> (every sample event)', () => {
     150_000,
   );
 
-  it('ws-message’s answer to a client goes to the connections endpoint, printed', async () => {
+  it('the ws-message sample runs the agent in a fresh table: its connection opened, the run queue and events followed', async () => {
     // Act
     const ran = await npmRun(['invoke', '--', 'events/websocket/message-run.json'], undefined);
 
-    // Assess: the sample's connection was never opened, and the function says so to the client.
-    expect(ran.code).toBe(0);
-    expect(ran.stderr).toMatch(/posted to connection CONNECTION_ID: .*connection-not-found/);
+    // Assess: what a client on the sample's connection would have received, in order.
+    expect(ran.code, ran.stderr).toBe(0);
+    const posted = [...ran.stderr.matchAll(/^posted to connection CONNECTION_ID: (.+)$/gm)].map(
+      (m) => JSON.parse(m[1] as string),
+    );
+    expect(posted[0]).toMatchObject({ type: 'accepted', requestId: 'req-ws-run-1' });
+    const events = posted.flatMap((m) => m.events ?? []);
+    expect(events.map((e) => e.type)).toContain('tool-call-result');
+    expect(events.at(-1)).toMatchObject({ type: 'run-finished', reply: { status: 'completed' } });
+    const text = events
+      .filter((e) => e.type === 'text-delta')
+      .map((e) => e.delta)
+      .join('');
+    expect(text).toMatch(/^Demo data: in Paris it is -?\d+°C/);
+    expect(ran.stderr).not.toContain('connection-not-found');
   }, 150_000);
 
   it('runs a function named first, on an event of the user’s own', async () => {
