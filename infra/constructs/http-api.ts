@@ -26,6 +26,7 @@ export const HTTP_ROUTES: readonly { method: HttpMethod; path: string; open?: tr
   { method: HttpMethod.POST, path: '/sessions/{id}/runs/{runId}/decisions' },
   { method: HttpMethod.GET, path: '/sessions' },
   { method: HttpMethod.GET, path: '/sessions/{id}' },
+  { method: HttpMethod.GET, path: '/sessions/{id}/turns' },
   { method: HttpMethod.DELETE, path: '/sessions/{id}' },
   { method: HttpMethod.GET, path: '/agents' },
   { method: HttpMethod.GET, path: '/usage' },

@@ -1,6 +1,5 @@
 import { AgentKernelError } from '../core/errors.js';
 import { isSafeId } from '../transport/ids.js';
-import type { SessionIndexPosition } from './ports/session-index.js';
 
 /** A paging cursor or limit this route did not give out: nothing is read. */
 export class InvalidCursor extends AgentKernelError {
@@ -22,17 +21,21 @@ export function pageLimit(value: string | undefined): number {
   return n;
 }
 
-/**
- * Cursors are opaque to clients: base64url of `[createdAt, sessionId]`. Checked strictly, and
- * only ever read inside the caller's own index partition, so a forged one reaches nothing more.
- */
-export function encodeCursor(position: SessionIndexPosition): string {
-  return Buffer.from(JSON.stringify([position.createdAt, position.sessionId])).toString(
-    'base64url',
-  );
+/** Where a page starts: just past this item (a session of the index, a run of a session). */
+export interface Position {
+  createdAt: number;
+  id: string;
 }
 
-export function decodeCursor(value: string | undefined): SessionIndexPosition | undefined {
+/**
+ * Cursors are opaque to clients: base64url of `[createdAt, id]`. Checked strictly, and
+ * only ever read inside the caller's own index partition, so a forged one reaches nothing more.
+ */
+export function encodeCursor(position: Position): string {
+  return Buffer.from(JSON.stringify([position.createdAt, position.id])).toString('base64url');
+}
+
+export function decodeCursor(value: string | undefined): Position | undefined {
   if (value === undefined || value === '') return undefined;
   const bad = () => new InvalidCursor('The cursor is not one this route gave out.');
   if (value.length > 400 || !/^[A-Za-z0-9_-]+$/.test(value)) throw bad();
@@ -43,8 +46,8 @@ export function decodeCursor(value: string | undefined): SessionIndexPosition | 
     throw bad();
   }
   if (!Array.isArray(parsed) || parsed.length !== 2) throw bad();
-  const [createdAt, sessionId] = parsed as unknown[];
+  const [createdAt, id] = parsed as unknown[];
   if (!Number.isSafeInteger(createdAt) || (createdAt as number) < 0) throw bad();
-  if (!isSafeId(sessionId)) throw bad();
-  return { createdAt: createdAt as number, sessionId: sessionId as string };
+  if (!isSafeId(id)) throw bad();
+  return { createdAt: createdAt as number, id: id as string };
 }

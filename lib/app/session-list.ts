@@ -36,11 +36,17 @@ export async function listSessions(
   const limit = pageLimit(query.limit);
   const after = decodeCursor(query.cursor);
   if (!deps.index) throw new NotFound('Route GET /sessions (no session index here)');
-  const page = await deps.index.page(who, { limit, ...(after ? { after } : {}) });
+  const start = after ? { after: { createdAt: after.createdAt, sessionId: after.id } } : {};
+  const page = await deps.index.page(who, { limit, ...start });
   const loaded = await Promise.all(page.entries.map((entry) => current(deps, who, entry)));
   const sessions = loaded.filter((s): s is SessionSummary => s !== undefined);
   const last = page.entries.at(-1);
-  return { sessions, ...(page.more && last ? { next: encodeCursor(last) } : {}) };
+  return {
+    sessions,
+    ...(page.more && last
+      ? { next: encodeCursor({ createdAt: last.createdAt, id: last.sessionId }) }
+      : {}),
+  };
 }
 
 async function current(

@@ -4,6 +4,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from 'aws-lambda
 import { NotFound } from '../../app/errors.js';
 import type { FrontDoor } from '../../app/front-door.js';
 import { listSessions } from '../../app/session-list.js';
+import { listTurns } from '../../app/session-turns.js';
 import { InvalidRequest } from '../../core/errors.js';
 import { parseMessage } from '../../transport/parse.js';
 import { HttpDecisionsBodySchema, HttpRunBodySchema } from '../../transport/protocol.js';
@@ -33,7 +34,7 @@ export function httpPrincipalOf(event: HttpEvent): unknown {
 
 /**
  * The HTTP API: `POST /runs`, `GET /sessions/{id}`, `GET /sessions/{id}/runs/{runId}`,
- * `POST /sessions/{id}/runs/{runId}/decisions`, `GET /sessions` (the caller's own), `GET /agents`, `GET /usage` (the caller's own
+ * `POST /sessions/{id}/runs/{runId}/decisions`, `GET /sessions` (the caller's own), `GET /sessions/{id}/turns`, `GET /agents`, `GET /usage` (the caller's own
  * fair-use counters and tokens per day), `GET /health`. Parse → front door
  * → JSON; every error is a JSON body with a code. Sync runs end inside API Gateway's 29 s.
  */
@@ -80,6 +81,10 @@ async function route(door: FrontDoor, deployed: Deployment, event: HttpEvent): P
   if (root === 'sessions' && sessionId) {
     if (method === 'GET' && parts.length === 2) {
       return json(200, await door.readSession(principal, sessionId));
+    }
+    if (method === 'GET' && runs === 'turns' && parts.length === 3) {
+      const deps = { policy: door.policy, runs: deployed.runs };
+      return json(200, await listTurns(deps, principal, sessionId, query(event)));
     }
     if (method === 'DELETE' && parts.length === 2) {
       return json(200, await door.clearSession(principal, sessionId));
