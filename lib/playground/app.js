@@ -220,7 +220,7 @@ function submitMessage() {
   setStatus('Sent.');
 }
 
-/** The stored session's turns, from the API: each run's record (its reply, or its pause). */
+/** The stored session's turns, from the API: each one's input and outcome (reply, or pause). */
 async function showHistory() {
   const current = session();
   clearLog();
@@ -236,19 +236,33 @@ async function showHistory() {
   }
   if (summary.status !== 200) return showError(refusal(summary.status, summary.body));
   const paused = new Set((summary.body.paused ?? []).map((p) => p.runId));
-  for (const { runId, input } of current.runs) {
-    item('user history').textContent = input;
-    const run = await api(`/sessions/${id}/runs/${encodeURIComponent(runId)}`);
-    showRecord(current.sessionId, run, paused.has(runId));
+  for await (const turn of turnsOf(id)) {
+    if (turn.error === 'refused') return showError(refusal(turn.status, turn.body));
+    const { input } = turn;
+    if (input !== undefined) {
+      item('user history').textContent = typeof input === 'string' ? input : JSON.stringify(input);
+    }
+    showRecord(current.sessionId, turn, paused.has(turn.runId));
   }
 }
 
-function showRecord(sessionId, run, stillPaused) {
-  if (run.status !== 200) {
-    item('error history', 'Error').append(refusal(run.status, run.body));
-    return;
-  }
-  const { status, reply, error, runId } = run.body;
+/** Every turn of the session, page by page (`GET /sessions/{id}/turns`), oldest first. */
+async function* turnsOf(id) {
+  let cursor;
+  do {
+    const query = cursor ? `&cursor=${encodeURIComponent(cursor)}` : '';
+    const page = await api(`/sessions/${id}/turns?limit=100${query}`);
+    if (page.status !== 200) {
+      yield { error: 'refused', status: page.status, body: page.body };
+      return;
+    }
+    yield* page.body.turns;
+    cursor = page.body.next;
+  } while (cursor);
+}
+
+function showRecord(sessionId, turn, stillPaused) {
+  const { status, reply, error, runId } = turn;
   if (reply?.text) item('assistant history').textContent = reply.text;
   if (status === 'failed' && error) {
     item('error history', 'Error').append(`${error.message} (${error.code})`);
@@ -294,10 +308,6 @@ async function start() {
 
 /** What the console views ask of the chat: the runs it knows, and which session it talks in. */
 const chat = {
-  knownRuns: (sessionId) => {
-    const current = session();
-    return current?.sessionId === sessionId ? [...current.runs] : [];
-  },
   open: (sessionId) => {
     if (session()?.sessionId !== sessionId) saveSession({ sessionId, runs: [] });
     location.hash = '#/';

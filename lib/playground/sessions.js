@@ -1,5 +1,5 @@
 // The console's session views: the caller's sessions (GET /sessions, paged) and one session
-// (GET /sessions/{id}: its summary and paused runs; DELETE clears it).
+// (GET /sessions/{id}: its summary; its turns; DELETE clears it).
 import { api, enc, refusal } from './api.js';
 import { facts, h, time } from './dom.js';
 import { links } from './router.js';
@@ -46,6 +46,18 @@ function sessionRow(s) {
   );
 }
 
+function turnRow(sessionId, turn, paused) {
+  const input = turn.input === undefined ? turn.runId : turn.input;
+  const text = typeof input === 'string' ? input : JSON.stringify(input);
+  const state = paused ? 'waiting for a decision' : turn.status;
+  return h(
+    'li',
+    {},
+    h('a', { href: links.run(sessionId, turn.runId) }, text),
+    h('span', { className: 'meta' }, ` ${state} · ${time(turn.createdAt)}`),
+  );
+}
+
 /**
  * One session. Its summary is fetched first: a session that is not the caller's answers 404, and
  * then nothing else of it is asked for.
@@ -67,28 +79,22 @@ export async function sessionView(view, { sessionId }, chat) {
       'Session summary',
     ),
   );
-  const runs = chat.knownRuns(sessionId);
   const paused = new Set((s.paused ?? []).map((p) => p.runId));
-  for (const p of s.paused ?? []) if (!runs.some((r) => r.runId === p.runId)) runs.push(p);
-  view.body.append(h('h3', {}, 'Runs'));
-  view.body.append(
-    runs.length === 0
-      ? h('p', {}, 'No runs known to this page for this session.')
-      : h(
-          'ol',
-          { className: 'runs', 'aria-label': 'Runs of this session' },
-          runs.map((r) =>
-            h(
-              'li',
-              {},
-              h('a', { href: links.run(sessionId, r.runId) }, r.input ?? r.runId),
-              paused.has(r.runId)
-                ? h('span', { className: 'badge' }, ' waiting for a decision')
-                : '',
-            ),
-          ),
-        ),
-  );
+  const turns = await api(`/sessions/${enc(sessionId)}/turns?limit=100`);
+  view.body.append(h('h3', {}, 'Turns'));
+  if (turns.status !== 200) {
+    view.body.append(h('p', { className: 'error' }, refusal(turns.status, turns.body)));
+  } else if (turns.body.turns.length === 0) {
+    view.body.append(h('p', {}, 'No turns yet.'));
+  } else {
+    view.body.append(
+      h(
+        'ol',
+        { className: 'runs', 'aria-label': 'Turns of this session' },
+        turns.body.turns.map((t) => turnRow(sessionId, t, paused.has(t.runId))),
+      ),
+    );
+  }
   const problem = h('p', { role: 'alert', className: 'error' });
   const open = h(
     'button',

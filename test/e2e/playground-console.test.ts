@@ -103,6 +103,8 @@ describe('the playground console in Chromium', () => {
     // Assess
     const summary = page.getByRole('definition');
     expect(await summary.allTextContents()).toEqual(expect.arrayContaining(['demo', '1']));
+    const turns = page.getByRole('list', { name: 'Turns of this session' }).getByRole('link');
+    expect(await turns.allTextContents()).toEqual(['weather in Paris?']);
     await noSeriousViolations('session');
     await shot(page, 'console-2-session-after-reload');
 
@@ -185,6 +187,21 @@ describe('the playground console in Chromium', () => {
     await fitsPhone();
     await noSeriousViolations('usage');
     await shot(page, 'console-5-usage');
+  }, 60_000);
+
+  it("continues a session in the chat: its turns come back from the API's turns route", async () => {
+    // Act: a session this page never talked in.
+    await page.goto(`${stack.playgroundUrl}#/sessions/console-a1`);
+    await untilHeading('Session console-a1');
+    await page.getByRole('button', { name: 'Continue in the chat' }).click();
+    const log = page.getByRole('log', { name: 'Conversation' });
+    await log.locator('li.assistant.history').first().waitFor({ timeout: 15_000 });
+
+    // Assess
+    expect(await page.locator('#session-id').textContent()).toBe('console-a1');
+    expect(await log.locator('li.user.history').allTextContents()).toEqual(['weather in Paris?']);
+    expect(await log.locator('li.assistant.history').first().textContent()).toMatch(/Paris/);
+    expect(await page.locator('#console').isHidden()).toBe(true);
   }, 60_000);
 
   it('clears a session from its page: it leaves the list', async () => {
