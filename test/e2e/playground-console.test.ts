@@ -218,4 +218,24 @@ describe('the playground console in Chromium', () => {
     });
     expect(gone.status).toBe(404);
   }, 60_000);
+
+  it('lists a session the chat started over the WebSocket, newest first', async () => {
+    // Act: a new session in the chat, one message.
+    await page.goto(`${stack.playgroundUrl}#/`);
+    await page.getByRole('button', { name: 'New session' }).click();
+    await page.getByRole('textbox', { name: 'Message', exact: true }).fill('weather in Lima?');
+    await page.getByRole('textbox', { name: 'Message', exact: true }).press('Enter');
+    await page.getByText('Done.').waitFor({ timeout: 30_000 });
+    const sessionId = await page.locator('#session-id').textContent();
+    await page
+      .getByRole('navigation', { name: 'Console' })
+      .getByRole('link', { name: 'Sessions' })
+      .click();
+    await untilHeading('Sessions');
+
+    // Assess
+    await expect
+      .poll(sessionLinks, { timeout: 15_000 })
+      .toEqual([sessionId, 'console-a3', 'console-a1']);
+  }, 60_000);
 });
