@@ -22,6 +22,10 @@ export async function runView(view, { sessionId, runId }) {
       'Run summary',
     ),
   );
+  if (run.input !== undefined) {
+    const input = typeof run.input === 'string' ? run.input : JSON.stringify(run.input);
+    view.body.append(h('h3', {}, 'Input'), h('p', { className: 'input' }, input));
+  }
   const reply = run.reply ?? {};
   if (typeof reply.text === 'string' && reply.text) {
     view.body.append(h('h3', {}, 'Reply'), h('p', { className: 'reply' }, reply.text));

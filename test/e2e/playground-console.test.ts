@@ -116,6 +116,7 @@ describe('the playground console in Chromium', () => {
     await expect
       .poll(() => page.locator('.reply').textContent(), { timeout: 15_000 })
       .toMatch(/Paris/);
+    expect(await page.locator('p.input').textContent()).toBe('weather in Paris?');
     await page.getByText('Raw run record').click();
 
     // Assess
