@@ -120,9 +120,17 @@ const RULES: Rule[] = [
     'lib/aws',
     (t) =>
       !isRelative(t) ||
-      ['lib/core', 'lib/app', 'lib/transport', 'lib/stores', 'lib/tracing', 'lib/aws'].some((d) =>
-        inDir(t, d),
-      ),
+      [
+        'lib/core',
+        'lib/app',
+        'lib/transport',
+        'lib/stores',
+        'lib/tracing',
+        'lib/aws',
+        // The protocol servers, loaded with import() by the stream function's routes.
+        'lib/mcp',
+        'lib/a2a',
+      ].some((d) => inDir(t, d)),
   ],
   // The local stack's product path: the deployment's own modules and lib/testing's stand-ins
   // (the offline model, the Lambda context), never a test helper (test/, the rest of lib/testing).

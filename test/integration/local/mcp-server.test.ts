@@ -5,6 +5,18 @@ import { useLocalStack } from './clients.js';
 
 const stack = useLocalStack();
 
+interface Text {
+  text: string;
+}
+type RunRef = {
+  sessionId: string;
+  runId: string;
+};
+interface Paused {
+  resume: { tool: string; arguments: RunRef & { decisions: unknown[]; [k: string]: unknown } };
+  interruptions: { id: string }[];
+}
+
 /** The official SDK client, as a principal, on the stream function's `/mcp`. */
 async function clientAs(principal: string): Promise<Client> {
   const token = await stack.tokenFor(principal);
@@ -65,7 +77,7 @@ describe('the MCP server on the stream function (local stack)', () => {
     await client.close();
 
     expect(result.isError).toBeFalsy();
-    expect((result.content as any[])[0].text).toContain('Paris');
+    expect((result.content as Text[])[0]?.text).toContain('Paris');
     expect(result.structuredContent).toMatchObject({ status: 'completed', agent: 'demo' });
   });
 
@@ -78,7 +90,7 @@ describe('the MCP server on the stream function (local stack)', () => {
       name: 'demo',
       arguments: { message: 'book a table for 2 at 8pm' },
     });
-    const { resume, interruptions } = paused.structuredContent as any;
+    const { resume, interruptions } = paused.structuredContent as unknown as Paused;
     const done = await client.callTool({ name: resume.tool, arguments: resume.arguments });
     const again = client.callTool({ name: resume.tool, arguments: resume.arguments });
     const read = await client.callTool({
@@ -89,8 +101,8 @@ describe('the MCP server on the stream function (local stack)', () => {
     // Assess
     expect(paused.structuredContent).toMatchObject({ status: 'paused' });
     expect(interruptions[0]).toMatchObject({ kind: 'tool-approval', toolName: 'book_table' });
-    expect((paused.content as any[])[0].text).toContain('resume_run');
-    expect(resume.arguments.decisions).toEqual([{ id: interruptions[0].id, status: 'approved' }]);
+    expect((paused.content as Text[])[0]?.text).toContain('resume_run');
+    expect(resume.arguments.decisions).toEqual([{ id: interruptions[0]?.id, status: 'approved' }]);
     expect(done.structuredContent).toMatchObject({ status: 'completed' });
     // Once resumed, the run is paused no more: a second answer resumes nothing.
     await expect(again).rejects.toMatchObject({
@@ -111,14 +123,16 @@ describe('the MCP server on the stream function (local stack)', () => {
     const first = await client.callTool(params);
     const second = await client.callTool(params);
     await client.close();
-    expect((second.structuredContent as any).runId).toBe((first.structuredContent as any).runId);
+    expect((second.structuredContent as RunRef).runId).toBe(
+      (first.structuredContent as RunRef).runId,
+    );
   });
 
   it('another principal’s session or run is not found', async () => {
     // Prepare
     const alice = await clientAs('alice');
     const mine = await alice.callTool({ name: 'demo', arguments: { message: 'What time is it?' } });
-    const { sessionId, runId } = mine.structuredContent as any;
+    const { sessionId, runId } = mine.structuredContent as RunRef;
     await alice.close();
     const bob = await clientAs('bob');
 
