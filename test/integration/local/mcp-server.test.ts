@@ -65,6 +65,11 @@ describe('the MCP server on the stream function (local stack)', () => {
       readOnlyHint: true,
       idempotentHint: true,
     });
+    expect(tools.find((t) => t.name === 'resume_run')?.annotations).toEqual({
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: true,
+    });
     expect(tools.find((t) => t.name === 'demo')?.inputSchema.required).toEqual(['message']);
   });
 
