@@ -38,7 +38,7 @@ export interface DynamoSessionStoreOptions extends DynamoStoreOptions {
   compressAbove?: number;
   /** Warm-instance cache of loaded sessions, in JSON bytes (default 64 MB; 0: none). */
   cacheBytes?: number;
-  /** A log generation is rewritten whole past this many turn items (default 500). */
+  /** A log generation is rewritten whole (brotli, one item) past this many turn items (default 64): it bounds what a cold instance reads. */
   maxSegments?: number;
 }
 
@@ -87,7 +87,7 @@ export class DynamoSessionStore extends DynamoBase implements SessionStore {
     this.#inlineLimit = options.inlineLimit ?? LIMIT;
     this.#chunkSize = options.chunkSize ?? LIMIT;
     this.#compressAbove = options.compressAbove;
-    this.#maxSegments = options.maxSegments ?? 500;
+    this.#maxSegments = options.maxSegments ?? 64;
     this.#cache = new SessionCache(options.cacheBytes ?? 64 * 1024 * 1024);
   }
 
