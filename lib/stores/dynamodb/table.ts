@@ -68,6 +68,12 @@ export const keys = {
   lease: 'LEASE',
   /** State chunks of one generation of a session head: `STATE#<generation>#<chunk>`. */
   stateChunks: (generation: string) => `STATE#${generation}#`,
+  /**
+   * Turn items of one log generation: `TURN#<generation>#<segment>#<part>`, a segment being
+   * `<version, 10 digits>.<random>` (the head version that committed it), so they sort in order.
+   */
+  turnLog: (generation: string) => `TURN#${generation}#`,
+  turnPrefix: 'TURN#',
   paused: (runId: string) => `PAUSED#${runId}`,
   pausedPrefix: 'PAUSED#',
   run: (runId: string) => `RUN#${runId}`,
