@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { MissingDependency } from '../../core/errors.js';
-import { ReservedToolOption } from './errors.js';
 import { type ToolContext, tryToolContext } from '../../core/tool-context.js';
 import type { ApprovalPort } from '../../tools/approval.js';
 import { type ModelVisibleError, modelVisibleError, mustPropagate } from '../../tools/errors.js';
@@ -11,6 +10,7 @@ import { unknownOutcomeId } from '../../tools/guard.js';
 import type { ToolRegistry } from '../../tools/registry.js';
 import { type AnyToolSpec, standaloneContext } from '../../tools/spec.js';
 import { isInstalled } from './candidates.js';
+import { ReservedToolOption } from './errors.js';
 
 export interface ExportOptions {
   /**
