@@ -5,7 +5,7 @@ import { type ExportOptions, IntegrationBase } from '../base/integration.js';
 import { markExecutorTool } from './tool-journal.js';
 
 /** An AI SDK tool with the name it is registered under (the SDK keys tools by name). */
-export type AiSdkTool = Tool<unknown, unknown> & { readonly name: string };
+export type AiSdkTool = Tool<unknown, unknown, Record<string, unknown>> & { readonly name: string };
 
 /**
  * ToolSpec → AI SDK `tool()`. Every call goes through the executor with the SDK's `toolCallId`
@@ -22,7 +22,7 @@ export class AiSdkIntegration extends IntegrationBase<AiSdkTool> {
 
   exportTool(spec: AnyToolSpec, options: ExportOptions = {}): AiSdkTool {
     const nativeGate = spec.confirm && !this.approvalPort;
-    const native = tool<unknown, unknown>({
+    const native = tool<unknown, unknown, Record<string, unknown>>({
       description: spec.description,
       inputSchema: jsonSchema(spec.jsonSchema() as JSONSchema7),
       needsApproval: nativeGate,
