@@ -6,12 +6,13 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import {
+  cpSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
-  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -38,7 +39,10 @@ function source(work: string): string {
   mkdirSync(dir);
   const archive = execFileSync('git', ['archive', values.ref], { cwd: root, maxBuffer: 1 << 30 });
   execFileSync('tar', ['-x', '-C', dir], { input: archive });
-  symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
+  // Its own build needs its own node_modules: this tree's dist/ stands in for the ref's code (the
+  // kernel's few MB), while its dependencies, what decides the weight, are the ref's.
+  if (!existsSync(join(root, 'dist/index.js'))) run('npm', ['run', 'build'], root);
+  cpSync(join(root, 'dist'), join(dir, 'dist'), { recursive: true });
   return dir;
 }
 
@@ -58,7 +62,9 @@ function largest(modules: string): [string, number][] {
 const work = mkdtempSync(join(tmpdir(), 'ak-install-'));
 try {
   const src = source(work);
-  const packed = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], src));
+  const scripts = values.ref ? ['--ignore-scripts'] : [];
+  const pack = ['pack', '--json', '--pack-destination', work, ...scripts];
+  const packed = JSON.parse(run('npm', pack, src));
   const manifest = JSON.parse(readFileSync(join(src, 'package.json'), 'utf8'));
   const framework = `${values.framework}@${manifest.devDependencies[values.framework as string]}`;
   const app = join(work, 'consumer');
