@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import {
   type Attributes,
   type Context,
@@ -43,7 +42,7 @@ import {
 import { type OtlpTarget, otlpTargets } from './otel-presets.js';
 import { formatTraceparent, parseTraceparent } from './propagation.js';
 import { Redactor, secretsFromEnv } from './redact.js';
-import { formatTraceHeader, parseTraceHeader } from './xray.js';
+import { formatTraceHeader, parseTraceHeader, randomHex } from './xray.js';
 import { discoverXraySdk } from './xray-sdk.js';
 
 export interface OtelTracerOptions {
@@ -231,8 +230,8 @@ const xrayIds: IdGenerator = {
   generateTraceId: () =>
     Math.floor(Date.now() / 1000)
       .toString(16)
-      .padStart(8, '0') + randomBytes(12).toString('hex'),
-  generateSpanId: () => randomBytes(8).toString('hex'),
+      .padStart(8, '0') + randomHex(12),
+  generateSpanId: () => randomHex(8),
 };
 
 export class OtelSpan implements Span {
