@@ -76,6 +76,7 @@ export async function runJob(ctx: JobContext): Promise<JobResult> {
     sessionId,
     ...jobBinding(session?.data, ctx.redelivered, previous, job.principal),
     agent,
+    ...inputOf(job, previous),
     createdAt: previous?.createdAt ?? Date.now(),
   };
   const log = new RunLog(runs, base, previous, seen, {
@@ -111,6 +112,12 @@ function jobBinding(
     return { owner: principal, incarnation: previous.incarnation };
   }
   return { owner: principal, incarnation: randomUUID() };
+}
+
+/** The user's input the record keeps: the run job's, or (a resume) the one the run started with. */
+function inputOf(job: TurnJob, previous: RunRecord | undefined): { input?: JsonValue } {
+  const input = job.kind === 'run' ? asJson(job.input) : previous?.input;
+  return input === undefined ? {} : { input };
 }
 
 /** The life of a session as the turn loaded it: the principal's own, else the one it creates. */

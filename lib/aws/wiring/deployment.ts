@@ -9,6 +9,7 @@ import {
   DynamoPausedRunStore,
   DynamoRunJournalStore,
   DynamoRunRecordStore,
+  DynamoSessionIndex,
   DynamoSessionLock,
   DynamoSessionStore,
   DynamoToolLedger,
@@ -29,6 +30,8 @@ export interface Deployment {
   readonly runs: DynamoRunRecordStore;
   readonly connections: DynamoConnectionStore;
   readonly idempotency: DynamoIdempotencyStore;
+  /** Each principal's sessions, newest first (`GET /sessions`). */
+  readonly sessionIndex: DynamoSessionIndex;
   /** The deployment's id key (lib/app/ids.ts): server-made ids nobody else can compute. */
   readonly idKey: DynamoIdKeyStore;
   readonly ledger: DynamoToolLedger;
@@ -104,6 +107,7 @@ export function buildDeployment(
     runs: new DynamoRunRecordStore(stores),
     connections: new DynamoConnectionStore(stores),
     idempotency: new DynamoIdempotencyStore(stores),
+    sessionIndex: new DynamoSessionIndex(stores),
     idKey: new DynamoIdKeyStore(stores),
     ledger: built.ledger,
     journal: built.journal,

@@ -2,6 +2,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { FairUse } from '../../app/fair-use.js';
 import type { IdempotencyStore } from '../../app/ports/idempotency.js';
 import type { RunRecordStore } from '../../app/ports/run-records.js';
+import type { SessionIndex } from '../../app/ports/session-index.js';
 import type { SessionStore } from '../../core/session.js';
 import type { PausedRunStore } from '../../core/stores.js';
 import { noopTracer, type Tracer } from '../../core/tracer.js';
@@ -11,6 +12,7 @@ import { DynamoIdKeyStore } from '../../stores/dynamodb/id-key-store.js';
 import { DynamoIdempotencyStore } from '../../stores/dynamodb/idempotency-store.js';
 import { DynamoPausedRunStore } from '../../stores/dynamodb/paused-run-store.js';
 import { DynamoRunRecordStore } from '../../stores/dynamodb/run-record-store.js';
+import { DynamoSessionIndex } from '../../stores/dynamodb/session-index.js';
 import { DynamoSessionStore } from '../../stores/dynamodb/session-store.js';
 import { captureClient } from '../../tracing/capture.js';
 import { type Config, type ConfigKey, loadConfig } from './config.js';
@@ -35,6 +37,8 @@ export interface MessageDeployment extends ConnectionsDeployment {
   readonly pausedRuns: Pick<PausedRunStore, 'get'>;
   readonly runs: RunRecordStore;
   readonly idempotency: IdempotencyStore;
+  /** The owner index a first accept writes (`GET /sessions` reads it). */
+  readonly sessionIndex?: SessionIndex | undefined;
   /** The deployment's id key (lib/app/ids.ts). */
   readonly idKey: { key(): Promise<Uint8Array> };
   /** The agents a `run` may name; undefined: unknown here, the worker refuses a wrong one. */
@@ -76,6 +80,7 @@ export function messagesFor(
     pausedRuns: new DynamoPausedRunStore(stores),
     runs: new DynamoRunRecordStore(stores),
     idempotency: new DynamoIdempotencyStore(stores),
+    sessionIndex: new DynamoSessionIndex(stores),
     idKey: new DynamoIdKeyStore(stores),
     agentNames: config.AGENT_NAMES,
     fairUse: fairUseFor(config, stores),

@@ -25,7 +25,7 @@ export const TABLE = {
  * fan-out reads subscriptions and connections, never a session.
  */
 export const PARTITIONS = {
-  /** Session head, state chunks, lease, paused runs, run records, tool ledger, run journals. */
+  /** Session head, state chunks, lease, paused runs, run records, ledger, journals, stored events. */
   session: 'SESSION#',
   /** The connections subscribed to one session. */
   subscriptions: 'SUBS#',
@@ -56,6 +56,15 @@ export const keys = {
    * the id alphabet).
    */
   idKey: { pk: `${PARTITIONS.session}!id-key`, sk: 'META' },
+  /**
+   * A principal's sessions, newest first (session-index.ts): in the sessions family too (the
+   * functions that claim sessions write it), under a pk no session id can have.
+   */
+  ownerIndex: (principal: string) => `${PARTITIONS.session}!owner#${principal}`,
+  /** One session of the owner index: `S#<created, 13 digits>#<sessionId>`, sorted by creation. */
+  ownerEntry: (createdAt: number, sessionId: string) =>
+    `S#${String(createdAt).padStart(13, '0')}#${sessionId}`,
+  ownerEntryPrefix: 'S#',
   lease: 'LEASE',
   /** State chunks of one generation of a session head: `STATE#<generation>#<chunk>`. */
   stateChunks: (generation: string) => `STATE#${generation}#`,
@@ -69,6 +78,9 @@ export const keys = {
   /** A run journal's tool call. */
   journalCall: (runId: string, callId: string) => `JOURNAL#${runId}#T#${callId}`,
   journalPrefix: (runId: string) => `JOURNAL#${runId}#`,
+  /** A stored events message of a run: `EVENTS#<runId>#<seq, 16 digits>` (seq order = key order). */
+  events: (runId: string, seq: number) => `EVENTS#${runId}#${String(seq).padStart(16, '0')}`,
+  eventsPrefix: (runId: string) => `EVENTS#${runId}#`,
   subscription: (connectionId: string) => `SUB#${connectionId}`,
   subscriptionPrefix: 'SUB#',
 } as const;
