@@ -107,14 +107,14 @@ function aiSdk(url: string): Framework {
       const messages = [...items(turn), { role: 'user', content: prompt } as ModelMessage];
       if (!stream) {
         const result = await generateText({ ...settings, messages });
-        items(turn, [...messages, ...result.response.messages]);
+        items(turn, [...messages, ...result.responseMessages]);
         return;
       }
       const result = streamText({ ...settings, messages });
       for await (const _part of result.fullStream) {
         // consume every part
       }
-      items(turn, [...messages, ...(await result.response).messages]);
+      items(turn, [...messages, ...(await result.responseMessages)]);
     };
   };
   const agent = aiSdkAgent({ name: 'ai-sdk', model, instructions: INSTRUCTIONS });

@@ -1,4 +1,6 @@
-import { createOpenAI } from '@ai-sdk/openai';
+// Mastra 1.71 journals AI SDK v3-spec models: @ai-sdk/openai 3.x, here under an npm alias
+// (`npm i @ai-sdk/openai-v3@npm:@ai-sdk/openai@3`) next to the 4.x that `ai` 7 runs on.
+import { createOpenAI } from '@ai-sdk/openai-v3';
 import { Agent } from '@mastra/core/agent';
 import * as z from 'zod';
 import type { AgentsDeps } from '../../lib/aws/wiring/agents-entry.js';

@@ -14,7 +14,11 @@ const tsc = join(root, 'node_modules/typescript/bin/tsc');
 
 let work: string;
 let app: string;
+let lean: string;
 let packed: string[];
+
+/** Optional peers the AWS and tracing subpaths need; the root and the frameworks need none. */
+const HEAVY = /^@(aws-sdk|opentelemetry|aws-lambda-powertools|middy|smithy)\//;
 
 /** npm and node as the project's scripts get them: the pinned Node first on PATH. */
 function sh(command: string, args: string[], cwd: string): SpawnSyncReturns<string> {
@@ -34,17 +38,23 @@ function sh(command: string, args: string[], cwd: string): SpawnSyncReturns<stri
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'ak-pack-'));
   app = join(work, 'app');
+  lean = join(work, 'lean');
   mkdirSync(app);
+  mkdirSync(lean);
   // `npm pack` runs `prepack`, which builds dist/ from source (one pack at a time: helpers/pack).
   const info = await packKernel(work);
   packed = info.files.map((f) => f.path);
-  writeFileSync(
-    join(app, 'package.json'),
-    '{ "name": "consumer", "private": true, "type": "module" }',
-  );
-  const peers = ['@openai/agents', '@types/node'].map((n) => `${n}@${manifest.devDependencies[n]}`);
-  const install = ['install', join(work, info.filename), ...peers, '--prefer-offline'];
-  sh('npm', [...install, '--no-audit', '--no-fund'], app);
+  const manifestOf = '{ "name": "consumer", "private": true, "type": "module" }';
+  writeFileSync(join(app, 'package.json'), manifestOf);
+  writeFileSync(join(lean, 'package.json'), manifestOf);
+  // The full consumer also uses ./stores, ./tracing and ./testing: it installs their peers.
+  const heavy = Object.keys(manifest.peerDependencies).filter((n) => HEAVY.test(n));
+  const pin = (n: string) => `${n}@${manifest.devDependencies[n]}`;
+  const peers = ['@openai/agents', '@types/node', ...heavy].map(pin);
+  const install = ['install', join(work, info.filename), '--prefer-offline', '--no-audit'];
+  sh('npm', [...install, ...peers, '--no-fund'], app);
+  // The lean one: the package and one framework, nothing else.
+  sh('npm', [...install, pin('ai'), '--no-fund'], lean);
 }, 600_000);
 
 afterAll(() => {
@@ -84,6 +94,32 @@ describe('npm pack', () => {
     // The second model request carried the first turn, read back from the session store.
     expect(out.historySeen).toBe(true);
     expect(readFileSync(join(app, 'side-effects.txt'), 'utf8')).toBe('from the model\n');
+  }, 60_000);
+
+  it('installs and runs the root and a framework subpath without the AWS SDK or OpenTelemetry', () => {
+    // Prepare
+    writeFileSync(join(lean, 'agent.mjs'), LEAN_SCRIPT);
+    const installed = (scope: string) =>
+      spawnSync('ls', [join(lean, 'node_modules', scope)], { encoding: 'utf8' }).stdout.trim();
+
+    // Act
+    const run = sh(process.execPath, ['agent.mjs'], lean);
+
+    // Assess
+    for (const scope of [
+      '@aws-sdk',
+      '@opentelemetry',
+      '@aws-lambda-powertools',
+      '@middy',
+      '@smithy',
+    ]) {
+      expect(installed(scope), scope).toBe('');
+    }
+    const out = JSON.parse(run.stdout.trim().split('\n').at(-1) ?? '{}');
+    expect(out.reply).toEqual({ status: 'completed', text: 'Hello from ai 7.' });
+    expect(out.turns).toBe(1);
+    // An AWS subpath names the peer it lacks.
+    expect(out.stores).toMatch(/Cannot find package '@aws-sdk\/(client-dynamodb|lib-dynamodb)'/);
   }, 60_000);
 
   it('resolves the types through the exports map (tsc --noEmit)', () => {
@@ -158,6 +194,40 @@ try {
 } finally {
   await server.close();
 }
+`;
+
+// AI SDK 7's own mock model (ai/test): a real streamText run with no network and no other package.
+const LEAN_SCRIPT = `
+import { simulateReadableStream } from 'ai';
+import { MockLanguageModelV4 } from 'ai/test';
+import { InMemorySessionStore, Runtime } from 'agent-kernel-lambda';
+import { AiSdkModule } from 'agent-kernel-lambda/frameworks/ai-sdk';
+
+const usage = { inputTokens: { total: 1 }, outputTokens: { total: 2 } };
+const model = new MockLanguageModelV4({
+  doStream: async () => ({
+    stream: simulateReadableStream({
+      chunks: [
+        { type: 'text-start', id: 't' },
+        { type: 'text-delta', id: 't', delta: 'Hello from ai 7.' },
+        { type: 'text-end', id: 't' },
+        { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage },
+      ],
+    }),
+  }),
+});
+const sessions = new InMemorySessionStore();
+const runtime = new Runtime({
+  sessions,
+  modules: [new AiSdkModule([{ name: 'helper', model }])],
+});
+const result = await runtime.run('helper', 'session-1', 'Hi');
+const stores = await import('agent-kernel-lambda/stores').then(() => 'loaded', (err) => String(err));
+console.log(JSON.stringify({
+  reply: { status: result.status, text: result.text },
+  turns: (await sessions.load('session-1'))?.data.turns,
+  stores,
+}));
 `;
 
 // A type error here (or any resolving to \`any\`, which would leave the expect-error unused) fails tsc.

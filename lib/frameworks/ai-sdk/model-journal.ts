@@ -1,7 +1,6 @@
 import { gateway, type LanguageModel, type LanguageModelMiddleware, wrapLanguageModel } from 'ai';
 import { modelRequestKey } from '../../core/model-step.js';
 import { tryToolContext } from '../../core/tool-context.js';
-import { isModelV2, v2AsV3 } from '../base/v2-model.js';
 import { journaledGenerate, journaledStream } from '../base/v3-journal.js';
 
 type WrapStreamOptions = Parameters<NonNullable<LanguageModelMiddleware['wrapStream']>>[0];
@@ -18,27 +17,29 @@ type ResolvedModel = Parameters<typeof wrapLanguageModel>[0]['model'];
  */
 export function journaledModel(model: LanguageModel): LanguageModel {
   if (!tryToolContext()?.journal) return model;
-  const resolved =
+  return wrapped(model, JOURNAL_MIDDLEWARE);
+}
+
+const WRAPPABLE = new Set(['v2', 'v3', 'v4']);
+
+/**
+ * The model behind a middleware. A model id resolves through the SDK's global provider, as the
+ * SDK would; `wrapLanguageModel` sees a v2 (AI SDK 5) or v3 (AI SDK 6) provider's model as the
+ * v4 one the SDK makes of it, so the journal and the spans wrap those too (without it, a retried
+ * run asked the model again and got fresh call ids: its tools ran again). Any other version is
+ * one the SDK refuses itself (UnsupportedModelVersionError), so it is returned as given.
+ */
+export function wrapped(model: LanguageModel, middleware: LanguageModelMiddleware): LanguageModel {
+  const resolved: ResolvedModel =
     typeof model === 'string'
       ? (globalThis.AI_SDK_DEFAULT_PROVIDER ?? gateway).languageModel(model)
       : model;
-  const v3 = asV3(resolved) as ResolvedModel;
-  // Any other version is one the SDK refuses itself (UnsupportedModelVersionError).
-  if (v3.specificationVersion !== 'v3') return v3;
-  return wrapLanguageModel({ model: v3, middleware: JOURNAL_MIDDLEWARE });
-}
-
-/**
- * A v2 (AI SDK 5 provider) model as the v3 one the SDK would make of it, so that the journal's
- * and the spans' v3 middleware wrap it too (without it, a retried run asked the model again and
- * got fresh call ids: its tools ran again). Other models as given.
- */
-export function asV3(model: LanguageModel): LanguageModel {
-  return isModelV2(model) ? v2AsV3<LanguageModel>(model) : model;
+  if (!WRAPPABLE.has(resolved.specificationVersion)) return resolved;
+  return wrapLanguageModel({ model: resolved, middleware });
 }
 
 const JOURNAL_MIDDLEWARE: LanguageModelMiddleware = {
-  specificationVersion: 'v3',
+  specificationVersion: 'v4',
   wrapGenerate: async ({ doGenerate, params }) => {
     const journal = tryToolContext()?.journal;
     return journal ? journaledGenerate(journal, keyOf(params), doGenerate) : doGenerate();

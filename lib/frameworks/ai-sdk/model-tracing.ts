@@ -1,10 +1,10 @@
-import { gateway, type LanguageModel, type LanguageModelMiddleware, wrapLanguageModel } from 'ai';
+import type { LanguageModel, LanguageModelMiddleware } from 'ai';
 import { activeSpan, type Span, startChildSpan } from '../../core/tracer.js';
-import { asV3 } from './model-journal.js';
+import { wrapped } from './model-journal.js';
 
-// The provider-level (v3) types, derived from `ai` so no undeclared package is imported.
+// The provider-level (v4) types, derived from `ai` so no undeclared package is imported.
 type WrapStreamOptions = Parameters<NonNullable<LanguageModelMiddleware['wrapStream']>>[0];
-type ModelV3 = WrapStreamOptions['model'];
+type ProviderModel = WrapStreamOptions['model'];
 type CallOptions = WrapStreamOptions['params'];
 type StreamResult = Awaited<ReturnType<WrapStreamOptions['doStream']>>;
 type GenerateResult = Awaited<ReturnType<WrapStreamOptions['doGenerate']>>;
@@ -20,7 +20,7 @@ type ModelUsage = GenerateResult['usage'];
 export class AiSdkModelSpans {
   readonly #open = new Set<Span>();
   readonly #middleware: LanguageModelMiddleware = {
-    specificationVersion: 'v3',
+    specificationVersion: 'v4',
     wrapGenerate: async ({ doGenerate, params, model }) => {
       const span = this.#start(model, params, false);
       try {
@@ -50,19 +50,13 @@ export class AiSdkModelSpans {
   };
 
   /**
-   * The model to pass to the SDK, called in the run's async context. A model id resolves through the SDK's global provider, as the
-   * SDK would; a v2 (AI SDK 5) model is seen as the v3 one the SDK would make of it.
+   * The model to pass to the SDK, called in the run's async context (model ids and older
+   * provider versions as `wrapped` takes them).
    */
   model(model: LanguageModel): LanguageModel {
     // Not traced (the no-op tracer): the model as given, at no cost.
     if (!activeSpan()) return model;
-    const resolved =
-      typeof model === 'string'
-        ? (globalThis.AI_SDK_DEFAULT_PROVIDER ?? gateway).languageModel(model)
-        : model;
-    const v3 = asV3(resolved) as typeof resolved;
-    if (v3.specificationVersion !== 'v3') return v3;
-    return wrapLanguageModel({ model: v3, middleware: this.#middleware });
+    return wrapped(model, this.#middleware);
   }
 
   /** Ends the spans still open (an aborted or abandoned run); an abort is their error. */
@@ -74,7 +68,7 @@ export class AiSdkModelSpans {
     this.#open.clear();
   }
 
-  #start(model: ModelV3, params: CallOptions, streamed: boolean): Span {
+  #start(model: ProviderModel, params: CallOptions, streamed: boolean): Span {
     const span = startChildSpan('model', 'model', {
       model: model.modelId,
       provider: model.provider,

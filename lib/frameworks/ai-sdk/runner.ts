@@ -44,7 +44,9 @@ export const AI_SDK_RESERVED_RUN_OPTIONS: ReservedRunOptions = {
   messages: 'history is kept in the runtime session store',
   prompt: 'the turn’s input comes from the Runtime call',
   abortSignal: 'the runtime owns cancellation (pass an AbortSignal to the Runtime call)',
-  experimental_context: 'the framework context comes from the session',
+  instructions: 'instructions belong to the agent definition',
+  runtimeContext: 'the framework context comes from the session',
+  toolsContext: 'the framework context comes from the session',
 };
 
 /**
@@ -60,7 +62,8 @@ export class AiSdkRunner implements Runner<AiSdkAgentDefinition> {
   describeTools(native: AiSdkAgentDefinition): ToolSummary[] {
     return Object.entries(native.tools ?? {}).map(([name, t]) => ({
       name,
-      description: t.description ?? '',
+      // A description may be a function of the tool's context; the session's is not known here.
+      description: typeof t.description === 'string' ? t.description : '',
     }));
   }
 
@@ -107,7 +110,11 @@ export class AiSdkRunner implements Runner<AiSdkAgentDefinition> {
       ...(native.tools ? { tools: guardedToolSet(native.tools) } : {}),
       messages,
       abortSignal: input.signal,
-      experimental_context: input.context,
+      // AI SDK 7 splits the v6 `experimental_context`: the run's (hooks, prepareStep) and one
+      // per tool; every tool gets the same session object, so its changes are the new context.
+      runtimeContext: input.context,
+      // (`as never`: for a ToolSet not known statically the SDK types `toolsContext` as absent.)
+      ...(native.tools ? { toolsContext: sameContext(native.tools, input.context) as never } : {}),
     };
     let generated: ModelMessage[];
     let text: string;
@@ -117,7 +124,7 @@ export class AiSdkRunner implements Runner<AiSdkAgentDefinition> {
         // A turn nobody streams (`Runtime.run`): `generateText`, its steps' content as events.
         const result = await generateText(settings);
         yield* mapper.mapSteps(result.steps);
-        generated = result.response.messages;
+        generated = result.responseMessages;
         text = result.text;
         usage = toUsage(result.totalUsage);
       } else {
@@ -125,7 +132,8 @@ export class AiSdkRunner implements Runner<AiSdkAgentDefinition> {
         const result = streamText({ onError: () => undefined, ...settings });
         for await (const part of result.fullStream) yield* mapper.map(part);
         yield* mapper.finish();
-        generated = (await result.response).messages;
+        // Every step's messages and the approved calls' results (AI SDK 7's `response` is the last step's).
+        generated = await result.responseMessages;
         text = await result.text;
         usage = toUsage(await result.totalUsage);
       }
@@ -154,7 +162,7 @@ export class AiSdkRunner implements Runner<AiSdkAgentDefinition> {
       text,
       ...(usage ? { usage } : {}),
       state: toHistory(all),
-      // Tools see the very object passed as experimental_context; its changes are the new context.
+      // Tools see the very object passed as their context; its changes are the new context.
       context: input.context,
     };
   }
@@ -168,6 +176,10 @@ export class AiSdkRunner implements Runner<AiSdkAgentDefinition> {
 function withoutServerHistory(options: unknown): ProviderOptions {
   const given = (options ?? {}) as ProviderOptions;
   return { ...given, openai: { store: false, ...given.openai } };
+}
+
+function sameContext(tools: ToolSet, context: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.keys(tools).map((name) => [name, context]));
 }
 
 function toUsage(usage: {

@@ -5,7 +5,7 @@ import { type ExportOptions, IntegrationBase } from '../base/integration.js';
 import { markExecutorTool } from './tool-journal.js';
 
 /** An AI SDK tool with the name it is registered under (the SDK keys tools by name). */
-export type AiSdkTool = Tool<unknown, unknown> & { readonly name: string };
+export type AiSdkTool = Tool<unknown, unknown, Record<string, unknown>> & { readonly name: string };
 
 /** The native tool's options the integration sets itself. */
 const RESERVED_TOOL_OPTIONS = ['name', 'description', 'inputSchema', 'needsApproval', 'execute'];
@@ -25,7 +25,7 @@ export class AiSdkIntegration extends IntegrationBase<AiSdkTool> {
 
   exportTool(spec: AnyToolSpec, options: ExportOptions = {}): AiSdkTool {
     const nativeGate = spec.confirm && !this.approvalPort;
-    const native = tool<unknown, unknown>({
+    const native = tool<unknown, unknown, Record<string, unknown>>({
       ...this.nativeOptions(spec, options, RESERVED_TOOL_OPTIONS),
       description: spec.description,
       inputSchema: jsonSchema(spec.jsonSchema() as JSONSchema7),

@@ -18,13 +18,14 @@ const harness: ContractHarness<AiSdkTool, unknown> = {
   approval: 'native',
   integration: () => AI_SDK_INTEGRATION,
   export: (spec, options) => AI_SDK_INTEGRATION.exportTool(spec, options),
-  call: (tool, args, { callId }) => tool.execute?.(args, { toolCallId: callId, messages: [] }),
+  call: (tool, args, { callId }) =>
+    tool.execute?.(args, { toolCallId: callId, messages: [], context: {} }),
   value: (result) => result,
   isError: (result) =>
     typeof (result as { error?: { kind?: unknown } } | null)?.error?.kind === 'string',
   describe: (tool) => ({
     name: tool.name,
-    description: tool.description ?? '',
+    description: typeof tool.description === 'string' ? tool.description : '',
     schema: (tool.inputSchema as { jsonSchema: unknown }).jsonSchema,
   }),
   setup: async () => {
@@ -43,7 +44,7 @@ const harness: ContractHarness<AiSdkTool, unknown> = {
     const request = first.content.find((part) => part.type === 'tool-approval-request');
     if (!request) throw new Error('the SDK did not ask for approval');
     const paused = toPaused(
-      [{ role: 'user', content: 'go' }, ...first.response.messages] as ModelMessage[],
+      [{ role: 'user', content: 'go' }, ...first.responseMessages] as ModelMessage[],
       [
         {
           approvalId: request.approvalId,

@@ -16,7 +16,7 @@ import {
 /** The contract's native tools as the SDK's own `tool()`s, effects declared with `withToolEffects`. */
 function nativeAgent(model: LanguageModel, { tools }: NativeToolsEnv) {
   const native = (spec: ContractNativeTool) => {
-    const made = tool<{ to: string; amount: number }, string>({
+    const made = tool<{ to: string; amount: number }, string, Record<string, unknown>>({
       description: spec.description,
       inputSchema: jsonSchema<{ to: string; amount: number }>(spec.parameters as JSONSchema7),
       needsApproval: spec.needsApproval,

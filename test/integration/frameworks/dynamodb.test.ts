@@ -2,6 +2,8 @@ import { appendFileSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createOpenAI } from '@ai-sdk/openai';
+// Mastra journals v3-spec models (AI SDK 6 providers): see docs/frameworks.md.
+import { createOpenAI as createOpenAIv3 } from '@ai-sdk/openai-v3';
 import { type Context, FunctionTool, LlmAgent, LogLevel, setLogLevel } from '@google/adk';
 import { createReactAgent } from '@langchain/langgraph/prebuilt';
 import { ChatOpenAI } from '@langchain/openai';
@@ -205,7 +207,9 @@ const FRAMEWORKS: Framework[] = [
           id: 'payer',
           name: 'payer',
           instructions: 'You move money.',
-          model: createOpenAI({ baseURL: env.modelUrl, apiKey: 'test-key' }).chat('scripted-model'),
+          model: createOpenAIv3({ baseURL: env.modelUrl, apiKey: 'test-key' }).chat(
+            'scripted-model',
+          ),
           tools: {
             ...mastraToolSet(exported(env, MASTRA_INTEGRATION)),
             transfer: transferTool(),

@@ -113,7 +113,7 @@ async function agent(): Promise<Agent<any>> {
     return strandsAgent({ name: 'agent', model: offlineBedrock(modelUrl ?? ''), tools: [payTool] });
   }
   if (framework === 'mastra') {
-    const { createOpenAI } = await import('@ai-sdk/openai');
+    const { createOpenAI } = await import('@ai-sdk/openai-v3');
     const { Agent: MastraAgent } = await import('@mastra/core/agent');
     const { createTool } = await import('@mastra/core/tools');
     const { mastraAgent, MASTRA_INTEGRATION } = await import(
