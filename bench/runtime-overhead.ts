@@ -1,95 +1,48 @@
 /**
- * Runtime overhead: the same turns through `Runtime` and through the bare `@openai/agents` SDK,
- * against one scripted model server, interleaved turn by turn so machine noise hits both alike.
- * Prints the median per-turn time of each and their ratio (aim: under 1.05), then the bare SDK's
- * streaming path against its non-streaming one (what `Runtime.run` avoids by not draining a stream).
+ * Runtime overhead: the same turns through `Runtime` and through each bare SDK (OpenAI Agents,
+ * AI SDK, LangGraph), against one scripted model server. Every arm runs in one interleaved loop,
+ * turn by turn, in an order that rotates, so machine noise hits all of them alike. Prints per
+ * framework the median per-turn time of `run` and `stream` against the bare non-streaming and
+ * streaming calls and their ratios (aim: ≤ 1.05), and the bare SDK's stream/run ratio (what
+ * `Runtime.run` saves by taking the framework's non-streaming path).
  *
- *   npm run bench            BENCH_TURNS=400 npm run bench
+ *   npm run bench            BENCH_TURNS=400 BENCH_REPS=3 npm run bench
+ *   BENCH_ONLY=langgraph npm run bench   (some frameworks only, e.g. under `node --cpu-prof`)
  */
+import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import {
-  type AgentInputItem,
-  OpenAIProvider,
-  Agent as SdkAgent,
-  Runner as SdkRunner,
-} from '@openai/agents';
-import { OpenAIModule } from '../lib/frameworks/openai/index.js';
-import { InMemorySessionStore, Runtime } from '../lib/index.js';
 import { startScriptedModelServer } from '../lib/testing/index.js';
+import { type Arm, frameworks, type Mode } from './runtime-arms.js';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 200);
+const REPS = Number(process.env.BENCH_REPS ?? 1);
 const WARMUP = 20;
-// Sessions restart every few turns so history (and request size) stays alike in both arms.
-const TURNS_PER_SESSION = 8;
 
 const server = await startScriptedModelServer({
   fallback: { text: 'A short scripted answer for the benchmark.' },
 });
-const provider = new OpenAIProvider({ apiKey: 'bench', baseURL: server.url, useResponses: true });
-const native = new SdkAgent({
-  name: 'bench',
-  instructions: 'Answer briefly.',
-  model: 'scripted-model',
-});
-const sdk = new SdkRunner({ modelProvider: provider, tracingDisabled: true });
-const runtime = new Runtime({
-  sessions: new InMemorySessionStore(),
-  modules: [new OpenAIModule([native], { sdkRunner: sdk })],
-});
+const only = process.env.BENCH_ONLY?.split(',');
+const all = frameworks(server.url).filter((f) => !only || only.includes(f.name));
+const arms: { key: string; arm: Arm }[] = all.flatMap((f) =>
+  (['run', 'stream'] as const).flatMap((mode: Mode) => [
+    { key: `${f.name}/bare/${mode}`, arm: f.bare[mode] },
+    { key: `${f.name}/runtime/${mode}`, arm: f.runtime[mode] },
+  ]),
+);
 
-type Arm = (turn: number, prompt: string) => Promise<void>;
-
-/** The bare SDK's two arms; each call gives them a history of their own. */
-function bareArms(): Record<'run' | 'stream', Arm> {
-  let history: AgentInputItem[] = [];
-  return {
-    run: async (turn, prompt) => {
-      if (turn % TURNS_PER_SESSION === 0) history = [];
-      const result = await sdk.run(native, [...history, { role: 'user', content: prompt }]);
-      history = result.history;
-    },
-    stream: async (turn, prompt) => {
-      if (turn % TURNS_PER_SESSION === 0) history = [];
-      const result = await sdk.run(native, [...history, { role: 'user', content: prompt }], {
-        stream: true,
-      });
-      for await (const _event of result) {
-        // consume every event, as a client would
-      }
-      await result.completed;
-      history = result.history;
-    },
-  };
-}
-const bare = bareArms();
-const viaRuntime: Record<'run' | 'stream', Arm> = {
-  run: async (turn, prompt) => {
-    await runtime.run('bench', session(turn), prompt);
-  },
-  stream: async (turn, prompt) => {
-    for await (const _event of runtime.stream('bench', session(turn), prompt)) {
-      // consume every event, as a client would
-    }
-  },
-};
-let prefix = 0;
-const session = (turn: number) => `bench-${prefix}-${Math.floor(turn / TURNS_PER_SESSION)}`;
-
-/** Two arms, interleaved turn by turn; the arm that goes first alternates. */
-async function measure(a: Arm, b: Arm): Promise<{ a: number; b: number }> {
-  const times = { a: [] as number[], b: [] as number[] };
-  prefix += 1;
+/** One repetition: every arm once per turn, the starting arm rotating; medians per arm. */
+async function repetition(): Promise<Map<string, number>> {
+  const times = new Map(arms.map(({ key }) => [key, [] as number[]]));
   for (let turn = 0; turn < WARMUP + TURNS; turn++) {
     const prompt = `Question number ${turn}?`;
-    // Alternate which arm goes first so neither always gets a warmer cache.
-    const order = turn % 2 === 0 ? (['a', 'b'] as const) : (['b', 'a'] as const);
-    for (const arm of order) {
+    for (let i = 0; i < arms.length; i++) {
+      const { key, arm } = arms[(turn + i) % arms.length] as (typeof arms)[number];
       const started = performance.now();
-      await (arm === 'a' ? a : b)(turn, prompt);
-      if (turn >= WARMUP) times[arm].push(performance.now() - started);
+      await arm(turn, prompt);
+      if (turn >= WARMUP) times.get(key)?.push(performance.now() - started);
     }
   }
-  return { a: median(times.a), b: median(times.b) };
+  return new Map([...times].map(([key, values]) => [key, median(values)]));
 }
 
 function median(values: number[]): number {
@@ -100,18 +53,36 @@ function median(values: number[]): number {
     : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 console.log(
-  `runtime-overhead: ${TURNS} turns per arm (+${WARMUP} warm-up), Node ${process.version}`,
+  `runtime-overhead: ${TURNS} turns per arm (+${WARMUP} warm-up) × ${REPS} repetitions, ` +
+    `${arms.length} arms interleaved, Node ${process.version}, ${cpus().length}× ${cpus()[0]?.model ?? '?'}, load ${load()}`,
 );
-for (const mode of ['run', 'stream'] as const) {
-  const result = await measure(bare[mode], viaRuntime[mode]);
+const ratios = new Map<string, number[]>();
+const push = (key: string, value: number) => ratios.set(key, [...(ratios.get(key) ?? []), value]);
+for (let rep = 0; rep < REPS; rep++) {
+  const medians = await repetition();
+  const at = (key: string) => medians.get(key) as number;
+  for (const { name } of all) {
+    for (const mode of ['run', 'stream'] as const) {
+      const bare = at(`${name}/bare/${mode}`);
+      const runtime = at(`${name}/runtime/${mode}`);
+      console.log(
+        `rep ${rep + 1} ${name.padEnd(9)} ${mode.padEnd(6)} bare ${bare.toFixed(3)} ms | Runtime ${runtime.toFixed(3)} ms | ratio ${(runtime / bare).toFixed(3)}`,
+      );
+      push(`${name} ${mode}`, runtime / bare);
+    }
+    push(`${name} sdk`, at(`${name}/bare/stream`) / at(`${name}/bare/run`));
+  }
+}
+console.log(`ratios (median of ${REPS} repetitions; aim run and stream ≤ 1.05), load ${load()}`);
+for (const { name } of all) {
+  const of = (kind: string) => median(ratios.get(`${name} ${kind}`) ?? []).toFixed(3);
   console.log(
-    `${mode.padEnd(6)} bare SDK median ${result.a.toFixed(3)} ms | Runtime median ${result.b.toFixed(3)} ms | ratio ${(result.b / result.a).toFixed(3)}`,
+    `${name.padEnd(9)} run ${of('run')} | stream ${of('stream')} | bare stream/run ${of('sdk')}`,
   );
 }
-// What `run` saves by not draining a stream: the SDK's two paths side by side.
-const paths = await measure(bare.run, bareArms().stream);
-console.log(
-  `sdk    bare run() median ${paths.a.toFixed(3)} ms | bare stream median ${paths.b.toFixed(3)} ms | ratio ${(paths.b / paths.a).toFixed(3)}`,
-);
 await server.close();

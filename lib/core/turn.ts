@@ -233,11 +233,27 @@ function pausedAfter(
 }
 
 function checkContext(context: Record<string, unknown>): Record<string, JsonValue> {
+  // Plain JSON (the usual case) needs no schema walk; anything else gets the schema's verdict.
+  if (isPlainJson(context)) return context as Record<string, JsonValue>;
   const parsed = JsonValueSchema.safeParse(context);
   if (!parsed.success) {
     throw new InvalidContext(`the value at "${nonJsonPath(context)}" is not JSON.`);
   }
   return parsed.data as Record<string, JsonValue>;
+}
+
+/** Strings, finite numbers, booleans, null, arrays and plain objects of them, all the way down. */
+function isPlainJson(value: unknown, depth = 0): boolean {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
+  if (typeof value === 'number') return Number.isFinite(value);
+  if (typeof value !== 'object' || depth > 64) return false;
+  if (Array.isArray(value)) return value.every((item) => isPlainJson(item, depth + 1));
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return false;
+  for (const key in value) {
+    if (!isPlainJson((value as Record<string, unknown>)[key], depth + 1)) return false;
+  }
+  return true;
 }
 
 /** The path of the first value that is not JSON: zod's union issue only points at the root. */

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import {
   type Attributes,
   type Context,
@@ -44,7 +43,7 @@ import { type OtlpTarget, otlpTargets } from './otel-presets.js';
 import { presetExporter } from './otel-views.js';
 import { formatTraceparent, parseTraceparent } from './propagation.js';
 import { Redactor, secretsFromEnv } from './redact.js';
-import { formatTraceHeader, parseTraceHeader } from './xray.js';
+import { formatTraceHeader, parseTraceHeader, randomHex } from './xray.js';
 import { discoverXraySdk } from './xray-sdk.js';
 
 export interface OtelTracerOptions {
@@ -246,8 +245,8 @@ const xrayIds: IdGenerator = {
   generateTraceId: () =>
     Math.floor(Date.now() / 1000)
       .toString(16)
-      .padStart(8, '0') + randomBytes(12).toString('hex'),
-  generateSpanId: () => randomBytes(8).toString('hex'),
+      .padStart(8, '0') + randomHex(12),
+  generateSpanId: () => randomHex(8),
 };
 
 export class OtelSpan implements Span {

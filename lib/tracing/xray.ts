@@ -22,7 +22,7 @@ const POOL_SIZE = 4_096;
 let pool = randomBytes(POOL_SIZE);
 let offset = 0;
 
-function randomHex(bytes: number): string {
+export function randomHex(bytes: number): string {
   if (offset + bytes > POOL_SIZE) {
     pool = randomBytes(POOL_SIZE);
     offset = 0;

@@ -94,7 +94,8 @@ export class AdkRunner implements Runner<BaseAgent> {
       userId: USER_ID,
       sessionId: input.sessionId,
       newMessage: message,
-      runConfig: { ...(config as RunConfig), streamingMode: StreamingMode.SSE },
+      // A drained turn (`Runtime.run`): whole model responses, no SSE (the mapper sends them whole).
+      runConfig: { ...(config as RunConfig), streamingMode: streamingMode(input) },
       abortSignal: input.signal,
       ...(isRecord(stateDelta) ? { stateDelta } : {}),
       ...(isRecord(customMetadata) ? { customMetadata } : {}),
@@ -143,6 +144,10 @@ export class AdkRunner implements Runner<BaseAgent> {
       context: input.context,
     };
   }
+}
+
+function streamingMode(input: RunnerInput<BaseAgent> | RunnerResumeInput<BaseAgent>) {
+  return 'drained' in input && input.drained ? StreamingMode.NONE : StreamingMode.SSE;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -1,4 +1,4 @@
-import type { TextStreamPart, ToolSet } from 'ai';
+import type { StepResult, TextStreamPart, ToolSet } from 'ai';
 import type { StreamEvent } from '../../core/events.js';
 import { isModelVisibleError, modelVisibleError } from '../../tools/errors.js';
 import { mapAiSdkError } from './errors.js';
@@ -103,6 +103,24 @@ export class AiSdkEventMapper {
       }
       default:
         return;
+    }
+  }
+
+  /**
+   * A `generateText` result's steps as the stream parts `streamText` would have sent: each
+   * step's text and reasoning whole, its tool calls, results and approval requests.
+   */
+  *mapSteps(steps: readonly StepResult<ToolSet>[]): Generator<StreamEvent> {
+    for (const [n, step] of steps.entries()) {
+      yield* this.map({ type: 'start-step' } as Part);
+      for (const [i, content] of step.content.entries()) {
+        if (content.type === 'text' || content.type === 'reasoning') {
+          const id = `${content.type}-${n}-${i}`;
+          yield* this.map({ type: `${content.type}-delta`, id, text: content.text } as Part);
+          yield* this.map({ type: `${content.type}-end`, id } as Part);
+        } else yield* this.map(content as Part);
+      }
+      yield* this.map({ type: 'finish-step', usage: step.usage } as Part);
     }
   }
 

@@ -1,4 +1,11 @@
-import { type LanguageModel, type ModelMessage, stepCountIs, streamText, type ToolSet } from 'ai';
+import {
+  generateText,
+  type LanguageModel,
+  type ModelMessage,
+  stepCountIs,
+  streamText,
+  type ToolSet,
+} from 'ai';
 import type { Interruption, Usage } from '../../core/requests.js';
 import type { ReservedRunOptions } from '../../core/run-options.js';
 import type {
@@ -43,7 +50,7 @@ export const AI_SDK_RESERVED_RUN_OPTIONS: ReservedRunOptions = {
 };
 
 /**
- * Runs AI SDK agents through `streamText` (the runtime drains it for `run`). History is the SDK's
+ * Runs AI SDK agents through `streamText`, or `generateText` for a drained turn (`Runtime.run`). History is the SDK's
  * own ModelMessage[] in the session slot; tools with `needsApproval` pause the run.
  */
 export class AiSdkRunner implements Runner<AiSdkAgentDefinition> {
@@ -90,44 +97,46 @@ export class AiSdkRunner implements Runner<AiSdkAgentDefinition> {
   ): RunnerStream {
     const native = input.agent.native;
     const mapper = new AiSdkEventMapper(input.runId);
-    let result: ReturnType<typeof streamText>;
-    try {
-      result = streamText({
-        // Retries are the caller's policy; a failed turn stores nothing and can be sent again.
-        maxRetries: 0,
-        stopWhen: stepCountIs(native.maxSteps ?? 10),
-        // Errors arrive as stream parts and are mapped there; the default logs them.
-        onError: () => undefined,
-        ...input.options,
-        providerOptions: withoutServerHistory(input.options.providerOptions),
-        // One `model` span per model call, under the run's span; replayed from the run journal.
-        model: journaledModel(spans.model(native.model)),
-        ...(native.instructions ? { system: native.instructions } : {}),
-        // Native tools run at most once across the run's attempts (ToolSpec tools: the executor).
-        ...(native.tools ? { tools: guardedToolSet(native.tools) } : {}),
-        messages,
-        abortSignal: input.signal,
-        // AI SDK 7 splits the v6 `experimental_context`: the run's (hooks, prepareStep) and one
-        // per tool; every tool gets the same session object, so its changes are the new context.
-        runtimeContext: input.context,
-        // (`as never`: for a ToolSet not known statically the SDK types `toolsContext` as absent.)
-        ...(native.tools
-          ? { toolsContext: sameContext(native.tools, input.context) as never }
-          : {}),
-      });
-    } catch (err) {
-      throw mapAiSdkError(err);
-    }
+    const settings = {
+      // Retries are the caller's policy; a failed turn stores nothing and can be sent again.
+      maxRetries: 0,
+      stopWhen: stepCountIs(native.maxSteps ?? 10),
+      ...input.options,
+      providerOptions: withoutServerHistory(input.options.providerOptions),
+      // One `model` span per model call, under the run's span; replayed from the run journal.
+      model: journaledModel(spans.model(native.model)),
+      ...(native.instructions ? { system: native.instructions } : {}),
+      // Native tools run at most once across the run's attempts (ToolSpec tools: the executor).
+      ...(native.tools ? { tools: guardedToolSet(native.tools) } : {}),
+      messages,
+      abortSignal: input.signal,
+      // AI SDK 7 splits the v6 `experimental_context`: the run's (hooks, prepareStep) and one
+      // per tool; every tool gets the same session object, so its changes are the new context.
+      runtimeContext: input.context,
+      // (`as never`: for a ToolSet not known statically the SDK types `toolsContext` as absent.)
+      ...(native.tools ? { toolsContext: sameContext(native.tools, input.context) as never } : {}),
+    };
     let generated: ModelMessage[];
     let text: string;
     let usage: Usage | undefined;
     try {
-      for await (const part of result.fullStream) yield* mapper.map(part);
-      yield* mapper.finish();
-      // Every step's messages and the approved calls' results (AI SDK 7's `response` is the last step's).
-      generated = await result.responseMessages;
-      text = await result.text;
-      usage = toUsage(await result.totalUsage);
+      if ('drained' in input && input.drained) {
+        // A turn nobody streams (`Runtime.run`): `generateText`, its steps' content as events.
+        const result = await generateText(settings);
+        yield* mapper.mapSteps(result.steps);
+        generated = result.responseMessages;
+        text = result.text;
+        usage = toUsage(result.totalUsage);
+      } else {
+        // Errors arrive as stream parts and are mapped there; the default logs them.
+        const result = streamText({ onError: () => undefined, ...settings });
+        for await (const part of result.fullStream) yield* mapper.map(part);
+        yield* mapper.finish();
+        // Every step's messages and the approved calls' results (AI SDK 7's `response` is the last step's).
+        generated = await result.responseMessages;
+        text = await result.text;
+        usage = toUsage(await result.totalUsage);
+      }
     } catch (err) {
       throw mapAiSdkError(err);
     }

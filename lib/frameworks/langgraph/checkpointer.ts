@@ -38,6 +38,14 @@ const EntrySchema = z.object({
   writes: z.array(WriteSchema),
 });
 type Entry = z.infer<typeof EntrySchema>;
+/** A value as the serde dumped it; made JSON only if a snapshot takes it (most never are). */
+type Dumped = Serialized | { readonly type: string; readonly bytes: Uint8Array };
+type HeldWrite = Omit<Entry['writes'][number], 'value'> & { value: Dumped };
+type Held = Omit<Entry, 'checkpoint' | 'metadata' | 'writes'> & {
+  checkpoint: Dumped;
+  metadata: Dumped;
+  writes: HeldWrite[];
+};
 
 /** What a session slot or a paused run holds: the latest checkpoint of each namespace, as JSON. */
 export const CheckpointSnapshotSchema = z.object({
@@ -53,7 +61,7 @@ export type CheckpointSnapshot = z.infer<typeof CheckpointSnapshotSchema>;
  * inside the session item, and are written only when the turn succeeds or pauses.
  */
 export class SessionCheckpointSaver extends BaseCheckpointSaver {
-  readonly #entries = new Map<string, Entry>();
+  readonly #entries = new Map<string, Held>();
   readonly #onToolCalls: ((snapshot: CheckpointSnapshot) => Promise<void>) | undefined;
   /** A task wrote a message with tool calls: the next root checkpoint precedes the tools. */
   #toolCallsPending = false;
@@ -73,13 +81,20 @@ export class SessionCheckpointSaver extends BaseCheckpointSaver {
 
   /** The latest checkpoint of every namespace with its pending writes (enough to go on). */
   snapshot(): CheckpointSnapshot {
-    const latest = new Map<string, Entry>();
+    const latest = new Map<string, Held>();
     for (const entry of this.#entries.values()) {
       const current = latest.get(entry.ns);
       if (!current || entry.id > current.id) latest.set(entry.ns, entry);
     }
     // Parents are dropped: a turn continues from the latest checkpoint only.
-    const entries = [...latest.values()].map(({ parentId: _parent, ...rest }) => rest);
+    const entries = [...latest.values()].map(
+      ({ parentId: _parent, checkpoint, metadata, writes, ...rest }): Entry => ({
+        ...rest,
+        checkpoint: serialized(checkpoint),
+        metadata: serialized(metadata),
+        writes: writes.map((w) => ({ ...w, value: serialized(w.value) })),
+      }),
+    );
     return { schemaVersion: 1, entries };
   }
 
@@ -177,13 +192,13 @@ export class SessionCheckpointSaver extends BaseCheckpointSaver {
     this.#entries.clear();
   }
 
-  #sorted(ns: string | undefined): Entry[] {
+  #sorted(ns: string | undefined): Held[] {
     return [...this.#entries.values()]
       .filter((e) => ns === undefined || e.ns === ns)
       .sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
   }
 
-  async #tuple(config: RunnableConfig, entry: Entry): Promise<CheckpointTuple> {
+  async #tuple(config: RunnableConfig, entry: Held): Promise<CheckpointTuple> {
     const thread_id = config.configurable?.thread_id;
     const writes = [...entry.writes].sort((a, b) =>
       compareWritesSortKeys(
@@ -208,17 +223,25 @@ export class SessionCheckpointSaver extends BaseCheckpointSaver {
     };
   }
 
-  async #dump(value: unknown): Promise<Serialized> {
+  async #dump(value: unknown): Promise<Dumped> {
     const [type, bytes] = await this.serde.dumpsTyped(value);
-    if (type === 'json') return { type, json: JSON.parse(Buffer.from(bytes).toString('utf8')) };
-    return { type, base64: Buffer.from(bytes).toString('base64') };
+    return { type, bytes };
   }
 
   /** The value `#dump` stored; the caller names what that was (the serde returns it untyped). */
-  #load<T = unknown>(value: Serialized): Promise<T> {
+  #load<T = unknown>(value: Dumped): Promise<T> {
+    if ('bytes' in value) return this.serde.loadsTyped(value.type, value.bytes);
     if ('json' in value) return this.serde.loadsTyped('json', JSON.stringify(value.json));
     return this.serde.loadsTyped(value.type, Buffer.from(value.base64, 'base64'));
   }
+}
+
+/** A dumped value as a snapshot holds it: the serde's JSON as JSON, anything else as base64. */
+function serialized(value: Dumped): Serialized {
+  if (!('bytes' in value)) return value;
+  const { type, bytes } = value;
+  if (type === 'json') return { type, json: JSON.parse(Buffer.from(bytes).toString('utf8')) };
+  return { type, base64: Buffer.from(bytes).toString('base64') };
 }
 
 function hasToolCalls(value: unknown): boolean {

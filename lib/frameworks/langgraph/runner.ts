@@ -141,7 +141,9 @@ export class LangGraphRunner implements Runner<LangGraphAgentDefinition> {
         ...(durable ? { durability: 'sync' as const } : {}),
         context: input.context,
         signal: input.signal,
-        streamMode: ['messages', 'updates'],
+        // A drained turn (`Runtime.run`) skips `messages`: without its token handler the chat
+        // model is called without streaming, as `invoke` would; updates carry whole messages.
+        streamMode: 'drained' in input && input.drained ? ['updates'] : ['messages', 'updates'],
       });
       for await (const chunk of stream) yield* mapper.map(chunk);
       yield* mapper.finish();

@@ -56,6 +56,11 @@ export interface RunnerContractHarness {
   /** The agent under test, named `agent`, using `env.modelUrl` and the tools of `env`. */
   agent(env: RunnerContractEnv): Agent | Promise<Agent>;
   readonly runOption: RunOptionProbe;
+  /**
+   * The runner serves `Runtime.run` with the framework's non-streaming call (`RunnerInput.drained`):
+   * the path checks then see every model request of a `run` made without streaming.
+   */
+  readonly drainedRun?: boolean;
   /** One of the runner's reserved run options. */
   readonly reservedOption: string;
   /**

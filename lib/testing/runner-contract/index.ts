@@ -7,6 +7,7 @@ import { Executor } from '../../tools/executor.js';
 import { startScriptedModelServer } from '../scripted-model-server.js';
 import { registerDurabilityChecks } from './durability.js';
 import type { RunnerContractHarness, RunOptionProbe } from './harness.js';
+import { registerPathChecks } from './paths.js';
 import { registerPauseChecks } from './pause.js';
 import { registerSpecDurabilityChecks } from './spec-durability.js';
 import { registerStreamChecks } from './streams.js';
@@ -215,6 +216,7 @@ export function runnerContract(harness: RunnerContractHarness): void {
     });
 
     registerStreamChecks(world);
+    registerPathChecks(world, harness);
     if (harness.supportsPause) registerPauseChecks(world);
   });
   registerDurabilityChecks(harness);

@@ -43,6 +43,7 @@ function nativeAgent({ modelUrl, tools }: NativeToolsEnv) {
 runnerContract({
   name: 'adk',
   supportsPause: true,
+  drainedRun: true,
   agent: ({ modelUrl, tools, executor }) =>
     adkAgent(
       new LlmAgent({

@@ -55,17 +55,22 @@ async function collect(stream: AsyncIterable<StreamEvent>): Promise<StreamEvent[
 }
 
 describe('ADK runner over Gemini’s API', () => {
-  it('sends Gemini requests (system instruction, function declarations) to streamGenerateContent', async () => {
+  it('sends Gemini requests (system instruction, function declarations): run to generateContent, stream to streamGenerateContent', async () => {
     // Prepare
-    server.push({ text: 'Hi.' });
+    server.push({ text: 'Hi.' }, { text: 'Hi again.' });
 
     // Act
     await setup().run('assistant', 's-wire', 'Hello');
+    await collect(setup().stream('assistant', 's-wire-stream', 'Hello'));
 
     // Assess
-    const [request] = server.requests;
+    const [request, streamed] = server.requests;
     expect(request).toMatchObject({
       api: 'gemini',
+      stream: false,
+      path: '/v1beta/models/gemini-2.5-flash:generateContent',
+    });
+    expect(streamed).toMatchObject({
       stream: true,
       path: '/v1beta/models/gemini-2.5-flash:streamGenerateContent',
     });

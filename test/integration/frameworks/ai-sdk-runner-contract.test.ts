@@ -45,6 +45,7 @@ for (const [name, modelOf] of variants) {
   runnerContract({
     name,
     supportsPause: true,
+    drainedRun: true,
     agent: ({ modelUrl, tools, executor }) =>
       aiSdkAgent({
         name: 'agent',

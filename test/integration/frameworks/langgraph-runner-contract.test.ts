@@ -45,6 +45,7 @@ function nativeTool(spec: ContractNativeTool) {
 runnerContract({
   name: 'langgraph',
   supportsPause: true,
+  drainedRun: true,
   agent: ({ modelUrl, tools, executor }) => {
     const llm = new ChatOpenAI({
       model: 'scripted-model',
@@ -81,6 +82,7 @@ function chatModel(modelUrl: string) {
 runnerContract({
   name: 'langgraph (StateGraph)',
   supportsPause: true,
+  drainedRun: true,
   agent: ({ modelUrl, tools, executor }) => {
     const exported = tools.map((spec) => LANGGRAPH_INTEGRATION.exportTool(spec, { executor }));
     const model = chatModel(modelUrl).bindTools(exported);
@@ -113,6 +115,7 @@ runnerContract({
 runnerContract({
   name: 'langgraph (langchain createAgent)',
   supportsPause: true,
+  drainedRun: true,
   agent: ({ modelUrl, tools, executor }) => {
     const graph = createAgent({
       model: chatModel(modelUrl),

@@ -59,6 +59,7 @@ for (const [name, build] of variants) {
   runnerContract({
     name,
     supportsPause: true,
+    drainedRun: true,
     agent: ({ modelUrl, tools, executor }) =>
       build(
         modelUrl,

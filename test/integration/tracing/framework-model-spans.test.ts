@@ -190,8 +190,14 @@ describe.each(frameworks)('model spans: $name', ({ framework, agent }) => {
   it('an aborted run ends its in-flight model span', async () => {
     // Prepare
     const { runtime, tracer, docs } = tracedRuntime(agent);
-    server.push({ text: 'too late', delayMs: 2_000 });
     const controller = new AbortController();
+    // Abort once the request is at the server (not on a timer: a request sent late would take the
+    // next test's answer), before the model answers.
+    server.push(async () => {
+      controller.abort();
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      return { text: 'too late' };
+    });
 
     // Act: abort while the model has not answered yet.
     const events: StreamEvent[] = [];
@@ -199,7 +205,6 @@ describe.each(frameworks)('model spans: $name', ({ framework, agent }) => {
       signal: controller.signal,
     })) {
       events.push(event);
-      if (event.type === 'run-started') setTimeout(() => controller.abort(), 100);
     }
     await tracer.close();
 

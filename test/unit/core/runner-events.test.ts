@@ -25,6 +25,21 @@ describe('runner events are checked before any client sees them', () => {
       'an invalid "text-delta" event',
     ],
     [
+      'a token event with an extra key',
+      { runId: 'r1', type: 'text-delta', messageId: 'm', delta: 'x', extra: 1 },
+      'an invalid "text-delta" event',
+    ],
+    [
+      'a token event with a non-string delta',
+      { runId: 'r1', type: 'tool-call-args', toolCallId: 'c', delta: 7 },
+      'an invalid "tool-call-args" event',
+    ],
+    [
+      'a token event of another run',
+      { runId: 'other', type: 'message-end', messageId: 'm' },
+      'an event of run "other"',
+    ],
+    [
       'a runtime-only event',
       { runId: 'r1', type: 'run-finished', reply: {} },
       'an invalid "run-finished" event',

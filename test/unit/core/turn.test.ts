@@ -210,11 +210,15 @@ describe('framework context', () => {
     runner.script(
       { context: () => ({ callback: () => 'hi' }) },
       { context: () => ({ prefs: { theme: 'dark', onChange: () => 'hi' } }) },
+      { context: () => ({ stats: { ratio: Number.NaN } }) },
+      { context: () => ({ when: new Date(0) }) },
     );
 
     // Act
     const failure = await failureOf(runtime.run('echo', 's1', 'hi'));
     const events = await collect(runtime.stream('echo', 's1', 'hi'));
+    const nan = await failureOf(runtime.run('echo', 's1', 'hi'));
+    const date = await failureOf(runtime.run('echo', 's1', 'hi'));
 
     // Assess
     expect(failure).toMatchObject({ code: 'invalid-context' });
@@ -223,6 +227,8 @@ describe('framework context', () => {
     );
     expect(last(events, 'run-error')).toMatchObject({ code: 'invalid-context' });
     expect(last(events, 'run-error').message).toContain('"prefs.onChange"');
+    expect(nan.message).toContain('"stats.ratio"');
+    expect(date).toMatchObject({ code: 'invalid-context' });
     expect(store.size).toBe(0);
   });
 });
