@@ -12,6 +12,7 @@ import { REFUSED_RESUME } from '../run-records.js';
 import { afterTurn } from './after-turn.js';
 import { awaitRunEnd } from './run-end.js';
 import { asJson, RunLog } from './run-log.js';
+import { continuingSeq, storedFirst } from './stored-events.js';
 import { finished, storedEarlier, storedReply } from './stored-turn.js';
 
 export type Outcome = Extract<StreamEvent, { type: 'run-finished' | 'run-paused' | 'run-error' }>;
@@ -135,7 +136,9 @@ async function stream(
   const { runtime } = ports;
   const { sessionId, runId, principal } = job;
   const state: StreamState = { stored: false, terminalSent: false };
-  const batcher = newBatcher(ctx, log, state, log.firstSeq);
+  const start = await continuingSeq(ports.events, job, log.previous, ctx.redelivered, log.firstSeq);
+  if (start.resend) await deliveryOf(ctx).deliver(start.resend);
+  const batcher = newBatcher(ctx, log, state, start.firstSeq);
   // Unread before the turn (a first delivery), the session's life is learnt as the turn loads it,
   // before any record write: its own, or the fresh one the turn creates it in (after a clear).
   const fresh = ctx.redelivered ? undefined : randomUUID();
@@ -225,7 +228,7 @@ function newBatcher(
   state: StreamState,
   firstSeq: number,
 ): EventBatcher {
-  const delivery = deliveryOf(ctx);
+  const delivery = storedFirst(deliveryOf(ctx), ctx.ports.events, log.base);
   const where = { metrics: ctx.ports.metrics, runId: ctx.job.runId, until: ctx.until };
   return new EventBatcher({
     sessionId: ctx.job.sessionId,
@@ -456,13 +459,17 @@ async function recover(
   }
   const { agent } = log.base;
   const reply = { status: 'completed' as const, runId, sessionId, agent, ...stored };
+  const from = open
+    ? undefined
+    : await continuingSeq(ctx.ports.events, job, log.previous, true, log.firstSeq);
+  const delivery = storedFirst(deliveryOf(ctx), ctx.ports.events, log.base);
   const batcher =
     open ??
     new EventBatcher({
       sessionId,
       runId,
-      firstSeq: log.firstSeq,
-      sink: (message) => deliveryOf(ctx).deliver(message),
+      firstSeq: from?.firstSeq ?? log.firstSeq,
+      sink: (message) => delivery.deliver(message),
     });
   await batcher.flush().catch(() => undefined);
   const terminalSeq = batcher.nextSeq;
