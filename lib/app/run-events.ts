@@ -185,8 +185,6 @@ export class RunEvents {
    */
   async #caughtUp(record: RunRecord, after: number): Promise<boolean> {
     const last = await this.#deps.events.last(record.sessionId, record.runId);
-    if (last?.events.some((e) => TERMINAL.has(e.type)) && last.seq <= after) return true;
-    if (hasEnded(record) && (record.terminalSeq ?? -1) === after) return true;
     const highest = Math.max(last?.seq ?? -1, record.terminalSeq ?? -1);
     if (after > highest) {
       throw new InvalidSeq(
@@ -195,7 +193,8 @@ export class RunEvents {
           : `Run "${record.runId}" has sent seqs up to ${highest}; \`after\` ${after} is above it.`,
       );
     }
-    return false;
+    if (last?.events.some((e) => TERMINAL.has(e.type)) && last.seq <= after) return true;
+    return hasEnded(record) && (record.terminalSeq ?? -1) === after;
   }
 }
 
