@@ -123,23 +123,26 @@ describe('EventBatcher', () => {
       { type: 'run-paused', runId, sessionId, interruptions: [{ id: 'c', kind: 'tool-approval' }] },
     ],
     ['run-error', { type: 'run-error', runId, code: 'model-error', message: 'down' }],
-  ] as [string, StreamEvent][])('sends at once and alone on %s and ends the run', async (_type, last) => {
-    // Prepare
-    const { batcher, sent, scheduler } = setup();
-    await batcher.push(started);
-    await batcher.push(delta('a'));
-    expect(sent).toEqual([]);
+  ] as [string, StreamEvent][])(
+    'sends at once and alone on %s and ends the run',
+    async (_type, last) => {
+      // Prepare
+      const { batcher, sent, scheduler } = setup();
+      await batcher.push(started);
+      await batcher.push(delta('a'));
+      expect(sent).toEqual([]);
 
-    // Act
-    await batcher.push(last);
+      // Act
+      await batcher.push(last);
 
-    // Assess: what was buffered goes first, the terminal event alone after it
-    expect(sent).toHaveLength(2);
-    expect(sent[0]?.events).toEqual([started, delta('a')]);
-    expect(sent[1]?.events).toEqual([last]);
-    expect(scheduler.pending).toBe(0);
-    await expect(batcher.push(delta('late'))).rejects.toBeInstanceOf(BatcherClosed);
-  });
+      // Assess: what was buffered goes first, the terminal event alone after it
+      expect(sent).toHaveLength(2);
+      expect(sent[0]?.events).toEqual([started, delta('a')]);
+      expect(sent[1]?.events).toEqual([last]);
+      expect(scheduler.pending).toBe(0);
+      await expect(batcher.push(delta('late'))).rejects.toBeInstanceOf(BatcherClosed);
+    },
+  );
 
   it('sends the buffer maxDelayMs after its first event', async () => {
     // Prepare
