@@ -16,13 +16,24 @@ export function storedFirst(
   binding: Binding,
 ): Delivery {
   if (!events) return delivery;
+  // `binding` is read at each send: a first delivery learns the session's life as the turn loads it.
+  const store = (message: EventsMessage) =>
+    events.append(message, { owner: binding.owner, incarnation: binding.incarnation });
+  const many = delivery.deliverMany?.bind(delivery);
   return {
     mode: delivery.mode,
     async deliver(message: EventsMessage) {
-      // `binding` is read now: a first delivery learns the session's life as the turn loads it.
-      await events.append(message, { owner: binding.owner, incarnation: binding.incarnation });
+      await store(message);
       await delivery.deliver(message);
     },
+    ...(many
+      ? {
+          async deliverMany(messages: readonly EventsMessage[]) {
+            for (const message of messages) await store(message);
+            await many(messages);
+          },
+        }
+      : {}),
   };
 }
 
@@ -38,22 +49,31 @@ export async function continuingSeq(
   previous: RunRecord | undefined,
   redelivered: boolean,
   recordSeq: number,
-): Promise<{ firstSeq: number; resend?: EventsMessage }> {
+): Promise<{ firstSeq: number; resend?: EventsMessage[] }> {
   const fresh = !redelivered && (previous === undefined || previous.status === 'queued');
   if (!events || fresh) return { firstSeq: recordSeq };
   const last = await events.last(job.sessionId, job.runId);
   if (!last) return { firstSeq: recordSeq };
   const ended = previous?.terminalSeq === undefined ? 0 : previous.terminalSeq + 1;
   const firstSeq = Math.max(last.seq + 1, ended, nextSeqOf(previous?.reply));
-  // The last stored message may never have reached delivery (its send failed, or the worker
-  // died between the two): sent again, same seq and content, so live clients see no gap.
+  // The last stored messages (up to one SendMessageBatch) may never have reached delivery (the
+  // send failed, or the worker died between the two): sent again, same seqs and content, so live
+  // clients see no gap (they drop the seqs they have).
   const terminal = last.events.some((e) => TERMINAL.has(e.type));
   if (terminal || previous?.status === 'paused') return { firstSeq };
   const { sessionId, runId } = job;
-  return {
-    firstSeq,
-    resend: { type: 'events', sessionId, runId, seq: last.seq, events: [...last.events] },
-  };
+  const tail = await events.read(sessionId, runId, { after: last.seq - RESEND, limit: RESEND });
+  const resend: EventsMessage[] = tail.batches.map((b) => ({
+    type: 'events',
+    sessionId,
+    runId,
+    seq: b.seq,
+    events: [...b.events],
+  }));
+  return { firstSeq, resend };
 }
+
+/** One SendMessageBatch: the most messages one failed send can leave undelivered. */
+const RESEND = 10;
 
 const TERMINAL = new Set(['run-finished', 'run-paused', 'run-error']);
