@@ -60,6 +60,13 @@ export interface Measured {
   polls: number;
   /** Mean wall time of a turn at the client (run sent → run-finished, the approval's wait aside). */
   turnMs: number;
+  /**
+   * Peak RSS (MB) of this process over the turns: every function of the local stack, dynalite and
+   * the SQS emulator in one process, so an upper bound of one function's peak.
+   */
+  peakRssMb: number;
+  /** RSS (MB) once the stack is up, before the first turn. */
+  idleRssMb: number;
 }
 
 const TOKEN_WIDTH = 6;
@@ -181,6 +188,11 @@ export async function measure(options: {
       entry.ms += ms;
     },
   });
+  const idleRssMb = process.memoryUsage().rss / 2 ** 20;
+  let peakRss = 0;
+  const sampler = setInterval(() => {
+    peakRss = Math.max(peakRss, process.memoryUsage().rss);
+  }, 50);
   try {
     counts = empty();
     let paused = 0;
@@ -261,8 +273,11 @@ export async function measure(options: {
       pollCounts,
       polls: options.polls,
       turnMs: turnMs / options.turns,
+      peakRssMb: Math.max(peakRss, process.resourceUsage().maxRSS * 1024) / 2 ** 20,
+      idleRssMb,
     };
   } finally {
+    clearInterval(sampler);
     await stack.stop();
     await pacer.close();
     await model.close();

@@ -15,6 +15,7 @@
  * connection minutes. Computed: the whole one-message-per-token column, from those counts.
  */
 import { fork } from 'node:child_process';
+import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { FUNCTIONS } from '../infra/functions.js';
 import type { Counts, Measured } from './cost-measure.js';
@@ -236,7 +237,12 @@ if (process.env.BENCH_COST_CHILD) {
           `${name} ${(l.invocations / m.turns).toFixed(2)}× ${(l.ms / l.invocations).toFixed(0)} ms`,
       )
       .join(', ');
-    return `${m.mode} per turn: ${lambda}; SQS ${JSON.stringify(c.sqs)} over ${m.turns} turns (${c.idleReceives} empty receives not billed per turn); ${(c.postToConnection / m.turns).toFixed(1)} posts; session save ${(c.sessionWriteWru / Math.max(1, c.sessionSaves)).toFixed(1)} WRU`;
+    return `${m.mode} per turn: ${lambda}; SQS ${JSON.stringify(c.sqs)} over ${m.turns} turns (${c.idleReceives} empty receives not billed per turn); ${(c.postToConnection / m.turns).toFixed(1)} posts; session save ${(c.sessionWriteWru / Math.max(1, c.sessionSaves)).toFixed(1)} WRU; peak RSS of the whole local stack ${m.peakRssMb.toFixed(0)} MB (idle ${m.idleRssMb.toFixed(0)} MB)`;
   };
   console.log(`\n${per(fanout)}\n${per(direct)}`);
+  console.log(
+    `load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}, Node ${process.version}`,
+  );
 }

@@ -28,6 +28,7 @@
  *   model's speed) or all at once (`burst`), and stamps when each delta left the model.
  */
 import { type ChildProcess, fork } from 'node:child_process';
+import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { ApiGatewayManagementApiClient } from '@aws-sdk/client-apigatewaymanagementapi';
@@ -47,11 +48,15 @@ const VARIANTS: { mode: Mode; label: string }[] = [
   { mode: 'sqs-fanout', label: 'sqs-fanout' },
 ];
 
-const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const RUNS = Number(process.env.BENCH_RUNS ?? 1);
 const TOKENS = Number(process.env.BENCH_TOKENS ?? 1000);
 const TOKENS_PER_SECOND = Number(process.env.BENCH_TOKENS_PER_SECOND ?? 100);
-/** Paced runs take TOKENS / TOKENS_PER_SECOND seconds each, so fewer of them by default. */
-const PACED_RUNS = Number(process.env.BENCH_PACED_RUNS ?? 2);
+/** The model paces the paced runs are streamed at, one phase each (tokens per second). */
+const RATES = (process.env.BENCH_RATES ?? '20,50,100').split(',').map(Number).filter((r) => r > 0);
+/** Tokens per paced run: 20 tok/s takes PACED_TOKENS / 20 seconds. */
+const PACED_TOKENS = Number(process.env.BENCH_PACED_TOKENS ?? 400);
+/** Paced runs take PACED_TOKENS / rate seconds each, so few of them by default. */
+const PACED_RUNS = Number(process.env.BENCH_PACED_RUNS ?? 1);
 const WARMUP_TOKENS = 200;
 /** The first-token runs: answers of this many tokens at TOKENS_PER_SECOND. */
 const FIRST_TOKENS = 200;
@@ -77,7 +82,11 @@ interface PhaseResult {
   firstToken: number[];
   /** Model's first token → client's last token, ms, one per run. */
   lastToken: number[];
+  /** Model's first token → the worker handing it to delivery (SendMessage/Batch or post), ms. */
+  firstSent: number[];
   eventsMessages: number;
+  /** SendMessage + SendMessageBatch calls to the events queue. */
+  eventsCalls: number;
   posts: number;
   frames: number;
   runJobs: number;
@@ -116,13 +125,27 @@ async function child(mode: Mode, label: string): Promise<ChildResult> {
       leftRunner.set(`${this.runId}|${event.delta}`, performance.now());
     return push.call(this, event);
   };
-  const counts = { sends: new Map<string, number>(), posts: 0 };
+  const counts = { sends: new Map<string, number>(), calls: new Map<string, number>(), posts: 0 };
+  // When the first token of the run left the worker for delivery (its first send carrying it).
+  const firstToken = `"delta":"${token(0)}"`;
+  let firstSentAt: number | undefined;
+  const stampFirst = (body: string) => {
+    if (firstSentAt === undefined && body.includes(firstToken)) firstSentAt = performance.now();
+  };
   const sqsSend = SQSClient.prototype.send;
   SQSClient.prototype.send = function (this: SQSClient, command: any, ...rest: any[]) {
     const name = command?.constructor?.name;
+    const url = String(command.input?.QueueUrl);
+    const add = (map: Map<string, number>, n: number) => map.set(url, (map.get(url) ?? 0) + n);
     if (name === 'SendMessageCommand') {
-      const url = String(command.input?.QueueUrl);
-      counts.sends.set(url, (counts.sends.get(url) ?? 0) + 1);
+      stampFirst(String(command.input?.MessageBody));
+      add(counts.sends, 1);
+      add(counts.calls, 1);
+    } else if (name === 'SendMessageBatchCommand') {
+      const entries = command.input?.Entries ?? [];
+      for (const entry of entries) stampFirst(String(entry.MessageBody));
+      add(counts.sends, entries.length);
+      add(counts.calls, 1);
     }
     return (sqsSend as any).call(this, command, ...rest);
   } as typeof sqsSend;
@@ -138,6 +161,7 @@ async function child(mode: Mode, label: string): Promise<ChildResult> {
       command?.constructor?.name === 'PostToConnectionCommand' &&
       String(data).startsWith('{"type":"events"')
     ) {
+      stampFirst(String(data));
       counts.posts += 1;
     }
     return (managementSend as any).call(this, command, ...rest);
@@ -211,15 +235,19 @@ async function child(mode: Mode, label: string): Promise<ChildResult> {
     const modelToRunner: number[] = [];
     const firstToken: number[] = [];
     const lastToken: number[] = [];
+    const firstSent: number[] = [];
     counts.sends.clear();
+    counts.calls.clear();
     counts.posts = 0;
     frames = 0;
     for (let run = 0; run < runs; run++) {
       leftRunner.clear();
       arrived.clear();
       proxy.written.clear();
+      firstSentAt = undefined;
       const runId = await runOnce(count, pace);
       const began = proxy.written.get(token(0)) as number;
+      firstSent.push((firstSentAt ?? NaN) - began);
       firstToken.push((arrived.get(`${runId}|${token(0)}`) as number) - began);
       lastToken.push((arrived.get(`${runId}|${token(count - 1)}`) as number) - began);
       process.send?.({ progress: `${label}: run ${run + 1}/${runs} done` });
@@ -243,7 +271,9 @@ async function child(mode: Mode, label: string): Promise<ChildResult> {
       modelToRunner: stats(modelToRunner),
       firstToken,
       lastToken,
+      firstSent,
       eventsMessages: counts.sends.get(stack.queues.events) ?? 0,
+      eventsCalls: counts.calls.get(stack.queues.events) ?? 0,
       posts: counts.posts,
       frames,
       runJobs: counts.sends.get(stack.queues.run) ?? 0,
@@ -252,9 +282,9 @@ async function child(mode: Mode, label: string): Promise<ChildResult> {
 
   try {
     await runOnce(WARMUP_TOKENS, 0);
-    const phases = [await phase('burst', RUNS, 0)];
-    if (PACED_RUNS > 0 && TOKENS_PER_SECOND > 0) {
-      phases.push(await phase(`${TOKENS_PER_SECOND} tok/s`, PACED_RUNS, TOKENS_PER_SECOND));
+    const phases = RUNS > 0 ? [await phase('burst', RUNS, 0)] : [];
+    for (const rate of PACED_RUNS > 0 ? RATES : []) {
+      phases.push(await phase(`${rate} tok/s`, PACED_RUNS, rate, PACED_TOKENS));
     }
     if (FIRST_RUNS > 0 && TOKENS_PER_SECOND > 0) {
       const label = `${FIRST_TOKENS} tok at ${TOKENS_PER_SECOND}/s`;
@@ -305,7 +335,7 @@ const perThousand = (count: number, tokens: number) => ((count * 1000) / tokens)
 async function parent(): Promise<void> {
   const window = process.env.EVENT_BATCH_MAX_DELAY_MS ?? `${DEFAULT_MAX_DELAY_MS} (default)`;
   console.log(
-    `delivery: ${RUNS} burst runs + ${PACED_RUNS} runs at ${TOKENS_PER_SECOND} tok/s of ${TOKENS} tokens, ${FIRST_RUNS} runs of ${FIRST_TOKENS} tokens, per mode (+1 warm-up); window ${window} ms; Node ${process.version}`,
+    `delivery: ${RUNS} burst runs of ${TOKENS} tokens, ${PACED_RUNS} run(s) of ${PACED_TOKENS} tokens at each of ${RATES.join(', ')} tok/s, ${FIRST_RUNS} runs of ${FIRST_TOKENS} tokens at ${TOKENS_PER_SECOND} tok/s, per mode (+1 warm-up); window ceiling ${window} ms; Node ${process.version}; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
   );
   const results: ChildResult[] = [];
   for (const variant of VARIANTS) {
@@ -320,6 +350,7 @@ async function parent(): Promise<void> {
     'p99',
     'max',
     'SQS events msgs /1k tok',
+    'SQS send calls /1k tok',
     'PostToConnection /1k tok',
     'fewer than 1 msg/token',
     'model→runner p50',
@@ -336,6 +367,7 @@ async function parent(): Promise<void> {
         ms(p.delivery.p99),
         ms(p.delivery.max),
         perThousand(p.eventsMessages, p.tokens),
+        perThousand(p.eventsCalls, p.tokens),
         perThousand(p.posts, p.tokens),
         `${(p.tokens / messages).toFixed(1)}x`,
         ms(p.modelToRunner.p50),
@@ -361,6 +393,8 @@ function printFirstTokens(results: ChildResult[]): void {
     'mode',
     'model pace',
     'runs',
+    'first delta model→sent p50',
+    'max',
     'first token p50',
     'max',
     'last token p50',
@@ -373,10 +407,13 @@ function printFirstTokens(results: ChildResult[]): void {
     for (const p of result.phases) {
       const first = stats(p.firstToken);
       const last = stats(p.lastToken);
+      const sent = stats(p.firstSent);
       const row = [
         result.label,
         p.pace,
         String(p.runs),
+        ms(sent.p50),
+        ms(sent.max),
         ms(first.p50),
         ms(first.max),
         ms(last.p50),

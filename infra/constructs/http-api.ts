@@ -23,6 +23,7 @@ import { accessLogs } from './access-log.js';
 export const HTTP_ROUTES: readonly { method: HttpMethod; path: string; open?: true }[] = [
   { method: HttpMethod.POST, path: '/runs' },
   { method: HttpMethod.GET, path: '/sessions/{id}/runs/{runId}' },
+  { method: HttpMethod.GET, path: '/sessions/{id}/runs/{runId}/events' },
   { method: HttpMethod.POST, path: '/sessions/{id}/runs/{runId}/decisions' },
   { method: HttpMethod.GET, path: '/sessions' },
   { method: HttpMethod.GET, path: '/sessions/{id}' },

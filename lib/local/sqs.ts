@@ -31,9 +31,13 @@ export async function startLocalSqs(): Promise<LocalSqs> {
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     res.on('finish', () => {
       if (res.statusCode !== 200 || listeners.size === 0) return;
-      const name = queueNameOf(Buffer.concat(chunks).toString('utf8'));
-      // The emulator makes a new message receivable on a 0 ms timer: tell after it ran.
-      if (name) setTimeout(() => notify(listeners, name), 0);
+      const { name, count } = sentTo(Buffer.concat(chunks).toString('utf8'));
+      // The emulator makes a new message receivable on a 0 ms timer: tell after it ran, once per
+      // message (a batch's pollers then ask for all of them).
+      if (name)
+        setTimeout(() => {
+          for (let i = 0; i < count; i++) notify(listeners, name);
+        }, 0);
     });
   });
   const { port } = server.address() as { port: number };
@@ -51,12 +55,14 @@ export async function startLocalSqs(): Promise<LocalSqs> {
   };
 }
 
-function queueNameOf(body: string): string | undefined {
+function sentTo(body: string): { name?: string; count: number } {
   try {
-    const url = (JSON.parse(body) as { QueueUrl?: unknown }).QueueUrl;
-    return typeof url === 'string' ? url.split('/').at(-1) : undefined;
+    const input = JSON.parse(body) as { QueueUrl?: unknown; Entries?: unknown };
+    const url = input.QueueUrl;
+    const count = Array.isArray(input.Entries) ? input.Entries.length : 1;
+    return typeof url === 'string' ? { name: url.split('/').at(-1) as string, count } : { count };
   } catch {
-    return undefined;
+    return { count: 0 };
   }
 }
 

@@ -5,8 +5,18 @@ import { isDeltaEvent, jsonBytes, splitDeltaEvent } from './sizing.js';
 
 /** Below API Gateway's 128 KB frame and SQS's 256 KB message, with room for routing fields. */
 export const DEFAULT_MAX_BATCH_BYTES = 120 * 1024;
-/** Chosen from bench/delivery (docs/benchmarks.md#delivery): ≥ 10x fewer messages at 100 tok/s. */
-export const DEFAULT_MAX_DELAY_MS = 100;
+/**
+ * The adaptive window (docs/benchmarks.md#delivery): a batch waits about `DEFAULT_TARGET_EVENTS`
+ * inter-delta intervals, between the floor and the ceiling. At 100 tok/s that is ~120 ms, at
+ * 20 tok/s the 400 ms ceiling: ≥ 10x and ≥ 5x fewer messages than tokens.
+ */
+export const DEFAULT_MAX_DELAY_MS = 400;
+export const DEFAULT_MIN_DELAY_MS = 50;
+export const DEFAULT_TARGET_EVENTS = 12;
+/** A delta this long after the previous one starts a new burst: it goes at once. */
+export const DEFAULT_IDLE_GAP_MS = 250;
+/** Weight of the newest interval in the rate estimate (an exponential moving average). */
+const RATE_WEIGHT = 0.3;
 /** Room the envelope keeps for any seq (up to 16 digits). */
 const SEQ_DIGITS = 16;
 
@@ -14,27 +24,43 @@ const SEQ_DIGITS = 16;
 export interface Scheduler {
   setTimeout(callback: () => void, ms: number): unknown;
   clearTimeout(handle: unknown): void;
+  /** Milliseconds on a monotonic clock (default `performance.now()`). */
+  time?(): number;
 }
 
 export const realScheduler: Scheduler = {
   setTimeout: (callback, ms) => setTimeout(callback, ms),
   clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+  time: () => performance.now(),
 };
 
 export type EventsSink = (message: EventsMessage) => Promise<void>;
+/** Takes every message sealed while the previous send was in flight, in seq order (≥ 1). */
+export type EventsBatchSink = (messages: EventsMessage[]) => Promise<void>;
 
 export interface EventBatcherOptions {
   sessionId: string;
   runId: string;
   /** Called once per message, in seq order, never while a previous call is pending. */
-  sink: EventsSink;
+  sink?: EventsSink;
+  /**
+   * Instead of `sink`: called with every message ready at once (one `SendMessageBatch`), in seq
+   * order, never while a previous call is pending.
+   */
+  sinkMany?: EventsBatchSink;
   /** Largest serialised `events` message in UTF-8 bytes (default 120 KB). */
   maxBytes?: number;
-  /** Longest time an event waits in the buffer (default 100 ms). */
+  /** Longest time an event waits in the buffer: the adaptive window's ceiling (default 400 ms). */
   maxDelayMs?: number;
+  /** The adaptive window's floor (default 50 ms, or `maxDelayMs` if smaller). */
+  minDelayMs?: number;
+  /** Deltas a batch should hold at the measured rate (default 12): the window grows with it. */
+  targetEvents?: number;
+  /** A delta this long after the previous delta goes at once (default 250 ms). */
+  idleGapMs?: number;
   /**
-   * Seal a message's first text delta at once (default true): the first words never wait for
-   * the window; the rest of the message is batched.
+   * Seal at once a message's first text delta and the first delta after an idle gap (default
+   * true): the first words never wait for the window; the rest is batched.
    */
   firstDeltaAtOnce?: boolean;
   /** Seq of the first message: a resumed run continues where its paused part stopped. */
@@ -60,18 +86,29 @@ interface Sealed {
 
 /**
  * Buffers one run's events into `events` messages. A message is sealed when the next event
- * would take it past `maxBytes`, when a final event (run-paused, run-finished, run-error)
- * arrives, when `maxDelayMs` passed since its first event, with the first text delta of each
- * assistant message (so the first words go out at once), or on `flush`/`close`. Sealed
- * messages go to the sink one at a time; a sink failure stops the batcher and is thrown by the
- * next `push`, `flush` or `close` (and by the call that was waiting for that send).
+ * would take it past `maxBytes`; before and after a terminal event (run-paused, run-finished,
+ * run-error), which goes alone; when the window passed since its first event; with the first
+ * text delta of each assistant message and the first delta after an idle gap (so the first
+ * words go out at once); or on `flush`/`close`. The window adapts: about `targetEvents`
+ * intervals of the measured delta rate, between `minDelayMs` and `maxDelayMs`. Sealed messages
+ * go to the sink one send at a time (all that are ready with `sinkMany`); a sink failure stops
+ * the batcher and is thrown by the next `push`, `flush` or `close` (and by the call that was
+ * waiting for that send).
  */
 export class EventBatcher {
   readonly sessionId: string;
   readonly runId: string;
-  readonly #sink: EventsSink;
+  readonly #sink: EventsBatchSink;
+  readonly #sinkTakesMany: boolean;
   readonly #maxBytes: number;
   readonly #maxDelayMs: number;
+  readonly #minDelayMs: number;
+  readonly #targetEvents: number;
+  readonly #idleGapMs: number;
+  readonly #time: () => number;
+  /** When the last delta was pushed, and the moving average of the intervals between deltas. */
+  #lastDeltaAt: number | undefined;
+  #interval: number | undefined;
   readonly #scheduler: Scheduler;
   readonly #firstDeltaAtOnce: boolean;
   /** Assistant messages whose first text delta was pushed. */
@@ -96,10 +133,16 @@ export class EventBatcher {
   constructor(options: EventBatcherOptions) {
     this.sessionId = options.sessionId;
     this.runId = options.runId;
-    this.#sink = options.sink;
+    this.#sink = sinkOf(options);
+    this.#sinkTakesMany = options.sinkMany !== undefined;
     this.#maxBytes = options.maxBytes ?? DEFAULT_MAX_BATCH_BYTES;
     this.#maxDelayMs = options.maxDelayMs ?? DEFAULT_MAX_DELAY_MS;
+    this.#minDelayMs = Math.min(options.minDelayMs ?? DEFAULT_MIN_DELAY_MS, this.#maxDelayMs);
+    this.#targetEvents = options.targetEvents ?? DEFAULT_TARGET_EVENTS;
+    this.#idleGapMs = options.idleGapMs ?? DEFAULT_IDLE_GAP_MS;
     this.#scheduler = options.scheduler ?? realScheduler;
+    const scheduler = this.#scheduler;
+    this.#time = scheduler.time ? () => scheduler.time?.() ?? 0 : () => performance.now();
     this.#firstDeltaAtOnce = options.firstDeltaAtOnce ?? true;
     this.#seq = options.firstSeq ?? 0;
     const empty = { type: 'events', sessionId: this.sessionId, runId: this.runId, seq: 0 };
@@ -128,16 +171,20 @@ export class EventBatcher {
     if (this.#state !== 'open')
       throw new BatcherClosed(this.runId, this.#state === 'closed' ? 'closed' : 'run-ended');
     if (event.runId !== this.runId) throw new ForeignEvent(this.runId, event.runId);
+    const terminal = TERMINAL_EVENT_TYPES.has(event.type);
+    // The terminal rule (docs/protocol.md): the terminal event travels alone.
+    if (terminal) this.#seal();
+    const idle = isDeltaEvent(event) && this.#afterIdleGap();
     const bytes = jsonBytes(event);
     if (bytes > this.#room && isDeltaEvent(event)) {
       for (const piece of splitDeltaEvent(event, this.#room)) this.#add(piece, jsonBytes(piece));
     } else {
       this.#add(event, bytes);
     }
-    if (TERMINAL_EVENT_TYPES.has(event.type)) {
+    if (terminal) {
       this.#state = 'ended';
       this.#seal();
-    } else if (this.#isFirstDelta(event)) {
+    } else if (this.#isFirstDelta(event) || (idle && this.#firstDeltaAtOnce)) {
       this.#seal();
     } else if (this.#buffer.length > 0 && this.#timer === undefined) {
       this.#startTimer();
@@ -160,6 +207,24 @@ export class EventBatcher {
     }
     this.#throwIfFailed();
     await this.#kick();
+  }
+
+  /** Stamps a delta; true if it follows an idle gap (or is the first). Feeds the rate. */
+  #afterIdleGap(): boolean {
+    const now = this.#time();
+    const last = this.#lastDeltaAt;
+    this.#lastDeltaAt = now;
+    if (last === undefined || now - last >= this.#idleGapMs) return true;
+    const gap = now - last;
+    this.#interval =
+      this.#interval === undefined ? gap : this.#interval + RATE_WEIGHT * (gap - this.#interval);
+    return false;
+  }
+
+  /** The window for the batch starting now: grows with the rate, within floor and ceiling. */
+  #window(): number {
+    const wanted = (this.#interval ?? 0) * this.#targetEvents;
+    return Math.min(this.#maxDelayMs, Math.max(this.#minDelayMs, wanted));
   }
 
   #isFirstDelta(event: StreamEvent): boolean {
@@ -210,7 +275,7 @@ export class EventBatcher {
       this.#due = true;
       // The failure is kept and thrown by the next call; nobody awaits a timer.
       this.#kick().catch(() => {});
-    }, this.#maxDelayMs);
+    }, this.#window());
   }
 
   #stopTimer(): void {
@@ -230,12 +295,15 @@ export class EventBatcher {
     try {
       for (;;) {
         if (this.#sealed.length === 0 && this.#due) this.#seal();
-        const next = this.#sealed.shift();
-        if (next === undefined) return;
-        await this.#sink(next.message);
-        this.#stats.messages += 1;
-        this.#stats.events += next.message.events.length;
-        this.#stats.bytes += next.bytes;
+        // `sink` takes one message per call, `sinkMany` all that are ready.
+        const ready = this.#sealed.splice(0, this.#sinkTakesMany ? this.#sealed.length : 1);
+        if (ready.length === 0) return;
+        await this.#sink(ready.map((s) => s.message));
+        for (const next of ready) {
+          this.#stats.messages += 1;
+          this.#stats.events += next.message.events.length;
+          this.#stats.bytes += next.bytes;
+        }
       }
     } catch (error) {
       this.#failure ??= { error };
@@ -252,4 +320,14 @@ export class EventBatcher {
   #throwIfFailed(): void {
     if (this.#failure) throw this.#failure.error;
   }
+}
+
+/** One send of the ready messages: `sinkMany` as is, or `sink` once per message in order. */
+function sinkOf(options: EventBatcherOptions): EventsBatchSink {
+  const { sink, sinkMany } = options;
+  if (sinkMany) return sinkMany;
+  if (!sink) throw new InvalidBatcherOptions('a sink or sinkMany is required.');
+  return async (messages) => {
+    for (const message of messages) await sink(message);
+  };
 }

@@ -12,6 +12,24 @@ export interface Delivery {
   readonly mode: DeliveryMode | 'memory';
   /** Resolves once the message is handed over; rejects if it could not be. */
   deliver(message: EventsMessage): Promise<void>;
+  /**
+   * Hands over several messages of one run, in seq order, in as few calls as the channel allows
+   * (sqs-fanout: SendMessageBatch). Resolves once all are handed over; rejects if one could not
+   * be (the caller sends them again: receivers drop a seen `(runId, seq)`).
+   */
+  deliverMany?(messages: readonly EventsMessage[]): Promise<void>;
+}
+
+/**
+ * The one place a worker's sealed batches leave it: `deliverMany` where the delivery has it,
+ * else `deliver` per message in order.
+ */
+export async function emitBatches(
+  delivery: Delivery,
+  messages: readonly EventsMessage[],
+): Promise<void> {
+  if (messages.length > 1 && delivery.deliverMany) return delivery.deliverMany(messages);
+  for (const message of messages) await delivery.deliver(message);
 }
 
 export interface MemoryDeliveryOptions {

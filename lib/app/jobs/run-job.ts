@@ -3,8 +3,8 @@ import type { StreamEvent } from '../../core/events.js';
 import { bindingOf, isOwner } from '../../core/ownership.js';
 import type { JsonValue, SessionData } from '../../core/session.js';
 import { EventBatcher } from '../../transport/batcher.js';
-import type { Delivery } from '../../transport/delivery.js';
-import type { TurnJob } from '../../transport/protocol.js';
+import { type Delivery, emitBatches } from '../../transport/delivery.js';
+import type { EventsMessage, TurnJob } from '../../transport/protocol.js';
 import type { UsageTally } from '../fair-use.js';
 import type { JobLogger, JobPorts, PipelineMetric } from '../ports/jobs.js';
 import { type RunRecord, runNextSeq, terminalEventOf } from '../ports/run-records.js';
@@ -12,6 +12,7 @@ import { REFUSED_RESUME } from '../run-records.js';
 import { afterTurn } from './after-turn.js';
 import { awaitRunEnd } from './run-end.js';
 import { asJson, RunLog } from './run-log.js';
+import { continuingSeq, storedFirst } from './stored-events.js';
 import { finished, storedEarlier, storedReply } from './stored-turn.js';
 
 export type Outcome = Extract<StreamEvent, { type: 'run-finished' | 'run-paused' | 'run-error' }>;
@@ -135,7 +136,9 @@ async function stream(
   const { runtime } = ports;
   const { sessionId, runId, principal } = job;
   const state: StreamState = { stored: false, terminalSent: false };
-  const batcher = newBatcher(ctx, log, state, log.firstSeq);
+  const start = await continuingSeq(ports.events, job, log.previous, ctx.redelivered, log.firstSeq);
+  if (start.resend) await emitBatches(deliveryOf(ctx), start.resend);
+  const batcher = newBatcher(ctx, log, state, start.firstSeq);
   // Unread before the turn (a first delivery), the session's life is learnt as the turn loads it,
   // before any record write: its own, or the fresh one the turn creates it in (after a clear).
   const fresh = ctx.redelivered ? undefined : randomUUID();
@@ -178,8 +181,8 @@ async function stream(
       }
       if (held) await batcher.push(held);
       held = undefined;
-      // The terminal event goes alone at its own seq, the message a late job sends again.
-      if (outcome) await batcher.flush();
+      // The batcher seals the terminal event alone at its own seq (the message a late job sends
+      // again), in the same send as the batch before it.
       await batcher.push(outcome ?? event);
     }
   } catch (err) {
@@ -218,37 +221,52 @@ interface StreamState {
   terminalSeq?: number;
 }
 
-/** The attempt's batcher: reserves seqs before each message; past the save it never fails. */
+/** The attempt's batcher: reserves seqs before each send; past the save it never fails. */
 function newBatcher(
   ctx: JobContext,
   log: RunLog,
   state: StreamState,
   firstSeq: number,
 ): EventBatcher {
-  const delivery = deliveryOf(ctx);
-  const where = { metrics: ctx.ports.metrics, runId: ctx.job.runId, until: ctx.until };
   return new EventBatcher({
     sessionId: ctx.job.sessionId,
     runId: ctx.job.runId,
     firstSeq,
-    sink: async (message) => {
-      try {
-        await log.reserve(message.seq);
-      } catch (err) {
-        // Past the save the message goes out anyway: no later attempt reuses these seqs.
-        if (!state.stored) throw err;
-      }
-      const sent = state.stored
-        ? await afterTurn('delivery', () => delivery.deliver(message), where)
-        : await delivery.deliver(message).then(() => true);
-      if (message.events.some((e) => TERMINAL.has(e.type))) {
-        state.terminalSeq = message.seq;
-        if (sent) state.terminalSent = true;
-      }
-    },
-    // Longer windows send fewer messages per token at the cost of latency (docs/benchmarks.md).
+    sinkMany: (messages) => emitBatch(ctx, log, state, messages),
+    // The ceiling of the adaptive window (docs/benchmarks.md#delivery).
     ...(ctx.ports.batchMaxDelayMs === undefined ? {} : { maxDelayMs: ctx.ports.batchMaxDelayMs }),
   });
+}
+
+/**
+ * Where the attempt's sealed batches leave the worker (every message ready at once, in seq
+ * order): their seqs reserved, then handed to the delivery in one go (SendMessageBatch).
+ */
+async function emitBatch(
+  ctx: JobContext,
+  log: RunLog,
+  state: StreamState,
+  messages: EventsMessage[],
+): Promise<void> {
+  const last = messages.at(-1);
+  if (last === undefined) return;
+  try {
+    await log.reserve(last.seq);
+  } catch (err) {
+    // Past the save the messages go out anyway: no later attempt reuses these seqs.
+    if (!state.stored) throw err;
+  }
+  const delivery = storedFirst(deliveryOf(ctx), ctx.ports.events, log.base);
+  const where = { metrics: ctx.ports.metrics, runId: ctx.job.runId, until: ctx.until };
+  const send = () => emitBatches(delivery, messages);
+  const sent = state.stored
+    ? await afterTurn('delivery', send, where)
+    : await send().then(() => true);
+  const terminal = messages.find((m) => m.events.some((e) => TERMINAL.has(e.type)));
+  if (terminal) {
+    state.terminalSeq = terminal.seq;
+    if (sent) state.terminalSent = true;
+  }
 }
 
 const TERMINAL = new Set(['run-finished', 'run-paused', 'run-error']);
@@ -456,13 +474,17 @@ async function recover(
   }
   const { agent } = log.base;
   const reply = { status: 'completed' as const, runId, sessionId, agent, ...stored };
+  const from = open
+    ? undefined
+    : await continuingSeq(ctx.ports.events, job, log.previous, true, log.firstSeq);
+  const delivery = storedFirst(deliveryOf(ctx), ctx.ports.events, log.base);
   const batcher =
     open ??
     new EventBatcher({
       sessionId,
       runId,
-      firstSeq: log.firstSeq,
-      sink: (message) => deliveryOf(ctx).deliver(message),
+      firstSeq: from?.firstSeq ?? log.firstSeq,
+      sink: (message) => delivery.deliver(message),
     });
   await batcher.flush().catch(() => undefined);
   const terminalSeq = batcher.nextSeq;

@@ -6,7 +6,7 @@ import type { EventsMessage, EventsQueueMessage } from '../../transport/protocol
 import { ConfigError } from '../wiring/errors.js';
 import type { AwsClients } from './clients.js';
 import { postToSession } from './post-to-session.js';
-import { sendJson } from './sqs-queues.js';
+import { sendJson, sendJsonBatch } from './sqs-queues.js';
 
 /** `sqs-fanout`: each batch goes on the events FIFO queue (group = session, dedup = run.seq). */
 export class SqsFanoutDelivery implements Delivery {
@@ -19,13 +19,26 @@ export class SqsFanoutDelivery implements Delivery {
   ) {}
 
   async deliver(message: EventsMessage): Promise<void> {
-    const entry: EventsQueueMessage = {
+    const entry = this.#entry(message);
+    await sendJson(this.clients.sqs, this.queueUrl, entry, eventsFifoKeys(entry));
+  }
+
+  /** Several batches in as few SendMessageBatch calls as SQS allows (10 entries, 256 KB). */
+  async deliverMany(messages: readonly EventsMessage[]): Promise<void> {
+    const entries = messages.map((message) => {
+      const body = this.#entry(message);
+      return { body, keys: eventsFifoKeys(body) };
+    });
+    await sendJsonBatch(this.clients.sqs, this.queueUrl, entries);
+  }
+
+  #entry(message: EventsMessage): EventsQueueMessage {
+    return {
       message,
       ...(this.to.requester ? { connectionId: this.to.requester } : {}),
       ...(this.to.owner ? { owner: this.to.owner } : {}),
       sentAt: Date.now(),
     };
-    await sendJson(this.clients.sqs, this.queueUrl, entry, eventsFifoKeys(entry));
   }
 }
 

@@ -1,5 +1,8 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   ChangeMessageVisibilityCommand,
+  SendMessageBatchCommand,
+  type SendMessageBatchRequestEntry,
   SendMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
@@ -31,6 +34,102 @@ export async function sendJson(
       }),
     ),
   );
+}
+
+/** SQS's limits on one SendMessageBatch: 10 entries, 256 KB of bodies and attributes in all. */
+export const SQS_BATCH_ENTRIES = 10;
+export const SQS_BATCH_BYTES = 256 * 1024;
+/** Room kept per entry for its attributes (trace header, FIFO keys). */
+const ENTRY_OVERHEAD_BYTES = 1024;
+/** Tries of the entries SQS failed (an internal error, a throttle) before the send fails. */
+const BATCH_ATTEMPTS = 4;
+const BATCH_RETRY_MS = 50;
+
+export interface JsonEntry {
+  body: unknown;
+  keys?: FifoKeys;
+}
+
+/** A SendMessageBatch that left entries unsent after its retries (or that SQS refused). */
+export class BatchEntriesFailed extends Error {
+  constructor(readonly failed: { index: number; code: string; message: string }[]) {
+    super(`SendMessageBatch: ${failed.length} entries not sent (${failed[0]?.code ?? '?'})`);
+    this.name = 'BatchEntriesFailed';
+  }
+}
+
+/**
+ * Sends JSON messages in as few SendMessageBatch calls as SQS's limits allow (10 entries,
+ * 256 KB), in order. Entries SQS fails (`Failed` in a 200 answer) are sent again in a batch of
+ * their own with the same FIFO deduplication id, so a retry never duplicates one that went; a sender
+ * fault, or an entry still failing after a few tries, fails the call (the caller retries it).
+ */
+export async function sendJsonBatch(
+  sqs: SQSClient,
+  queueUrl: string,
+  entries: readonly JsonEntry[],
+): Promise<void> {
+  const prepared = entries.map((entry, index) => toEntry(entry, index));
+  for (const chunk of chunksOf(prepared)) await sendChunk(sqs, queueUrl, chunk);
+}
+
+function toEntry(entry: JsonEntry, index: number): SendMessageBatchRequestEntry {
+  const { keys } = entry;
+  return withTraceContext({
+    Id: String(index),
+    MessageBody: JSON.stringify(entry.body),
+    ...(keys ? { MessageGroupId: keys.groupId, MessageDeduplicationId: keys.deduplicationId } : {}),
+  });
+}
+
+/** Consecutive runs of entries within the count and byte limits. */
+function chunksOf(entries: SendMessageBatchRequestEntry[]): SendMessageBatchRequestEntry[][] {
+  const chunks: SendMessageBatchRequestEntry[][] = [];
+  let chunk: SendMessageBatchRequestEntry[] = [];
+  let bytes = 0;
+  for (const entry of entries) {
+    const size = Buffer.byteLength(entry.MessageBody ?? '', 'utf8') + ENTRY_OVERHEAD_BYTES;
+    if (
+      chunk.length === SQS_BATCH_ENTRIES ||
+      (chunk.length > 0 && bytes + size > SQS_BATCH_BYTES)
+    ) {
+      chunks.push(chunk);
+      chunk = [];
+      bytes = 0;
+    }
+    chunk.push(entry);
+    bytes += size;
+  }
+  if (chunk.length > 0) chunks.push(chunk);
+  return chunks;
+}
+
+async function sendChunk(
+  sqs: SQSClient,
+  queueUrl: string,
+  chunk: SendMessageBatchRequestEntry[],
+): Promise<void> {
+  let pending = chunk;
+  for (let attempt = 1; ; attempt++) {
+    const answer = await sqs.send(
+      new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: pending }),
+    );
+    const failed = answer.Failed ?? [];
+    if (failed.length === 0) return;
+    const ids = new Set(failed.map((f) => f.Id));
+    const refused = failed.some((f) => f.SenderFault);
+    if (refused || attempt >= BATCH_ATTEMPTS) {
+      throw new BatchEntriesFailed(
+        failed.map((f) => ({
+          index: Number(f.Id),
+          code: f.Code ?? 'unknown',
+          message: f.Message ?? '',
+        })),
+      );
+    }
+    pending = pending.filter((e) => ids.has(e.Id));
+    await sleep(BATCH_RETRY_MS * 2 ** (attempt - 1));
+  }
 }
 
 /** A queue URL the function cannot work without: named in the error when missing. */

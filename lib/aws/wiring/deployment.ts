@@ -7,6 +7,7 @@ import {
   DynamoIdempotencyStore,
   DynamoIdKeyStore,
   DynamoPausedRunStore,
+  DynamoRunEventStore,
   DynamoRunJournalStore,
   DynamoRunRecordStore,
   DynamoSessionIndex,
@@ -28,6 +29,8 @@ export interface Deployment {
   readonly client: DynamoDBClient;
   readonly runtime: Runtime;
   readonly runs: DynamoRunRecordStore;
+  /** Stored events: every delivered message, kept EVENTS_TTL_SECONDS for reconnects. */
+  readonly events: DynamoRunEventStore;
   readonly connections: DynamoConnectionStore;
   readonly idempotency: DynamoIdempotencyStore;
   /** Each principal's sessions, newest first (`GET /sessions`). */
@@ -105,6 +108,7 @@ export function buildDeployment(
     client,
     runtime,
     runs: new DynamoRunRecordStore(stores),
+    events: new DynamoRunEventStore({ ...stores, ttlSeconds: config.EVENTS_TTL_SECONDS }),
     connections: new DynamoConnectionStore(stores),
     idempotency: new DynamoIdempotencyStore(stores),
     sessionIndex: new DynamoSessionIndex(stores),

@@ -1,7 +1,10 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { StreamEvent } from '../../../lib/core/index.js';
 import {
   BatcherClosed,
+  DEFAULT_IDLE_GAP_MS,
+  DEFAULT_MAX_DELAY_MS,
   EventBatcher,
   type EventBatcherOptions,
   type EventsMessage,
@@ -40,6 +43,10 @@ class ManualScheduler implements Scheduler {
     this.#timers.delete(handle as number);
   }
 
+  time(): number {
+    return this.now;
+  }
+
   get pending(): number {
     return this.#timers.size;
   }
@@ -74,7 +81,9 @@ function setup(options: Partial<EventBatcherOptions> = {}) {
     runId,
     scheduler,
     firstDeltaAtOnce: false,
+    // A fixed window: the adaptive one has tests of its own.
     maxDelayMs: 50,
+    minDelayMs: 50,
     sink: async (message) => {
       sent.push(structuredClone(message));
       sentAt.push(scheduler.now);
@@ -99,11 +108,12 @@ describe('EventBatcher', () => {
     await batcher.push(delta('b'));
     await batcher.push(finished);
 
-    // Assess
-    expect(sent.map((m) => m.seq)).toEqual([0, 1, 2]);
+    // Assess: the terminal event goes alone, at its own seq
+    expect(sent.map((m) => m.seq)).toEqual([0, 1, 2, 3]);
     expect(allEvents(sent)).toEqual([started, delta('a'), delta('b'), finished]);
+    expect(sent[3]?.events).toEqual([finished]);
     for (const message of sent) expect(EventsMessageSchema.safeParse(message).success).toBe(true);
-    expect(batcher.nextSeq).toBe(3);
+    expect(batcher.nextSeq).toBe(4);
   });
 
   it.each([
@@ -113,22 +123,26 @@ describe('EventBatcher', () => {
       { type: 'run-paused', runId, sessionId, interruptions: [{ id: 'c', kind: 'tool-approval' }] },
     ],
     ['run-error', { type: 'run-error', runId, code: 'model-error', message: 'down' }],
-  ] as [string, StreamEvent][])('sends at once on %s and ends the run', async (_type, last) => {
-    // Prepare
-    const { batcher, sent, scheduler } = setup();
-    await batcher.push(started);
-    await batcher.push(delta('a'));
-    expect(sent).toEqual([]);
+  ] as [string, StreamEvent][])(
+    'sends at once and alone on %s and ends the run',
+    async (_type, last) => {
+      // Prepare
+      const { batcher, sent, scheduler } = setup();
+      await batcher.push(started);
+      await batcher.push(delta('a'));
+      expect(sent).toEqual([]);
 
-    // Act
-    await batcher.push(last);
+      // Act
+      await batcher.push(last);
 
-    // Assess
-    expect(sent).toHaveLength(1);
-    expect(sent[0]?.events).toEqual([started, delta('a'), last]);
-    expect(scheduler.pending).toBe(0);
-    await expect(batcher.push(delta('late'))).rejects.toBeInstanceOf(BatcherClosed);
-  });
+      // Assess: what was buffered goes first, the terminal event alone after it
+      expect(sent).toHaveLength(2);
+      expect(sent[0]?.events).toEqual([started, delta('a')]);
+      expect(sent[1]?.events).toEqual([last]);
+      expect(scheduler.pending).toBe(0);
+      await expect(batcher.push(delta('late'))).rejects.toBeInstanceOf(BatcherClosed);
+    },
+  );
 
   it('sends the buffer maxDelayMs after its first event', async () => {
     // Prepare
@@ -352,30 +366,153 @@ describe('EventBatcher', () => {
     expect(sent.map((m) => m.seq)).toEqual([0, 1, 2]);
   });
 
-  it('at 100 tokens/s sends ≥ 10x fewer messages than tokens, at most a window apart', async () => {
-    // Prepare: the default window, a token every 10 ms
+  /** `count` deltas a `every` ms apart with the default rules; the send times and messages. */
+  async function stream(count: number, every: number, options: Partial<EventBatcherOptions> = {}) {
+    const run = setup({
+      firstDeltaAtOnce: undefined,
+      maxDelayMs: undefined,
+      minDelayMs: undefined,
+      ...options,
+    });
+    const pushedAt: number[] = [];
+    await run.batcher.push(started);
+    for (let i = 0; i < count; i++) {
+      pushedAt.push(run.scheduler.now);
+      await run.batcher.push(delta(`t${i} `));
+      await run.scheduler.advance(every);
+    }
+    await run.batcher.push(finished);
+    return { ...run, pushedAt };
+  }
+
+  it.each([
+    [100, 10],
+    [50, 9],
+    [20, 5],
+  ])('at %i tokens/s sends ≥ %ix fewer messages than tokens, in order', async (rate, fewer) => {
+    // Act
+    const { sent, sentAt } = await stream(1_000, 1_000 / rate);
+
+    // Assess
+    expect(1_000 / sent.length).toBeGreaterThanOrEqual(fewer);
+    expect(sent.map((m) => m.seq)).toEqual(sent.map((_, i) => i));
+    expect(allEvents(sent)).toHaveLength(1_002);
+    expect(sent.at(-1)?.events).toEqual([finished]);
+    // No event waits past the ceiling.
+    const gaps = sentAt.slice(2).map((at, i) => at - (sentAt[i + 1] as number));
+    expect(Math.max(...gaps)).toBeLessThanOrEqual(DEFAULT_MAX_DELAY_MS + 1_000 / rate);
+  });
+
+  it('grows the window with the rate: a faster stream waits less per batch', async () => {
+    // Act
+    const fast = await stream(300, 10);
+    const slow = await stream(300, 50);
+
+    // Assess
+    const cadence = (at: number[]) => (at.at(-2)! - at[1]!) / (at.length - 3);
+    expect(cadence(fast.sentAt)).toBeLessThan(cadence(slow.sentAt));
+    expect(cadence(fast.sentAt)).toBeLessThanOrEqual(150);
+    expect(cadence(slow.sentAt)).toBeLessThanOrEqual(DEFAULT_MAX_DELAY_MS + 50);
+  });
+
+  it('sends the first delta after an idle gap at once, and batches the burst after it', async () => {
+    // Prepare: a stream at 50 tokens/s
     const { batcher, sent, sentAt, scheduler } = setup({
       firstDeltaAtOnce: undefined,
       maxDelayMs: undefined,
+      minDelayMs: undefined,
     });
     await batcher.push(started);
-
-    // Act
-    for (let i = 0; i < 1_000; i++) {
-      await batcher.push(delta(`t${i} `));
-      await scheduler.advance(10);
+    for (let i = 0; i < 40; i++) {
+      await batcher.push(delta(`a${i} `));
+      await scheduler.advance(20);
     }
-    await batcher.push(finished);
+    await scheduler.advance(DEFAULT_IDLE_GAP_MS);
+    const before = sent.length;
 
-    // Assess
-    // 10 tokens a window with an instant sink (a real send adds its own time to each batch).
-    expect(1_000 / sent.length).toBeGreaterThanOrEqual(9.9);
-    expect(sentAt[0]).toBe(0);
-    // The second message waits for the next token and then the window; the rest keep its pace.
-    expect(sentAt[1]).toBe(10 + 100);
-    const gaps = sentAt.slice(2).map((at, i) => at - (sentAt[i + 1] as number));
-    expect(Math.max(...gaps)).toBeLessThanOrEqual(100);
-    expect(allEvents(sent)).toHaveLength(1_002);
+    // Act: the model resumes after a pause (a tool call, a slow step)
+    const resumedAt = scheduler.now;
+    await batcher.push(delta('back'));
+    await batcher.push(delta(' again'));
+
+    // Assess: the first delta after the gap left at once, the next waits for the window
+    expect(sent).toHaveLength(before + 1);
+    expect(sent.at(-1)?.events).toEqual([delta('back')]);
+    expect(sentAt.at(-1)).toBe(resumedAt);
+    await scheduler.advance(DEFAULT_MAX_DELAY_MS);
+    expect(sent.at(-1)?.events).toEqual([delta(' again')]);
+  });
+
+  it('hands sinkMany every message ready while a send was in flight, in seq order', async () => {
+    // Prepare: a sink that holds its first call
+    const calls: EventsMessage[][] = [];
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const batcher = new EventBatcher({
+      sessionId,
+      runId,
+      scheduler: new ManualScheduler(),
+      maxBytes: 1024,
+      sinkMany: async (messages) => {
+        calls.push(structuredClone(messages));
+        if (calls.length === 1) await held;
+      },
+    });
+
+    // Act: the first delta goes at once and is held; a big burst seals several messages behind it
+    const first = batcher.push(delta('first'));
+    await settle();
+    // (A push that seals waits for the send in flight: not awaited until it is released.)
+    const pushes: Promise<void>[] = [];
+    for (let i = 0; i < 30; i++) pushes.push(batcher.push(delta(`${'x'.repeat(90)}${i}`)));
+    pushes.push(batcher.push(finished));
+    release();
+    await Promise.all([first, ...pushes]);
+    await batcher.close();
+
+    // Assess: one call for the held one, then the rest in as few calls as were ready
+    expect(calls[0]?.map((m) => m.seq)).toEqual([0]);
+    expect(calls.length).toBeLessThanOrEqual(3);
+    const seqs = calls.flat().map((m) => m.seq);
+    expect(seqs).toEqual(seqs.map((_, i) => i));
+    expect(calls.flat().at(-1)?.events).toEqual([finished]);
+    expect(batcher.stats.messages).toBe(seqs.length);
+  });
+
+  it('keeps order, seqs, sizes and the terminal rule for any arrival pattern', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 600 }), fc.string({ maxLength: 300 })), {
+          maxLength: 60,
+        }),
+        async (arrivals) => {
+          const { batcher, sent, scheduler } = setup({
+            firstDeltaAtOnce: undefined,
+            maxDelayMs: undefined,
+            minDelayMs: undefined,
+            maxBytes: 1024,
+          });
+          const pushed: StreamEvent[] = [started];
+          await batcher.push(started);
+          for (const [wait, text] of arrivals) {
+            await scheduler.advance(wait);
+            pushed.push(delta(text));
+            await batcher.push(delta(text));
+          }
+          await batcher.push(finished);
+          pushed.push(finished);
+          expect(sent.map((m) => m.seq)).toEqual(sent.map((_, i) => i));
+          const text = (events: StreamEvent[]) =>
+            events.map((e) => (e.type === 'text-delta' ? e.delta : `<${e.type}>`)).join('');
+          expect(text(allEvents(sent))).toBe(text(pushed));
+          expect(sent.at(-1)?.events).toEqual([finished]);
+          for (const m of sent) expect(jsonBytes(m)).toBeLessThanOrEqual(1024);
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 
   it('refuses events of another run', async () => {
