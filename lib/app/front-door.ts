@@ -10,6 +10,7 @@ import { NotFound } from './errors.js';
 import { leaseIdOf } from './fair-use.js';
 import { makeIdempotent } from './idempotent.js';
 import { processIdKey, ServerIds } from './ids.js';
+import { asJson } from './jobs/run-log.js';
 import { runRecorded, type SyncRunDeps } from './jobs/sync-run.js';
 import { AccessPolicy, type SessionLife } from './policy.js';
 import type { FrontDoorDeps, JobQueue, SubscriptionFormat, TurnRunner } from './ports.js';
@@ -249,7 +250,13 @@ export class FrontDoor {
   ): Promise<Accepted> {
     const { sessionId } = life;
     const session = await this.policy.claim(principal, sessionId, life);
-    await this.#records.queued({ runId, sessionId, agent: request.agent, ...bindingOf(session) });
+    await this.#records.queued({
+      runId,
+      sessionId,
+      agent: request.agent,
+      input: asJson(request.input),
+      ...bindingOf(session),
+    });
     await this.#send({
       kind: 'run',
       requestId,
@@ -274,7 +281,13 @@ export class FrontDoor {
       const runId = request.requestId
         ? await this.#ids.runId(principal, sessionId, incarnation, request.requestId)
         : this.#newId();
-      const ref = { runId, sessionId, agent: request.agent, ...bindingOf(session) };
+      const ref = {
+        runId,
+        sessionId,
+        agent: request.agent,
+        input: asJson(request.input),
+        ...bindingOf(session),
+      };
       // A session cleared meanwhile is created again in the incarnation the record carries.
       return this.#recorded(ref, { timeoutMs }, (signal) =>
         turns.run(request.agent, sessionId, request.input, {

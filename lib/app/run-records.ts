@@ -22,6 +22,8 @@ export interface RunRef {
   /** The session life the run belongs to (lib/core/ownership.ts `bindingOf`). */
   owner?: string;
   incarnation?: string;
+  /** The user's input of a run (kept on the record for the session's turns list). */
+  input?: JsonValue;
 }
 
 /** The longest a turn can run here (a Lambda's limit), and the slack a claim keeps past it. */
@@ -80,7 +82,7 @@ export class RunRecords {
     const previous = await this.#store.get(ref.sessionId, ref.runId);
     const result = await this.#store.transition(
       {
-        ...base(ref),
+        ...base(ref, previous),
         status: 'running',
         ...(previous?.reply === undefined ? {} : { reply: previous.reply }),
         ...seqOf(previous),
@@ -101,7 +103,7 @@ export class RunRecords {
     const times = { createdAt: previous?.createdAt ?? this.#now(), updatedAt: this.#now() };
     if (reply.status === 'completed') {
       await this.#store.transition({
-        ...base(ref),
+        ...base(ref, previous),
         status: 'completed',
         reply: json(reply),
         ...seqs,
@@ -111,7 +113,7 @@ export class RunRecords {
     }
     // A paused reply carries the seq the run continues at, as the worker writes it too.
     await this.#store.transition({
-      ...base(ref),
+      ...base(ref, previous),
       status: 'paused',
       reply: json({ ...reply, nextSeq: seqs.nextSeq }),
       ...seqs,
@@ -138,7 +140,7 @@ export class RunRecords {
     const terminalSeq = runNextSeq(previous);
     await this.#store.transition(
       {
-        ...base(ref),
+        ...base(ref, previous),
         status,
         error,
         ...(previous?.reply === undefined ? {} : { reply: previous.reply }),
@@ -253,7 +255,9 @@ export function publicRun(record: RunRecord): PublicRunRecord {
   return shown;
 }
 
-function base(ref: RunRef) {
+function base(ref: RunRef, previous?: RunRecord) {
+  // A resume names no input: the run keeps the one it started with.
+  const input = ref.input ?? previous?.input;
   return {
     schemaVersion: 1 as const,
     runId: ref.runId,
@@ -261,6 +265,7 @@ function base(ref: RunRef) {
     ...(ref.owner === undefined ? {} : { owner: ref.owner }),
     ...(ref.incarnation === undefined ? {} : { incarnation: ref.incarnation }),
     agent: ref.agent,
+    ...(input === undefined ? {} : { input }),
   };
 }
 

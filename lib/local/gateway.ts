@@ -178,7 +178,10 @@ export async function startGateway(
       res.end(`{"message":"${verdict === 403 ? 'Forbidden' : 'Unauthorized'}"}`);
       return;
     }
-    const event = httpEventOf(req, body, verdict ? { authorizer: verdict } : {});
+    const event = httpEventOf(req, body, {
+      queryParameters: true,
+      ...(verdict ? { authorizer: verdict } : {}),
+    });
     const result = await handlers.http(event, options.context('http'));
     res.writeHead(result.statusCode ?? 200, result.headers ?? {});
     res.end(result.body ?? '');

@@ -17,6 +17,7 @@ export {
   type StoreFactory,
   TestClock,
 } from './store-contract-context.js';
+export * from './store-contract-events.js';
 export * from './store-contract-journal.js';
 export * from './store-contract-quotas.js';
 export * from './store-contract-run-records.js';

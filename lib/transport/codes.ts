@@ -57,6 +57,15 @@ export const ERROR_CODES = {
     meaning:
       'The principal is at one of its fair-use limits (connections, runs in flight, runs per minute, tokens per day); nothing ran. `retryAfter` says when to try again (HTTP 429 with `Retry-After`).',
   },
+  'invalid-seq': {
+    source: 'front',
+    meaning:
+      'A reconnect seq (`Last-Event-ID`, `lastEventId`, `after`, `afterSeq`) is not a whole number from 0, or is above the last seq the run sent; nothing was read (HTTP 400).',
+  },
+  'invalid-limit': {
+    source: 'front',
+    meaning: 'A page size (`limit`) is not a whole number from 1 to 100 (HTTP 400).',
+  },
   // runtime: the request was valid but the run could not start or failed
   'agent-not-found': { source: 'runtime', meaning: 'No agent with that name is deployed.' },
   'invalid-request': { source: 'runtime', meaning: 'The run input was refused by the runtime.' },

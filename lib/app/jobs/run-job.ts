@@ -12,6 +12,7 @@ import { REFUSED_RESUME } from '../run-records.js';
 import { afterTurn } from './after-turn.js';
 import { awaitRunEnd } from './run-end.js';
 import { asJson, RunLog } from './run-log.js';
+import { continuingSeq, storedFirst } from './stored-events.js';
 import { finished, storedEarlier, storedReply } from './stored-turn.js';
 
 export type Outcome = Extract<StreamEvent, { type: 'run-finished' | 'run-paused' | 'run-error' }>;
@@ -76,6 +77,7 @@ export async function runJob(ctx: JobContext): Promise<JobResult> {
     sessionId,
     ...jobBinding(session?.data, ctx.redelivered, previous, job.principal),
     agent,
+    ...inputOf(job, previous),
     createdAt: previous?.createdAt ?? Date.now(),
   };
   const log = new RunLog(runs, base, previous, seen, {
@@ -113,6 +115,12 @@ function jobBinding(
   return { owner: principal, incarnation: randomUUID() };
 }
 
+/** The user's input the record keeps: the run job's, or (a resume) the one the run started with. */
+function inputOf(job: TurnJob, previous: RunRecord | undefined): { input?: JsonValue } {
+  const input = job.kind === 'run' ? asJson(job.input) : previous?.input;
+  return input === undefined ? {} : { input };
+}
+
 /** The life of a session as the turn loaded it: the principal's own, else the one it creates. */
 function lifeOf(data: SessionData | undefined, principal: string, fresh: string) {
   if (data && isOwner(data.owner, principal)) return bindingOf(data);
@@ -128,7 +136,9 @@ async function stream(
   const { runtime } = ports;
   const { sessionId, runId, principal } = job;
   const state: StreamState = { stored: false, terminalSent: false };
-  const batcher = newBatcher(ctx, log, state, log.firstSeq);
+  const start = await continuingSeq(ports.events, job, log.previous, ctx.redelivered, log.firstSeq);
+  if (start.resend) await deliveryOf(ctx).deliver(start.resend);
+  const batcher = newBatcher(ctx, log, state, start.firstSeq);
   // Unread before the turn (a first delivery), the session's life is learnt as the turn loads it,
   // before any record write: its own, or the fresh one the turn creates it in (after a clear).
   const fresh = ctx.redelivered ? undefined : randomUUID();
@@ -246,7 +256,8 @@ async function emitBatch(
     // Past the save the messages go out anyway: no later attempt reuses these seqs.
     if (!state.stored) throw err;
   }
-  const delivery = deliveryOf(ctx);
+  // Each message stored (the run's events window) before it is handed over.
+  const delivery = storedFirst(deliveryOf(ctx), ctx.ports.events, log.base);
   const where = { metrics: ctx.ports.metrics, runId: ctx.job.runId, until: ctx.until };
   const send = () => emitBatches(delivery, messages);
   const sent = state.stored
@@ -464,13 +475,17 @@ async function recover(
   }
   const { agent } = log.base;
   const reply = { status: 'completed' as const, runId, sessionId, agent, ...stored };
+  const from = open
+    ? undefined
+    : await continuingSeq(ctx.ports.events, job, log.previous, true, log.firstSeq);
+  const delivery = storedFirst(deliveryOf(ctx), ctx.ports.events, log.base);
   const batcher =
     open ??
     new EventBatcher({
       sessionId,
       runId,
-      firstSeq: log.firstSeq,
-      sink: (message) => deliveryOf(ctx).deliver(message),
+      firstSeq: from?.firstSeq ?? log.firstSeq,
+      sink: (message) => delivery.deliver(message),
     });
   await batcher.flush().catch(() => undefined);
   const terminalSeq = batcher.nextSeq;

@@ -17,7 +17,14 @@ export class RunSuperseded extends AgentKernelError {
 
 type Base = Pick<
   RunRecord,
-  'schemaVersion' | 'runId' | 'sessionId' | 'owner' | 'incarnation' | 'agent' | 'createdAt'
+  | 'schemaVersion'
+  | 'runId'
+  | 'sessionId'
+  | 'owner'
+  | 'incarnation'
+  | 'agent'
+  | 'input'
+  | 'createdAt'
 >;
 
 /**

@@ -2,6 +2,7 @@ import type { StreamEvent } from '../../core/events.js';
 import type { Runtime } from '../../core/runtime.js';
 import type { Delivery } from '../../transport/delivery.js';
 import type { TurnJob } from '../../transport/protocol.js';
+import type { RunEventStore } from './run-events.js';
 import type { RunRecordStore } from './run-records.js';
 
 /**
@@ -47,6 +48,8 @@ export interface JobPorts {
   ): Promise<void>;
   metrics: JobMetrics;
   logger?: JobLogger | undefined;
+  /** Stored events (resumable streams): each message is kept here before it is delivered. */
+  events?: RunEventStore | undefined;
   /** The event batcher's longest wait before it sends (docs/benchmarks.md). */
   batchMaxDelayMs?: number | undefined;
 }

@@ -64,6 +64,8 @@ export const RunRecordSchema = z.strictObject({
   owner: z.string().optional(),
   incarnation: z.string().min(1).max(64).optional(),
   agent: z.string().min(1),
+  /** What the user sent to start the run (a run's input; a resume has none): the turns list. */
+  input: SafeJsonSchema.optional(),
   status: RunStatusSchema,
   /** The reply (completed or paused), as JSON. */
   reply: SafeJsonSchema.optional(),

@@ -3,6 +3,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from 'aws-lambda';
 import { NotFound } from '../../app/errors.js';
 import type { FrontDoor } from '../../app/front-door.js';
+import { RunEvents } from '../../app/run-events.js';
 import { InvalidRequest } from '../../core/errors.js';
 import { parseMessage } from '../../transport/parse.js';
 import { HttpDecisionsBodySchema, HttpRunBodySchema } from '../../transport/protocol.js';
@@ -63,6 +64,20 @@ export function createHttpHandler(
   );
 }
 
+/** `GET …/runs/{runId}/events?after=N&limit=M`: stored messages after seq N, for polling clients. */
+function eventsPage(
+  deployed: Deployment,
+  event: HttpEvent,
+  principal: unknown,
+  sessionId: string,
+  runId: string,
+) {
+  const query = event.queryStringParameters ?? {};
+  const { runs, events, runtime } = deployed;
+  const reader = new RunEvents({ sessions: runtime.sessions, runs, events });
+  return reader.page(principal, sessionId, runId, { after: query.after, limit: query.limit });
+}
+
 async function route(door: FrontDoor, deployed: Deployment, event: HttpEvent): Promise<Result> {
   const method = event.requestContext.http.method;
   const parts = pathParts(event.rawPath);
@@ -82,6 +97,9 @@ async function route(door: FrontDoor, deployed: Deployment, event: HttpEvent): P
     }
     if (runs === 'runs' && runId && method === 'GET' && parts.length === 4) {
       return json(200, await door.readRun(principal, sessionId, runId));
+    }
+    if (runs === 'runs' && runId && method === 'GET' && action === 'events' && parts.length === 5) {
+      return json(200, await eventsPage(deployed, event, principal, sessionId, runId));
     }
     if (
       runs === 'runs' &&

@@ -41,20 +41,32 @@ export interface EventSink {
   close(): Promise<void>;
 }
 
+/** Whose turn a sink streams (the stored events' binding) and whether it continues a run. */
+export interface SinkOwner {
+  readonly owner: string;
+  readonly incarnation?: string | undefined;
+  readonly resume: boolean;
+}
+
 /**
  * The runtime's turns as the front door calls them, each turn's events into a sink of its own
  * (`open`): the native batcher, or AG-UI's encoder.
  */
 export function streamingTurns(
   deployed: Deployment,
-  open: (sessionId: string, runId: string) => EventSink,
+  open: (sessionId: string, runId: string, who: SinkOwner) => EventSink | Promise<EventSink>,
 ): TurnRunner {
   const { runtime } = deployed;
   return {
-    run: (agent, sessionId, input, options) =>
-      drain(runtime.stream(agent, sessionId, input, options), open(sessionId, options.runId)),
-    resume: (sessionId, runId, decisions, options) =>
-      drain(runtime.resumeStream(sessionId, runId, decisions, options), open(sessionId, runId)),
+    run: async (agent, sessionId, input, options) => {
+      const { principal: owner, incarnation } = options;
+      const sink = await open(sessionId, options.runId, { owner, incarnation, resume: false });
+      return drain(runtime.stream(agent, sessionId, input, options), sink);
+    },
+    resume: async (sessionId, runId, decisions, options) => {
+      const sink = await open(sessionId, runId, { owner: options.principal, resume: true });
+      return drain(runtime.resumeStream(sessionId, runId, decisions, options), sink);
+    },
     clearSession: (sessionId, options) => runtime.clearSession(sessionId, options),
   };
 }
@@ -99,6 +111,11 @@ export class SseResponse {
 
   get started(): boolean {
     return this.#body !== undefined;
+  }
+
+  /** Called once the client went away (a follow stops polling then). */
+  onClose(callback: () => void): void {
+    this.#stream.once('close', callback);
   }
 
   /** Writes one encoded frame, the 200 prelude first. */

@@ -2,9 +2,12 @@ import type { Writable } from 'node:stream';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { NotFound, Unauthenticated } from '../../app/errors.js';
+import { continuingSeq, storedFirst } from '../../app/jobs/stored-events.js';
+import { RunEvents } from '../../app/run-events.js';
 import { AgentKernelError, InvalidRequest } from '../../core/errors.js';
 import { EventBatcher } from '../../transport/batcher.js';
 import { parseMessage } from '../../transport/parse.js';
+import type { EventsMessage } from '../../transport/protocol.js';
 import { HttpRunBodySchema } from '../../transport/protocol.js';
 import { errorBody, errorResponse, type Redacting, redactWith } from '../middleware/http-errors.js';
 import { sseFrame } from '../middleware/response-stream.js';
@@ -14,7 +17,13 @@ import type { HttpEvent } from './http-api.js';
 import { bodyOf, idempotencyKey } from './http-body.js';
 import { agUiRun } from './stream-ag-ui.js';
 import { servePlayground } from './stream-playground.js';
-import { type EventSink, frontDoorWith, SseResponse, streamingTurns } from './stream-turns.js';
+import {
+  type EventSink,
+  frontDoorWith,
+  type SinkOwner,
+  SseResponse,
+  streamingTurns,
+} from './stream-turns.js';
 
 type Authorize = ReturnType<typeof createAuthorizerHandler>;
 
@@ -98,6 +107,13 @@ async function route(
     const request = { body: bodyOf(event), principal, ...idempotencyKey(event) };
     return agUiRun(deployed, request, out, redact);
   }
+  const parts = path.split('/');
+  if (method === 'GET' && parts.length === 5 && parts[0] === 'sessions' && parts[4] === 'events') {
+    if (!acceptsEventStream(event)) {
+      throw new InvalidRequest('This endpoint streams: send `Accept: text/event-stream`.');
+    }
+    return followRun(deployed, event, principal, out, parts);
+  }
   if (method !== 'POST' || path !== 'runs') {
     throw new NotFound(`Route ${method} ${event.rawPath.slice(0, 200)}`);
   }
@@ -121,16 +137,61 @@ async function route(
   if (!out.started) out.frame(sseFrame('reply', reply));
 }
 
-/** `events` messages (seq from 0, as a new run's first on the WebSocket) as SSE frames. */
+/** Below a Lambda's 15 minutes: past it the client reconnects from its last seq. */
+const FOLLOW_MS = 14 * 60_000;
+
+/**
+ * SSE reconnect: `GET /sessions/{id}/runs/{runId}/events` with `Last-Event-ID` (or
+ * `?lastEventId=` for clients that cannot set it): the run's stored messages after that seq, then
+ * the new ones as they are stored, ending with the terminal event's message.
+ */
+async function followRun(
+  deployed: Deployment,
+  event: HttpEvent,
+  principal: unknown,
+  out: SseResponse,
+  parts: string[],
+): Promise<void> {
+  const [, sessionId = '', , runId = ''] = parts.map(decodeURIComponent);
+  const after = event.headers?.['last-event-id'] ?? event.queryStringParameters?.lastEventId;
+  const { runtime, runs, events } = deployed;
+  const reader = new RunEvents({ sessions: runtime.sessions, runs, events });
+  const gone = new AbortController();
+  const messages = reader.follow(principal, sessionId, runId, {
+    after,
+    until: Date.now() + FOLLOW_MS,
+    signal: gone.signal,
+  });
+  out.onClose(() => gone.abort());
+  for await (const message of messages) out.frame(sseFrame('events', message, message.seq));
+  // Nothing after the seq yet and the run still going at the deadline: an empty 200 stream.
+  if (!out.started) out.frame(': caught up\n\n');
+}
+
+/**
+ * `events` messages as SSE frames: seq from 0 for a new run (as its first on the WebSocket), a
+ * resume after the run's stored messages. Each is stored before it is written (stored events).
+ */
 function nativeSink(deployed: Deployment, out: SseResponse) {
-  return (sessionId: string, runId: string): EventSink =>
-    new EventBatcher({
+  return async (sessionId: string, runId: string, who: SinkOwner): Promise<EventSink> => {
+    const { events } = deployed;
+    const start = who.resume
+      ? await continuingSeq(events, { sessionId, runId }, undefined, true, 0)
+      : { firstSeq: 0 };
+    const binding = { owner: who.owner, incarnation: who.incarnation };
+    const frames = {
+      mode: 'memory' as const,
+      deliver: async (m: EventsMessage) => out.frame(sseFrame('events', m, m.seq)),
+    };
+    const delivery = storedFirst(frames, events, binding);
+    return new EventBatcher({
       sessionId,
       runId,
-      firstSeq: 0,
+      firstSeq: start.firstSeq,
       maxDelayMs: deployed.config.EVENT_BATCH_MAX_DELAY_MS,
-      sink: async (message) => out.frame(sseFrame('events', message, message.seq)),
+      sink: (message) => delivery.deliver(message),
     });
+  };
 }
 
 function acceptsEventStream(event: HttpEvent): boolean {

@@ -158,6 +158,7 @@ export function jobPorts(deployed: Deployment, clients: AwsClients, logger?: Log
   return {
     runtime: deployed.runtime,
     runs: deployed.runs,
+    events: deployed.events,
     delivery: (job) =>
       deliveryFor({
         mode: config.DELIVERY_MODE,

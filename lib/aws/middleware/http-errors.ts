@@ -18,6 +18,8 @@ const STATUS: Record<string, number> = {
   'invalid-message': 400,
   'invalid-request': 400,
   'invalid-decisions': 400,
+  'invalid-seq': 400,
+  'invalid-limit': 400,
   'unknown-action': 400,
   'reserved-run-option': 400,
   'too-large': 413,

@@ -35,6 +35,8 @@ export const ConfigSchema = z.object({
   EVENT_BATCH_MAX_DELAY_MS: z.coerce.number().int().min(1).max(1_000).default(400),
   SESSION_TTL_SECONDS: seconds(7 * 24 * 3600),
   PAUSED_RUN_TTL_SECONDS: seconds(24 * 3600),
+  /** How long a run's delivered events are kept for reconnects (stored events, issue #30). */
+  EVENTS_TTL_SECONDS: seconds(24 * 3600),
   /**
    * How long a resume's claim on a paused run holds; a resume whose function died (timeout,
    * crash) blocks the run only this long. Keep it above the longest function timeout (15 min):

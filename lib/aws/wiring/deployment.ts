@@ -7,6 +7,7 @@ import {
   DynamoIdempotencyStore,
   DynamoIdKeyStore,
   DynamoPausedRunStore,
+  DynamoRunEventStore,
   DynamoRunJournalStore,
   DynamoRunRecordStore,
   DynamoSessionLock,
@@ -27,6 +28,8 @@ export interface Deployment {
   readonly client: DynamoDBClient;
   readonly runtime: Runtime;
   readonly runs: DynamoRunRecordStore;
+  /** Stored events: every delivered message, kept EVENTS_TTL_SECONDS for reconnects. */
+  readonly events: DynamoRunEventStore;
   readonly connections: DynamoConnectionStore;
   readonly idempotency: DynamoIdempotencyStore;
   /** The deployment's id key (lib/app/ids.ts): server-made ids nobody else can compute. */
@@ -102,6 +105,7 @@ export function buildDeployment(
     client,
     runtime,
     runs: new DynamoRunRecordStore(stores),
+    events: new DynamoRunEventStore({ ...stores, ttlSeconds: config.EVENTS_TTL_SECONDS }),
     connections: new DynamoConnectionStore(stores),
     idempotency: new DynamoIdempotencyStore(stores),
     idKey: new DynamoIdKeyStore(stores),

@@ -1,6 +1,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { FairUse } from '../../app/fair-use.js';
 import type { IdempotencyStore } from '../../app/ports/idempotency.js';
+import type { RunEventStore } from '../../app/ports/run-events.js';
 import type { RunRecordStore } from '../../app/ports/run-records.js';
 import type { SessionStore } from '../../core/session.js';
 import type { PausedRunStore } from '../../core/stores.js';
@@ -10,6 +11,7 @@ import { DynamoConnectionStore } from '../../stores/dynamodb/connection-store.js
 import { DynamoIdKeyStore } from '../../stores/dynamodb/id-key-store.js';
 import { DynamoIdempotencyStore } from '../../stores/dynamodb/idempotency-store.js';
 import { DynamoPausedRunStore } from '../../stores/dynamodb/paused-run-store.js';
+import { DynamoRunEventStore } from '../../stores/dynamodb/run-event-store.js';
 import { DynamoRunRecordStore } from '../../stores/dynamodb/run-record-store.js';
 import { DynamoSessionStore } from '../../stores/dynamodb/session-store.js';
 import { captureClient } from '../../tracing/capture.js';
@@ -34,6 +36,8 @@ export interface MessageDeployment extends ConnectionsDeployment {
   readonly sessions: Pick<SessionStore, 'load' | 'save'>;
   readonly pausedRuns: Pick<PausedRunStore, 'get'>;
   readonly runs: RunRecordStore;
+  /** Stored events, read by `subscribe` with `afterSeq`. */
+  readonly events?: RunEventStore | undefined;
   readonly idempotency: IdempotencyStore;
   /** The deployment's id key (lib/app/ids.ts). */
   readonly idKey: { key(): Promise<Uint8Array> };
@@ -75,6 +79,7 @@ export function messagesFor(
     sessions: new DynamoSessionStore(stores),
     pausedRuns: new DynamoPausedRunStore(stores),
     runs: new DynamoRunRecordStore(stores),
+    events: new DynamoRunEventStore({ ...stores, ttlSeconds: config.EVENTS_TTL_SECONDS }),
     idempotency: new DynamoIdempotencyStore(stores),
     idKey: new DynamoIdKeyStore(stores),
     agentNames: config.AGENT_NAMES,

@@ -7,6 +7,7 @@ export { DynamoRunJournalStore } from './journal-store.js';
 export { DynamoToolLedger } from './ledger.js';
 export { DynamoPausedRunStore } from './paused-run-store.js';
 export { DynamoQuotaStore } from './quota-store.js';
+export { DynamoRunEventStore } from './run-event-store.js';
 export { DynamoRunRecordStore } from './run-record-store.js';
 export { DynamoSessionLock, type DynamoSessionLockOptions } from './session-lease.js';
 export { DynamoSessionStore, type DynamoSessionStoreOptions } from './session-store.js';

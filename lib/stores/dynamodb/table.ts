@@ -25,7 +25,7 @@ export const TABLE = {
  * fan-out reads subscriptions and connections, never a session.
  */
 export const PARTITIONS = {
-  /** Session head, state chunks, lease, paused runs, run records, tool ledger, run journals. */
+  /** Session head, state chunks, lease, paused runs, run records, ledger, journals, stored events. */
   session: 'SESSION#',
   /** The connections subscribed to one session. */
   subscriptions: 'SUBS#',
@@ -69,6 +69,9 @@ export const keys = {
   /** A run journal's tool call. */
   journalCall: (runId: string, callId: string) => `JOURNAL#${runId}#T#${callId}`,
   journalPrefix: (runId: string) => `JOURNAL#${runId}#`,
+  /** A stored events message of a run: `EVENTS#<runId>#<seq, 16 digits>` (seq order = key order). */
+  events: (runId: string, seq: number) => `EVENTS#${runId}#${String(seq).padStart(16, '0')}`,
+  eventsPrefix: (runId: string) => `EVENTS#${runId}#`,
   subscription: (connectionId: string) => `SUB#${connectionId}`,
   subscriptionPrefix: 'SUB#',
 } as const;
