@@ -74,7 +74,8 @@ export class FrontDoor {
     this.#now = deps.now ?? Date.now;
     this.#newId = deps.newId ?? randomUUID;
     this.#ids = new ServerIds(deps.idKey ?? processIdKey());
-    this.policy = new AccessPolicy(deps.sessions, { approvers: deps.approvers, now: this.#now });
+    const { approvers, sessionIndex: index } = deps;
+    this.policy = new AccessPolicy(deps.sessions, { approvers, index, now: this.#now });
     this.#records = new RunRecords(deps.runs, this.#now);
     // One key space for every front: (principal, session, requestId), the job's dedup id too.
     const idempotent = <R extends { requestId?: string }, T>(

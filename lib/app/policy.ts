@@ -4,6 +4,7 @@ import { isOwner } from '../core/ownership.js';
 import { newSession, type SessionData, type SessionStore } from '../core/session.js';
 import { isPrincipal, isSafeId, PRINCIPAL_RULE, SAFE_ID_RULE } from '../transport/ids.js';
 import { NotFound, Unauthenticated } from './errors.js';
+import type { SessionIndex } from './ports/session-index.js';
 import { InvalidId } from './validation.js';
 
 /**
@@ -22,6 +23,8 @@ export interface AccessPolicyOptions {
    * acting for its owner. Nobody else is implied: a session without an owner belongs to no one.
    */
   approvers?: ReadonlySet<string>;
+  /** The owner index (`GET /sessions`): written before a session is created. */
+  index?: SessionIndex | undefined;
   now?: () => number;
 }
 
@@ -36,11 +39,13 @@ export interface AccessPolicyOptions {
 export class AccessPolicy {
   readonly #sessions: Pick<SessionStore, 'load' | 'save'>;
   readonly #approvers: ReadonlySet<string>;
+  readonly #index: SessionIndex | undefined;
   readonly #now: () => number;
 
   constructor(sessions: Pick<SessionStore, 'load' | 'save'>, options: AccessPolicyOptions = {}) {
     this.#sessions = sessions;
     this.#approvers = options.approvers ?? new Set();
+    this.#index = options.index;
     this.#now = options.now ?? Date.now;
   }
 
@@ -65,6 +70,10 @@ export class AccessPolicy {
     }
     // A new life of the id: a fresh incarnation, whatever lived under it before.
     const data = newSession(sessionId, this.#now(), principal, life?.incarnation ?? randomUUID());
+    // First the index entry: a session is never missing from its owner's list (a lost create
+    // leaves an entry the list skips).
+    const { createdAt, incarnation } = data;
+    await this.#index?.add(principal, { sessionId, createdAt, incarnation });
     try {
       await this.#sessions.save(data, 0);
       return data;

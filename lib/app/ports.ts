@@ -8,6 +8,7 @@ import type { IdKeySource } from './ids.js';
 import type { ConnectionStore, Subscription } from './ports/connections.js';
 import type { IdempotencyStore } from './ports/idempotency.js';
 import type { RunRecordStore } from './ports/run-records.js';
+import type { SessionIndex } from './ports/session-index.js';
 
 /** Where run and resume jobs go (the FIFO run queue on AWS). */
 export interface JobQueue {
@@ -50,6 +51,8 @@ export interface FrontDoorDeps {
   connections?: Pick<ConnectionStore, 'subscribe' | 'unsubscribe'>;
   queue?: JobQueue;
   turns?: TurnRunner;
+  /** The owner index: each principal's sessions, newest first (`GET /sessions`). */
+  sessionIndex?: SessionIndex | undefined;
   /** Principals that may decide any session's paused runs from the approvals queue. */
   approvers?: ReadonlySet<string>;
   /** Fair use per principal (lib/app/fair-use.ts): runs admitted against its quotas. */

@@ -89,6 +89,7 @@ export {
   type SpanAttributes,
   type SpanKind,
   type SpanOptions,
+  type SpanRole,
   startChildSpan,
   type Tracer,
   traceChild,

@@ -10,8 +10,13 @@ export type SpanAttributes = Record<string, string | number | boolean | undefine
 /** What a span stands for; backends derive metrics from the kind and its attributes. */
 export type SpanKind = 'run' | 'model' | 'tool' | 'hook' | 'delivery' | 'aws' | 'internal';
 
+/** What a span is to its peers (OTel span kinds): a root answering a request, a queue consumer, … */
+export type SpanRole = 'server' | 'consumer' | 'producer' | 'client';
+
 export interface SpanOptions {
   readonly kind?: SpanKind;
+  /** Set on the span that answers a request (`server`) or a queue message (`consumer`). */
+  readonly role?: SpanRole;
   /** Defaults to the active span (see `withActiveSpan`). */
   readonly parent?: Span;
   /** A trace header from another process (an SQS message): the span continues that trace. */

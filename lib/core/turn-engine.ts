@@ -143,6 +143,7 @@ export async function* driveTurn(
     runnerStream = undefined;
     const reply = await traced(() => finish(engine, prepared, result, span, text));
     span.setAttributes({ outcome: reply.status });
+    span.setPayload('output', () => (reply.status === 'completed' ? reply.text : reply));
     if (!streaming && reply.status === 'completed') {
       for (const event of textAsEvents(runId, reply.text, 'reply')) {
         boundaries.observe(event);
@@ -225,12 +226,15 @@ async function withJournal(
 
 /** The span of one turn; `framework` (the runner's name) keeps metric dimensions low-cardinality. */
 function startRunSpan(engine: TurnEngine, setup: TurnSetup): Span {
-  const { agent, runId, sessionId } = setup;
-  return engine.tracer.startSpan(
+  const { agent, runId, sessionId, principal } = setup;
+  const span = engine.tracer.startSpan(
     'run',
-    { agent: agent.name, framework: agent.runner.name, sessionId, runId },
+    { agent: agent.name, framework: agent.runner.name, sessionId, runId, principal },
     { kind: 'run' },
   );
+  // Lazy: built only by a backend that records payloads.
+  span.setPayload('input', () => setup.requests.map((r) => (r.type === 'text' ? r.text : r)));
+  return span;
 }
 
 async function acquire(engine: TurnEngine, setup: TurnSetup): Promise<() => Promise<void>> {

@@ -1,13 +1,13 @@
 // The playground: the public HTTP API (agents, session, run records) and the WebSocket API (run,
 // resume, the run's events), as any client uses them. No framework, no build step.
+import { api, config, refusal, TOKEN_KEY, token } from './api.js';
+import { route } from './console.js';
 import { approvalCard, clearLog, item, pre, setStatus, showError, textOf } from './view.js';
 
-const TOKEN_KEY = 'agent-kernel.playground.token';
 const SESSION_KEY = 'agent-kernel.playground.session';
 
 const $ = (id) => document.getElementById(id);
 const state = {
-  config: { httpUrl: '', wsUrl: '' },
   socket: undefined,
   /** `${runId}:${seq}` already shown: queues deliver at least once. */
   seen: new Set(),
@@ -33,24 +33,6 @@ function saveSession(value) {
   $('session-id').textContent = value?.sessionId ?? 'none yet';
 }
 
-async function api(path) {
-  const token = localStorage.getItem(TOKEN_KEY) ?? '';
-  const res = await fetch(`${state.config.httpUrl}${path}`, {
-    headers: { authorization: `Bearer ${token}` },
-  });
-  const body = await res.json().catch(() => ({}));
-  return { status: res.status, body };
-}
-
-/** A sentence a person can act on, for an HTTP refusal. */
-function refusal(status, body) {
-  if (status === 401 || status === 403) {
-    return `The API refused this token (HTTP ${status}). Paste the token \`npm start\` printed (or one your deployment issues).`;
-  }
-  const detail = body?.message ? `${body.message} (${body.code ?? status})` : `HTTP ${status}`;
-  return `The API answered: ${detail}`;
-}
-
 async function connect() {
   showError('');
   state.socket?.close();
@@ -61,7 +43,7 @@ async function connect() {
     agents = await api('/agents');
   } catch {
     setStatus('Not connected.');
-    showError(`Cannot reach the API at ${state.config.httpUrl}. Is the stack running?`);
+    showError(`Cannot reach the API at ${config.httpUrl}. Is the stack running?`);
     return;
   }
   if (agents.status !== 200) {
@@ -88,8 +70,7 @@ function fillAgents(cards) {
 }
 
 function openSocket() {
-  const token = localStorage.getItem(TOKEN_KEY) ?? '';
-  const socket = new WebSocket(`${state.config.wsUrl}?token=${encodeURIComponent(token)}`);
+  const socket = new WebSocket(`${config.wsUrl}?token=${encodeURIComponent(token())}`);
   state.socket = socket;
   let opened = false;
   socket.addEventListener('open', () => {
@@ -239,7 +220,7 @@ function submitMessage() {
   setStatus('Sent.');
 }
 
-/** The stored session's turns, from the API: each run's record (its reply, or its pause). */
+/** The stored session's turns, from the API: each one's input and outcome (reply, or pause). */
 async function showHistory() {
   const current = session();
   clearLog();
@@ -255,19 +236,33 @@ async function showHistory() {
   }
   if (summary.status !== 200) return showError(refusal(summary.status, summary.body));
   const paused = new Set((summary.body.paused ?? []).map((p) => p.runId));
-  for (const { runId, input } of current.runs) {
-    item('user history').textContent = input;
-    const run = await api(`/sessions/${id}/runs/${encodeURIComponent(runId)}`);
-    showRecord(current.sessionId, run, paused.has(runId));
+  for await (const turn of turnsOf(id)) {
+    if (turn.error === 'refused') return showError(refusal(turn.status, turn.body));
+    const { input } = turn;
+    if (input !== undefined) {
+      item('user history').textContent = typeof input === 'string' ? input : JSON.stringify(input);
+    }
+    showRecord(current.sessionId, turn, paused.has(turn.runId));
   }
 }
 
-function showRecord(sessionId, run, stillPaused) {
-  if (run.status !== 200) {
-    item('error history', 'Error').append(refusal(run.status, run.body));
-    return;
-  }
-  const { status, reply, error, runId } = run.body;
+/** Every turn of the session, page by page (`GET /sessions/{id}/turns`), oldest first. */
+async function* turnsOf(id) {
+  let cursor;
+  do {
+    const query = cursor ? `&cursor=${encodeURIComponent(cursor)}` : '';
+    const page = await api(`/sessions/${id}/turns?limit=100${query}`);
+    if (page.status !== 200) {
+      yield { error: 'refused', status: page.status, body: page.body };
+      return;
+    }
+    yield* page.body.turns;
+    cursor = page.body.next;
+  } while (cursor);
+}
+
+function showRecord(sessionId, turn, stillPaused) {
+  const { status, reply, error, runId } = turn;
   if (reply?.text) item('assistant history').textContent = reply.text;
   if (status === 'failed' && error) {
     item('error history', 'Error').append(`${error.message} (${error.code})`);
@@ -281,13 +276,13 @@ function showRecord(sessionId, run, stillPaused) {
 async function start() {
   const res = await fetch('playground/config.json').catch(() => undefined);
   if (!res?.ok) return showError('This page has no configuration (playground/config.json).');
-  state.config = await res.json();
+  Object.assign(config, await res.json());
   $('token').value = localStorage.getItem(TOKEN_KEY) ?? '';
   $('session-id').textContent = session()?.sessionId ?? 'none yet';
   $('settings').addEventListener('submit', (event) => {
     event.preventDefault();
     localStorage.setItem(TOKEN_KEY, $('token').value.trim());
-    void connect();
+    void connect().then(() => route(chat));
   });
   $('new-session').addEventListener('click', () => {
     saveSession(null);
@@ -306,7 +301,21 @@ async function start() {
       submitMessage();
     }
   });
+  window.addEventListener('hashchange', () => void route(chat));
   if ($('token').value) await connect();
+  await route(chat);
 }
+
+/** What the console views ask of the chat: the runs it knows, and which session it talks in. */
+const chat = {
+  open: (sessionId) => {
+    if (session()?.sessionId !== sessionId) saveSession({ sessionId, runs: [] });
+    location.hash = '#/';
+    void showHistory();
+  },
+  forget: (sessionId) => {
+    if (session()?.sessionId === sessionId) saveSession(null);
+  },
+};
 
 void start();

@@ -9,6 +9,7 @@ import {
   TestClock,
   uniqueId,
 } from './store-contract-context.js';
+import { sessionHistoryContract } from './store-contract-history.js';
 
 export * from './store-contract-connections.js';
 export {
@@ -234,6 +235,8 @@ export function sessionStoreContract(name: string, factory: StoreFactory<Session
       // Assess
       expect((await store.load(id))?.data.state.test).toEqual({ history: ['a'] });
     });
+
+    sessionHistoryContract(setup);
   });
 }
 

@@ -46,6 +46,9 @@ const TRACELOOP: Record<string, readonly string[]> = {
   provider: ['gen_ai.system'],
 };
 
+/** The Traceloop-only attribute names above: other presets' exporters leave them out. */
+export const TRACELOOP_KEYS: ReadonlySet<string> = new Set(Object.values(TRACELOOP).flat());
+
 const OPERATION: Partial<Record<SpanKind, string>> = {
   run: 'invoke_agent',
   model: 'chat',
@@ -72,10 +75,15 @@ export function toOtelAttributes(
       continue;
     }
     const exported = name === 'provider' ? providerName(String(value)) : value;
-    for (const key of RENAMED[name] ?? [`agent_kernel.${name}`]) out[key] = exported;
+    for (const key of RENAMED[name] ?? [ownName(name)]) out[key] = exported;
     if (options.traceloop) for (const key of TRACELOOP[name] ?? []) out[key] = exported;
   }
   return out;
+}
+
+/** Our own attributes, snake_case as the conventions write names: `awsOperation` → `agent_kernel.aws_operation`. */
+function ownName(name: string): string {
+  return `agent_kernel.${name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}`;
 }
 
 /** Attributes a span of `kind` carries from its start: the GenAI operation, Traceloop's kind. */

@@ -41,6 +41,7 @@ import {
   toOtelAttributes,
 } from './otel-attributes.js';
 import { type OtlpTarget, otlpTargets } from './otel-presets.js';
+import { presetExporter } from './otel-views.js';
 import { formatTraceparent, parseTraceparent } from './propagation.js';
 import { Redactor, secretsFromEnv } from './redact.js';
 import { formatTraceHeader, parseTraceHeader } from './xray.js';
@@ -77,6 +78,8 @@ export class OtelTracer implements FlushableTracer {
   readonly #tracer: OtelTracerApi;
   readonly #env: Record<string, string | undefined>;
   readonly #flushTimeoutMs: number;
+  /** Span ids of Lambda's facade segment (from `_X_AMZN_TRACE_ID`): parents nobody exports. */
+  readonly #facadeParents = new Set<string>();
 
   constructor(options: OtelTracerOptions = {}) {
     this.#env = options.env ?? process.env;
@@ -104,7 +107,12 @@ export class OtelTracer implements FlushableTracer {
       );
     this.#provider = new TracerProvider({
       resource: defaultResource().merge(resourceFromAttributes(this.#resource())),
-      spanProcessors: exporters.map((exporter) => new BufferedSpanProcessor(exporter)),
+      spanProcessors: exporters.map(
+        (exporter, i) =>
+          new BufferedSpanProcessor(
+            presetExporter(this.targets[i]?.preset, exporter, this.#facadeParents),
+          ),
+      ),
       sampler: new ParentBasedSampler({
         root: new TraceIdRatioBasedSampler(this.config.sampleRate),
       }),
@@ -126,7 +134,7 @@ export class OtelTracer implements FlushableTracer {
     const span = this.#tracer.startSpan(
       spanName(name, kind, all),
       {
-        kind: kind === 'model' || kind === 'aws' ? OtelKind.CLIENT : OtelKind.INTERNAL,
+        kind: otelKind(kind, options, all),
         attributes: {
           ...kindAttributes(kind, all, this.attributeOptions),
           ...this.#attributes(all),
@@ -170,6 +178,12 @@ export class OtelTracer implements FlushableTracer {
    * The parent span, else the remote parent of a W3C context (SQS message attributes), else of
    * an X-Ray header (SQS, Lambda's own trace).
    */
+  #noteFacade(spanId: string): void {
+    // One per invocation; bounded for a warm instance that serves many.
+    if (this.#facadeParents.size >= 64) this.#facadeParents.clear();
+    this.#facadeParents.add(spanId);
+  }
+
   #parentContext(parent: OtelSpan | undefined, options: SpanOptions): Context {
     if (parent) return trace.setSpan(ROOT_CONTEXT, parent.span);
     const w3c = options.traceContext && parseTraceparent(options.traceContext.traceparent);
@@ -189,6 +203,7 @@ export class OtelTracer implements FlushableTracer {
     try {
       const parsed = parseTraceHeader(raw);
       if (!parsed.parentId) return ROOT_CONTEXT;
+      if (options.traceHeader === undefined) this.#noteFacade(parsed.parentId);
       return trace.setSpanContext(ROOT_CONTEXT, {
         traceId: parsed.traceId.slice(2).replace('-', ''),
         spanId: parsed.parentId,
@@ -373,4 +388,20 @@ export class BufferedSpanProcessor implements SpanProcessor {
     }).finally(() => this.#inFlight.delete(done));
     this.#inFlight.add(done);
   }
+}
+
+const ROLE_KINDS = {
+  server: OtelKind.SERVER,
+  consumer: OtelKind.CONSUMER,
+  producer: OtelKind.PRODUCER,
+  client: OtelKind.CLIENT,
+} as const;
+
+/** The OTel span kind: the role a front gave, a queue send as PRODUCER, calls out as CLIENT. */
+function otelKind(kind: SpanKind, options: SpanOptions, attributes: SpanAttributes): OtelKind {
+  if (options.role) return ROLE_KINDS[options.role];
+  if (kind === 'aws' && /^SendMessage/.test(String(attributes.awsOperation))) {
+    return OtelKind.PRODUCER;
+  }
+  return kind === 'model' || kind === 'aws' ? OtelKind.CLIENT : OtelKind.INTERNAL;
 }

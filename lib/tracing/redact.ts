@@ -40,6 +40,8 @@ const SECRET_PATTERNS: readonly RegExp[] = [
 
 /** Secrets shorter than this would blank out ordinary words. */
 const MIN_SECRET_LENGTH = 6;
+/** Our own placeholders: `OPENAI_API_KEY=offline` selects the local stack's offline model. */
+const NOT_SECRETS = new Set(['offline']);
 const MAX_LEARNT = 1_000;
 const MAX_DEPTH = 10;
 const MAX_STRING = 4_096;
@@ -175,7 +177,11 @@ export function secretsFromEnv(env: Record<string, string | undefined> = process
   const probe = new Redactor();
   return Object.entries(env)
     .filter(
-      ([name, value]) => value && value.length >= MIN_SECRET_LENGTH && probe.isSensitiveKey(name),
+      ([name, value]) =>
+        value &&
+        value.length >= MIN_SECRET_LENGTH &&
+        !NOT_SECRETS.has(value) &&
+        probe.isSensitiveKey(name),
     )
     .map(([, value]) => value as string);
 }

@@ -43,6 +43,11 @@ export const ERROR_CODES = {
       "No such session, run or route, or one that is not the caller's: the same answer (HTTP 404).",
   },
   unauthorized: { source: 'front', meaning: 'The request has no valid principal (HTTP 401).' },
+  'invalid-cursor': {
+    source: 'front',
+    meaning:
+      'The paging `cursor` is not one this route gave out, or `limit` is not 1-100; nothing was read (HTTP 400).',
+  },
   'request-conflict': {
     source: 'front',
     meaning:

@@ -120,9 +120,17 @@ const RULES: Rule[] = [
     'lib/aws',
     (t) =>
       !isRelative(t) ||
-      ['lib/core', 'lib/app', 'lib/transport', 'lib/stores', 'lib/tracing', 'lib/aws'].some((d) =>
-        inDir(t, d),
-      ),
+      [
+        'lib/core',
+        'lib/app',
+        'lib/transport',
+        'lib/stores',
+        'lib/tracing',
+        'lib/aws',
+        // The protocol servers, loaded with import() by the stream function's routes.
+        'lib/mcp',
+        'lib/a2a',
+      ].some((d) => inDir(t, d)),
   ],
   // The local stack's product path: the deployment's own modules and lib/testing's stand-ins
   // (the offline model, the Lambda context), never a test helper (test/, the rest of lib/testing).
@@ -175,6 +183,23 @@ const RULES: Rule[] = [
         coreOnly(t) ||
         SDKS[name].test(t) ||
         ['lib/tools', 'lib/frameworks/base', `lib/frameworks/${name}`].some((d) => inDir(t, d)),
+    ],
+  ),
+  // The protocol folders: their own SDK (an optional peer, like a framework's), the kernel, the
+  // tool layer and the application layer — never AWS, a store or a framework.
+  ...(
+    [
+      ['mcp', /^@modelcontextprotocol\/sdk(?:\/|$)/],
+      ['a2a', /^@a2a-js\/sdk(?:\/|$)/],
+    ] as const
+  ).map(
+    ([name, sdk]): Rule => [
+      name,
+      `lib/${name}`,
+      (t) =>
+        coreOnly(t) ||
+        sdk.test(t) ||
+        ['lib/tools', 'lib/app', 'lib/transport', `lib/${name}`].some((d) => inDir(t, d)),
     ],
   ),
   // infra reads only the key schema (and its own topology data); it never runs the agents.
@@ -263,6 +288,25 @@ describe('dependency rules (docs/architecture.md)', () => {
           !inDir(i.file, `lib/frameworks/${name}`),
       );
       expect(outside.map((i) => `${i.file} → ${i.target}`)).toEqual([]);
+    },
+  );
+
+  it.each([
+    ['mcp', /^@modelcontextprotocol\/sdk(?:\/|$)/],
+    ['a2a', /^@a2a-js\/sdk(?:\/|$)/],
+  ] as const)(
+    'the %s SDK (an optional peer) is imported only under lib/%s, and lib/%s only lazily',
+    (name, sdk) => {
+      const outside = ALL.filter(
+        (i) => sdk.test(i.target) && inDir(i.file, 'lib') && !inDir(i.file, `lib/${name}`),
+      );
+      expect(outside.map((i) => `${i.file} → ${i.target}`)).toEqual([]);
+      // The package root and the distribution load it only when a request needs it.
+      const eager = ALL.filter(
+        (i) =>
+          inDir(i.target, `lib/${name}`) && !inDir(i.file, `lib/${name}`) && inDir(i.file, 'lib'),
+      ).filter((i) => !i.dynamic && !i.typeOnly);
+      expect(eager.map((i) => `${i.file} → ${i.target}`)).toEqual([]);
     },
   );
 

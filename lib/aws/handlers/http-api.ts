@@ -4,6 +4,8 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from 'aws-lambda
 import { NotFound } from '../../app/errors.js';
 import type { FrontDoor } from '../../app/front-door.js';
 import { RunEvents } from '../../app/run-events.js';
+import { listSessions } from '../../app/session-list.js';
+import { listTurns } from '../../app/session-turns.js';
 import { InvalidRequest } from '../../core/errors.js';
 import { parseMessage } from '../../transport/parse.js';
 import { HttpDecisionsBodySchema, HttpRunBodySchema } from '../../transport/protocol.js';
@@ -33,7 +35,7 @@ export function httpPrincipalOf(event: HttpEvent): unknown {
 
 /**
  * The HTTP API: `POST /runs`, `GET /sessions/{id}`, `GET /sessions/{id}/runs/{runId}`,
- * `POST /sessions/{id}/runs/{runId}/decisions`, `GET /agents`, `GET /usage` (the caller's own
+ * `POST /sessions/{id}/runs/{runId}/decisions`, `GET /sessions` (the caller's own), `GET /sessions/{id}/turns`, `GET /agents`, `GET /usage` (the caller's own
  * fair-use counters and tokens per day), `GET /health`. Parse → front door
  * → JSON; every error is a JSON body with a code. Sync runs end inside API Gateway's 29 s.
  */
@@ -87,10 +89,17 @@ async function route(door: FrontDoor, deployed: Deployment, event: HttpEvent): P
   if (method === 'GET' && path === 'agents') return json(200, door.listAgents(principal));
   if (method === 'GET' && path === 'usage') return json(200, await door.usage(principal));
   if (method === 'POST' && path === 'runs') return postRun(door, deployed, event, principal);
+  if (method === 'GET' && path === 'sessions') {
+    return json(200, await listSessions(sessionsOf(door, deployed), principal, query(event)));
+  }
   const [root, sessionId, runs, runId, action] = parts;
   if (root === 'sessions' && sessionId) {
     if (method === 'GET' && parts.length === 2) {
       return json(200, await door.readSession(principal, sessionId));
+    }
+    if (method === 'GET' && runs === 'turns' && parts.length === 3) {
+      const deps = { policy: door.policy, runs: deployed.runs };
+      return json(200, await listTurns(deps, principal, sessionId, query(event)));
     }
     if (method === 'DELETE' && parts.length === 2) {
       return json(200, await door.clearSession(principal, sessionId));
@@ -148,6 +157,16 @@ async function postRun(
   }
   const timeoutMs = deployed.config.SYNC_RUN_TIMEOUT_MS;
   return json(200, await door.runNow(request, { timeoutMs }));
+}
+
+function sessionsOf(door: FrontDoor, deployed: Deployment) {
+  const { sessionIndex: index } = deployed;
+  return { policy: door.policy, sessions: deployed.runtime.sessions, index };
+}
+
+function query(event: HttpEvent): { limit?: string; cursor?: string } {
+  const { limit, cursor } = event.queryStringParameters ?? {};
+  return { ...(limit !== undefined ? { limit } : {}), ...(cursor !== undefined ? { cursor } : {}) };
 }
 
 /** A malformed escape (`/sessions/%E0`) is the caller's mistake: 400, not a 500. */

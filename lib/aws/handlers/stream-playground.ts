@@ -7,10 +7,16 @@ import type { HttpEvent } from './http-api.js';
 /** The page's files (lib/playground), by the path the browser asks for. */
 const FILES: Readonly<Record<string, { file: string; type: string }>> = {
   '/': { file: 'index.html', type: 'text/html; charset=utf-8' },
-  '/playground/app.js': { file: 'app.js', type: 'text/javascript; charset=utf-8' },
-  '/playground/view.js': { file: 'view.js', type: 'text/javascript; charset=utf-8' },
   '/playground/style.css': { file: 'style.css', type: 'text/css; charset=utf-8' },
 };
+/** Its ES modules: one per view, any `lib/playground/<name>.js` (a plain name: no path). */
+const MODULE = /^\/playground\/([a-z][a-z-]{0,40})\.js$/;
+
+function fileOf(path: string): { file: string; type: string } | undefined {
+  const module = MODULE.exec(path)?.[1];
+  if (module) return { file: `${module}.js`, type: 'text/javascript; charset=utf-8' };
+  return FILES[path];
+}
 
 export interface PlaygroundEnv {
   /** Where the page's files are: unset, the function serves no page. */
@@ -43,9 +49,11 @@ export async function servePlayground(
     body = JSON.stringify(config);
     type = 'application/json';
   } else {
-    const entry = FILES[path];
+    const entry = fileOf(path);
     if (!entry) return false;
-    body = await readFile(join(dir, entry.file), 'utf8');
+    const text = await readFile(join(dir, entry.file), 'utf8').catch(() => undefined);
+    if (text === undefined) return false;
+    body = text;
     type = entry.type;
   }
   const out = httpResponseStream(stream, {

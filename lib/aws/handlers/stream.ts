@@ -16,6 +16,7 @@ import { createAuthorizerHandler } from './authorizer.js';
 import type { HttpEvent } from './http-api.js';
 import { bodyOf, idempotencyKey } from './http-body.js';
 import { agUiRun } from './stream-ag-ui.js';
+import { mcpRoute } from './stream-mcp.js';
 import { servePlayground } from './stream-playground.js';
 import {
   type EventSink,
@@ -103,6 +104,7 @@ async function route(
 ): Promise<void> {
   const method = event.requestContext.http.method;
   const path = event.rawPath.split('/').filter(Boolean).join('/');
+  if (path === 'mcp') return mcpRoute(deployed, event, principal, out, redact);
   if (method === 'POST' && path === 'ag-ui') {
     const request = { body: bodyOf(event), principal, ...idempotencyKey(event) };
     return agUiRun(deployed, request, out, redact);

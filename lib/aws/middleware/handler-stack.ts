@@ -121,7 +121,8 @@ export function inInvocationSpan<E, R>(
   handler: (event: E, context: Context) => Promise<R>,
 ): (event: E, context: Context) => Promise<R> {
   if (!tracer || tracer === noopTracer || !span) return handler;
-  return (event, context) => inSpan(tracer, span, {}, {}, () => handler(event, context));
+  return (event, context) =>
+    inSpan(tracer, span, {}, { role: 'server' }, () => handler(event, context));
 }
 
 /**

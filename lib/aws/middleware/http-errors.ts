@@ -20,6 +20,7 @@ const STATUS: Record<string, number> = {
   'invalid-decisions': 400,
   'invalid-seq': 400,
   'invalid-limit': 400,
+  'invalid-cursor': 400,
   'unknown-action': 400,
   'reserved-run-option': 400,
   'too-large': 413,

@@ -36,7 +36,7 @@ export async function processBatch(
         tracer,
         spanName,
         { messageId: record.messageId },
-        spanOptionsFromSqs(record),
+        { ...spanOptionsFromSqs(record), role: 'consumer' },
         (span) => handle(record, span),
       );
     } catch (err) {

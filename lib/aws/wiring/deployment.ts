@@ -10,6 +10,7 @@ import {
   DynamoRunEventStore,
   DynamoRunJournalStore,
   DynamoRunRecordStore,
+  DynamoSessionIndex,
   DynamoSessionLock,
   DynamoSessionStore,
   DynamoToolLedger,
@@ -32,6 +33,8 @@ export interface Deployment {
   readonly events: DynamoRunEventStore;
   readonly connections: DynamoConnectionStore;
   readonly idempotency: DynamoIdempotencyStore;
+  /** Each principal's sessions, newest first (`GET /sessions`). */
+  readonly sessionIndex: DynamoSessionIndex;
   /** The deployment's id key (lib/app/ids.ts): server-made ids nobody else can compute. */
   readonly idKey: DynamoIdKeyStore;
   readonly ledger: DynamoToolLedger;
@@ -108,6 +111,7 @@ export function buildDeployment(
     events: new DynamoRunEventStore({ ...stores, ttlSeconds: config.EVENTS_TTL_SECONDS }),
     connections: new DynamoConnectionStore(stores),
     idempotency: new DynamoIdempotencyStore(stores),
+    sessionIndex: new DynamoSessionIndex(stores),
     idKey: new DynamoIdKeyStore(stores),
     ledger: built.ledger,
     journal: built.journal,

@@ -3,6 +3,7 @@ import type { FairUse } from '../../app/fair-use.js';
 import type { IdempotencyStore } from '../../app/ports/idempotency.js';
 import type { RunEventStore } from '../../app/ports/run-events.js';
 import type { RunRecordStore } from '../../app/ports/run-records.js';
+import type { SessionIndex } from '../../app/ports/session-index.js';
 import type { SessionStore } from '../../core/session.js';
 import type { PausedRunStore } from '../../core/stores.js';
 import { noopTracer, type Tracer } from '../../core/tracer.js';
@@ -13,6 +14,7 @@ import { DynamoIdempotencyStore } from '../../stores/dynamodb/idempotency-store.
 import { DynamoPausedRunStore } from '../../stores/dynamodb/paused-run-store.js';
 import { DynamoRunEventStore } from '../../stores/dynamodb/run-event-store.js';
 import { DynamoRunRecordStore } from '../../stores/dynamodb/run-record-store.js';
+import { DynamoSessionIndex } from '../../stores/dynamodb/session-index.js';
 import { DynamoSessionStore } from '../../stores/dynamodb/session-store.js';
 import { captureClient } from '../../tracing/capture.js';
 import { type Config, type ConfigKey, loadConfig } from './config.js';
@@ -39,6 +41,8 @@ export interface MessageDeployment extends ConnectionsDeployment {
   /** Stored events, read by `subscribe` with `afterSeq`. */
   readonly events?: RunEventStore | undefined;
   readonly idempotency: IdempotencyStore;
+  /** The owner index a first accept writes (`GET /sessions` reads it). */
+  readonly sessionIndex?: SessionIndex | undefined;
   /** The deployment's id key (lib/app/ids.ts). */
   readonly idKey: { key(): Promise<Uint8Array> };
   /** The agents a `run` may name; undefined: unknown here, the worker refuses a wrong one. */
@@ -81,6 +85,7 @@ export function messagesFor(
     runs: new DynamoRunRecordStore(stores),
     events: new DynamoRunEventStore({ ...stores, ttlSeconds: config.EVENTS_TTL_SECONDS }),
     idempotency: new DynamoIdempotencyStore(stores),
+    sessionIndex: new DynamoSessionIndex(stores),
     idKey: new DynamoIdKeyStore(stores),
     agentNames: config.AGENT_NAMES,
     fairUse: fairUseFor(config, stores),

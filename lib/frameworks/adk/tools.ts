@@ -57,6 +57,9 @@ export class AdkSpecTool extends FunctionTool {
   }
 }
 
+/** The native tool's options the integration sets itself. */
+const RESERVED_TOOL_OPTIONS = ['name', 'description', 'schema', 'requireConfirmation', 'execute'];
+
 /**
  * ToolSpec → ADK tool. Every call goes through the executor with ADK's `functionCallId` as
  * `ctx.callId`. A `confirm` tool uses ADK's own gate (`requireConfirmation`: the run pauses
@@ -73,6 +76,7 @@ export class AdkIntegration extends IntegrationBase<AdkSpecTool> {
   exportTool(spec: AnyToolSpec, options: ExportOptions = {}): AdkSpecTool {
     const nativeGate = spec.confirm && !this.approvalPort;
     const tool = new AdkSpecTool({
+      ...this.nativeOptions(spec, options, RESERVED_TOOL_OPTIONS),
       name: spec.name,
       description: spec.description,
       schema: spec.jsonSchema(),

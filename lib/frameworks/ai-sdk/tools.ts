@@ -7,6 +7,9 @@ import { markExecutorTool } from './tool-journal.js';
 /** An AI SDK tool with the name it is registered under (the SDK keys tools by name). */
 export type AiSdkTool = Tool<unknown, unknown> & { readonly name: string };
 
+/** The native tool's options the integration sets itself. */
+const RESERVED_TOOL_OPTIONS = ['name', 'description', 'inputSchema', 'needsApproval', 'execute'];
+
 /**
  * ToolSpec → AI SDK `tool()`. Every call goes through the executor with the SDK's `toolCallId`
  * as `ctx.callId`. A `confirm` tool uses the SDK's `needsApproval` gate (the run pauses with a
@@ -23,6 +26,7 @@ export class AiSdkIntegration extends IntegrationBase<AiSdkTool> {
   exportTool(spec: AnyToolSpec, options: ExportOptions = {}): AiSdkTool {
     const nativeGate = spec.confirm && !this.approvalPort;
     const native = tool<unknown, unknown>({
+      ...this.nativeOptions(spec, options, RESERVED_TOOL_OPTIONS),
       description: spec.description,
       inputSchema: jsonSchema(spec.jsonSchema() as JSONSchema7),
       needsApproval: nativeGate,

@@ -11,6 +11,19 @@ export class IntegrationError extends AgentKernelError {
   }
 }
 
+/** A per-tool native option that the integration sets itself (`ExportOptions.native`). */
+export class ReservedToolOption extends AgentKernelError {
+  readonly key: string;
+
+  constructor(integration: string, tool: string, key: string) {
+    super(
+      'reserved-tool-option',
+      `Tool option "${key}" of "${tool}" is reserved by the ${integration} integration: it sets that key itself.`,
+    );
+    this.key = key;
+  }
+}
+
 /** Socket-level failures of a response already under way (undici's and Node's codes). */
 const CUT_CODES = new Set([
   'UND_ERR_SOCKET',

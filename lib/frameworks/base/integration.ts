@@ -10,6 +10,7 @@ import { unknownOutcomeId } from '../../tools/guard.js';
 import type { ToolRegistry } from '../../tools/registry.js';
 import { type AnyToolSpec, standaloneContext } from '../../tools/spec.js';
 import { isInstalled } from './candidates.js';
+import { ReservedToolOption } from './errors.js';
 
 export interface ExportOptions {
   /**
@@ -17,7 +18,15 @@ export interface ExportOptions {
    * one, a shared default `Executor` (`runnerFor`).
    */
   readonly executor?: ToolRunner;
+  /**
+   * The framework's own per-tool options (e.g. LangChain `returnDirect`, AI SDK
+   * `providerOptions`), merged into the native tool; per spec when a function. Keys the
+   * integration sets itself are refused (`reserved-tool-option`).
+   */
+  readonly native?: NativeToolOptions | ((spec: AnyToolSpec) => NativeToolOptions | undefined);
 }
+
+export type NativeToolOptions = Readonly<Record<string, unknown>>;
 
 /** A tool context with the framework's call id bound. */
 export type BoundToolContext = ToolContext & { readonly callId: string };
@@ -106,6 +115,19 @@ export abstract class IntegrationBase<TExported = unknown> implements Integratio
   bindApproval(port: ApprovalPort | undefined): undefined {
     this.approvalPort = port;
     return undefined;
+  }
+
+  /** `options.native` for `spec`, refused when it names a key this integration sets itself. */
+  protected nativeOptions(
+    spec: AnyToolSpec,
+    options: ExportOptions,
+    reserved: readonly string[],
+  ): Record<string, unknown> {
+    const given = typeof options.native === 'function' ? options.native(spec) : options.native;
+    for (const key of Object.keys(given ?? {})) {
+      if (reserved.includes(key)) throw new ReservedToolOption(this.name, spec.name, key);
+    }
+    return { ...given };
   }
 
   /** Throws `MissingDependency` (naming `extra`) unless every module of `requires` resolves. */

@@ -54,6 +54,9 @@ export class SpecTool extends DynamicStructuredTool<JSONSchema> {
   }
 }
 
+/** The native tool's options the integration sets itself. */
+const RESERVED_TOOL_OPTIONS = ['name', 'description', 'schema', 'func'];
+
 /**
  * ToolSpec → LangChain tool for LangGraph. Every call goes through the executor with the
  * model's tool call id (`config.toolCall.id`) as `ctx.callId`. A `confirm` tool asks through
@@ -71,6 +74,7 @@ export class LangGraphIntegration extends IntegrationBase<SpecTool> {
   exportTool(spec: AnyToolSpec, options: ExportOptions = {}): SpecTool {
     const nativeGate = spec.confirm && !this.approvalPort;
     return new SpecTool({
+      ...this.nativeOptions(spec, options, RESERVED_TOOL_OPTIONS),
       name: spec.name,
       description: spec.description,
       schema: spec.jsonSchema() as JSONSchema,

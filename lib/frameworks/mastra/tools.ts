@@ -13,6 +13,9 @@ interface MastraToolContext {
   readonly abortSignal?: AbortSignal;
 }
 
+/** The native tool's options the integration sets itself. */
+const RESERVED_TOOL_OPTIONS = ['id', 'description', 'inputSchema', 'requireApproval', 'execute'];
+
 /**
  * ToolSpec → Mastra `createTool`. Every call goes through the executor with the model's tool call
  * id as `ctx.callId`. A `confirm` tool uses Mastra's own gate (`requireApproval`: the run suspends
@@ -30,6 +33,7 @@ export class MastraIntegration extends IntegrationBase<MastraTool> {
   exportTool(spec: AnyToolSpec, options: ExportOptions = {}): MastraTool {
     const nativeGate = spec.confirm && !this.approvalPort;
     const tool = createTool({
+      ...this.nativeOptions(spec, options, RESERVED_TOOL_OPTIONS),
       id: spec.name,
       description: spec.description,
       inputSchema: jsonOnlySchema(spec.jsonSchema()),

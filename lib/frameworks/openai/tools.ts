@@ -8,6 +8,16 @@ import type { NativeFunctionTool } from './native.js';
 import { markExecutorTool } from './tool-tracing.js';
 
 export type OpenAITool = NativeFunctionTool;
+/** The `tool()` options the integration sets itself. */
+const RESERVED_TOOL_OPTIONS = [
+  'name',
+  'description',
+  'parameters',
+  'strict',
+  'needsApproval',
+  'execute',
+  'errorFunction',
+];
 /** Our JSON Schema (an object schema) as the SDK's non-strict parameters. */
 type Parameters = Extract<ToolInputParameters, { additionalProperties: true }>;
 
@@ -39,6 +49,7 @@ export class OpenAIIntegration extends IntegrationBase<OpenAITool> {
     };
     return markExecutorTool(
       tool({
+        ...this.nativeOptions(spec, options, RESERVED_TOOL_OPTIONS),
         name: spec.name,
         description: spec.description,
         // Our JSON Schema, not strict mode: validation is the executor's, with our error kinds.

@@ -9,6 +9,9 @@ import type { AnyToolSpec } from '../../tools/spec.js';
 import { type ExportOptions, IntegrationBase } from '../base/integration.js';
 import { markExecutorTool, withApproval } from './tool-journal.js';
 
+/** The native tool's options the integration sets itself. */
+const RESERVED_TOOL_OPTIONS = ['name', 'description', 'inputSchema', 'callback'];
+
 /**
  * ToolSpec → Strands `FunctionTool`. Every call goes through the executor with Strands'
  * `toolUseId` as `ctx.callId`. A `confirm` tool waits at the runner's approval gate (a
@@ -24,6 +27,7 @@ export class StrandsIntegration extends IntegrationBase<FunctionTool> {
   exportTool(spec: AnyToolSpec, options: ExportOptions = {}): FunctionTool {
     const nativeGate = spec.confirm && !this.approvalPort;
     const native = new FunctionTool({
+      ...this.nativeOptions(spec, options, RESERVED_TOOL_OPTIONS),
       name: spec.name,
       description: spec.description,
       inputSchema: spec.jsonSchema() as JSONSchema,

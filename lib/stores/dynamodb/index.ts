@@ -9,6 +9,7 @@ export { DynamoPausedRunStore } from './paused-run-store.js';
 export { DynamoQuotaStore } from './quota-store.js';
 export { DynamoRunEventStore } from './run-event-store.js';
 export { DynamoRunRecordStore } from './run-record-store.js';
+export { DynamoSessionIndex } from './session-index.js';
 export { DynamoSessionLock, type DynamoSessionLockOptions } from './session-lease.js';
 export { DynamoSessionStore, type DynamoSessionStoreOptions } from './session-store.js';
 export { createTable, keys, TABLE, tableDefinition } from './table.js';

@@ -74,6 +74,17 @@ export class DynamoRunRecordStore extends DynamoBase implements RunRecordStore {
     };
   }
 
+  /** The session's run records (one Query of its `RUN#` items), at most `max`. */
+  async listSession(sessionId: string, max: number) {
+    const records: RunRecord[] = [];
+    for await (const item of this.queryPrefix(keys.session(sessionId), 'RUN#')) {
+      if (this.expired(item)) continue;
+      if (records.length === max) return { records, truncated: true };
+      records.push(runRecordOf(item, sessionId, String(item.sk).slice('RUN#'.length)));
+    }
+    return { records, truncated: false };
+  }
+
   async get(sessionId: string, runId: string): Promise<RunRecord | undefined> {
     const { Item } = await this.doc.send(
       new GetCommand({
@@ -83,20 +94,29 @@ export class DynamoRunRecordStore extends DynamoBase implements RunRecordStore {
       }),
     );
     if (!Item || this.expired(Item)) return undefined;
-    let value: unknown;
-    try {
-      value = parseStoredJson(decode(Item.enc, Item.body));
-    } catch (err) {
-      throw new RecordCorrupt('run record', runId, jsonProblem(err));
-    }
-    const parsed = RunRecordSchema.safeParse(value);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new RecordCorrupt('run record', runId, `${issue?.path.join('.')}: ${issue?.message}`);
-    }
-    if (parsed.data.sessionId !== sessionId || parsed.data.runId !== runId) {
-      throw new RecordCorrupt('run record', runId, 'it belongs to another session or run');
-    }
-    return parsed.data;
+    return runRecordOf(Item, sessionId, runId);
   }
+}
+
+/** A stored run record item, decoded and checked (get, and the session's turns list). */
+export function runRecordOf(
+  Item: Record<string, unknown>,
+  sessionId: string,
+  runId: string,
+): RunRecord {
+  let value: unknown;
+  try {
+    value = parseStoredJson(decode(Item.enc, Item.body));
+  } catch (err) {
+    throw new RecordCorrupt('run record', runId, jsonProblem(err));
+  }
+  const parsed = RunRecordSchema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new RecordCorrupt('run record', runId, `${issue?.path.join('.')}: ${issue?.message}`);
+  }
+  if (parsed.data.sessionId !== sessionId || parsed.data.runId !== runId) {
+    throw new RecordCorrupt('run record', runId, 'it belongs to another session or run');
+  }
+  return parsed.data;
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { SessionConflict, SessionCorrupt } from '../../core/errors.js';
+import { bindingOf, boundTo } from '../../core/ownership.js';
 import {
   SESSION_SCHEMA_VERSION,
   type SessionData,
@@ -13,14 +14,32 @@ import { InvalidRecord } from '../../core/stores.js';
 import { jsonProblem, parseStoredJson, toStoredJson } from '../json.js';
 import { DynamoBase, type DynamoStoreOptions, isConditionFailed } from './base.js';
 import { chunkKeys, decode, encode, readChunks, writeChunks } from './codec.js';
+import { type CachedSession, SessionCache } from './session-cache.js';
+import { appended, extractLogs, type Logs, restoreLogs } from './session-log.js';
+import { readSegments, type Segment, segmentId, writeSegment } from './session-segments.js';
 import { keys } from './table.js';
 
+/*
+ * Key scheme of a session (partition `SESSION#<id>`, docs/architecture.md "Sessions"):
+ *   META                                  the head: `version`, `log` {gen, last, segs, exp, paths},
+ *                                         the skeleton (`enc` + `body`, or `gen` + `chunks`),
+ *                                         plain `owner`, `agent`, `turns`, `updatedAt`, `expiresAt`
+ *   STATE#<gen>#<nnnn>                    skeleton chunks past 350 KB (as before)
+ *   TURN#<loggen>#<vvvvvvvvvv>.<rand>#<nnnn>  turn items: what one save appended to the logs
+ *   LEASE, PAUSED#…, RUN#…, LEDGER#…, JOURNAL#…  unchanged
+ * A head without `log` is the old single-item layout: it loads, and its next save writes the new one.
+ */
+
 export interface DynamoSessionStoreOptions extends DynamoStoreOptions {
-  /** Encoded state up to this size stays in the head item: one read, one write per turn. */
+  /** Encoded skeleton up to this size stays in the head item. */
   inlineLimit?: number;
-  /** Size of a state chunk item when the state is larger (items are limited to 400 KB). */
+  /** Size of a chunk or turn-item part (items are limited to 400 KB). */
   chunkSize?: number;
   compressAbove?: number;
+  /** Warm-instance cache of loaded sessions, in JSON bytes (default 64 MB; 0: none). */
+  cacheBytes?: number;
+  /** A log generation is rewritten whole (brotli, one item) past this many turn items (default 64): it bounds what a cold instance reads. */
+  maxSegments?: number;
 }
 
 const LIMIT = 350_000;
@@ -32,22 +51,35 @@ const HeadSchema = z.object({
   body: z.union([z.string(), z.instanceof(Uint8Array)]).optional(),
   chunks: z.number().int().positive().max(10_000).optional(),
   gen: z.string().min(1).optional(),
+  log: z
+    .object({
+      gen: z.string().min(1),
+      last: z.string(),
+      segs: z.number().int().nonnegative(),
+      exp: z.number().int(),
+      paths: z.record(z.string(), z.number().int().nonnegative()),
+    })
+    .optional(),
 });
-type Head =
-  | { version: number; enc: string; body: string | Uint8Array; chunks?: undefined }
-  | { version: number; enc: string; body?: undefined; chunks: number; gen: string };
+type LogHead = NonNullable<z.infer<typeof HeadSchema>['log']>;
+type Head = { version: number; enc: string; log?: LogHead | undefined } & (
+  | { body: string | Uint8Array; chunks?: undefined }
+  | { body?: undefined; chunks: number; gen: string }
+);
 
 /**
- * Sessions in DynamoDB. The head item `SESSION#<id>/META` carries the version, a few plain
- * attributes for operators, and the state (JSON, brotli past 2 KB) while it fits; larger state
- * goes to chunk items `STATE#<generation>#<n>`, written before the head whose conditional put
- * commits them. A generation is unique per write, so readers never mix two writers' chunks.
+ * Sessions in DynamoDB: history is append-only turn items with a small versioned head, so a
+ * turn on a warm instance reads the head's version (the cache holds the rest) and writes what
+ * it added plus the head, whatever the session's length. A cold instance reads the whole once.
+ * The head's conditional put commits a save; racing writers lose with `SessionConflict`.
  */
 export class DynamoSessionStore extends DynamoBase implements SessionStore {
   readonly #inlineLimit: number;
   readonly #chunkSize: number;
   readonly #compressAbove: number | undefined;
-  /** The chunks each loaded head points to, to clean up once a save replaces them. */
+  readonly #maxSegments: number;
+  readonly #cache: SessionCache;
+  /** The skeleton chunks each loaded head points to, to clean up once a save replaces them. */
   readonly #loadedChunks = new Map<string, { version: number; gen: string; count: number }>();
 
   constructor(options: DynamoSessionStoreOptions) {
@@ -55,16 +87,23 @@ export class DynamoSessionStore extends DynamoBase implements SessionStore {
     this.#inlineLimit = options.inlineLimit ?? LIMIT;
     this.#chunkSize = options.chunkSize ?? LIMIT;
     this.#compressAbove = options.compressAbove;
+    this.#maxSegments = options.maxSegments ?? 64;
+    this.#cache = new SessionCache(options.cacheBytes ?? 64 * 1024 * 1024);
   }
 
   async load(sessionId: string): Promise<StoredSession | undefined> {
     const pk = keys.session(sessionId);
-    // A save may replace the chunks between our two reads: then the head is read again.
+    const warm = await this.#warm(sessionId, pk);
+    if (warm) return warm;
+    // A save may replace the chunks or the log between our reads: then the head is read again.
     for (let attempt = 0; attempt < 3; attempt++) {
       const { Item } = await this.doc.send(
         new GetCommand({ TableName: this.table, Key: { pk, sk: keys.meta }, ConsistentRead: true }),
       );
-      if (!Item || this.expired(Item)) return undefined;
+      if (!Item || this.expired(Item)) {
+        this.#cache.delete(sessionId);
+        return undefined;
+      }
       const head = parseHead(sessionId, Item);
       let body: unknown = head.body;
       if (head.chunks !== undefined) {
@@ -74,9 +113,15 @@ export class DynamoSessionStore extends DynamoBase implements SessionStore {
       } else {
         this.#loadedChunks.delete(sessionId);
       }
-      return { data: parseState(sessionId, head.enc, body), version: head.version };
+      const data = parseState(sessionId, head.enc, body);
+      const logs = head.log ? await this.#logs(sessionId, pk, head.log, data) : new Map();
+      if (!logs) continue;
+      if (!restoreLogs(data, logs)) throw new SessionCorrupt(sessionId, 'a log has no place');
+      const entry = cached(head.version, head.log, data, logs);
+      this.#cache.set(sessionId, entry);
+      return { data: structuredClone(data), version: head.version };
     }
-    throw new SessionCorrupt(sessionId, 'its state chunks are missing');
+    throw new SessionCorrupt(sessionId, 'its state chunks are missing (or its turn items)');
   }
 
   async save(data: SessionData, expectedVersion: number): Promise<number> {
@@ -86,72 +131,216 @@ export class DynamoSessionStore extends DynamoBase implements SessionStore {
     } catch (err) {
       throw new InvalidRecord('session', jsonProblem(err));
     }
-    const encoded = encode(json, this.#compressAbove);
     const pk = keys.session(data.id);
     const version = expectedVersion + 1;
     const expiresAt = this.expiry();
+    const prior = this.#cache.get(data.id);
+    const base = prior?.version === expectedVersion ? prior : undefined;
+    // The skeleton: a private copy with the logs taken out.
+    const skeleton = JSON.parse(json) as SessionData;
+    const logs = extractLogs(skeleton, new Set(base?.logs.keys()));
+    const plan = this.#plan(base, logs, version, skeleton);
+    const encoded = encode(toStoredJson(skeleton), this.#compressAbove);
+    const log: LogHead = {
+      gen: plan.gen,
+      last: plan.segment?.id ?? plan.last,
+      segs: plan.segs,
+      exp: plan.exp,
+      paths: Object.fromEntries([...logs].map(([id, l]) => [id, l.items.length])),
+    };
     const item: Record<string, unknown> = {
       pk,
       sk: keys.meta,
       version,
       enc: encoded.enc,
       size: encoded.size,
+      log,
       owner: data.owner,
       agent: data.agent,
       turns: data.turns,
       updatedAt: data.updatedAt,
       expiresAt,
     };
+    const written: { pk: string; sk: string }[] = [];
     let gen: string | undefined;
     let count = 0;
-    if (encoded.size <= this.#inlineLimit) {
-      item.body = encoded.body;
-    } else {
-      gen = `${version}.${randomUUID().slice(0, 8)}`;
-      const bytes = encoded.body as Uint8Array;
-      count = await writeChunks(this, pk, keys.stateChunks(gen), bytes, this.#chunkSize, expiresAt);
-      Object.assign(item, { gen, chunks: count });
-    }
     try {
+      if (plan.segment) {
+        const limits = { chunkSize: this.#chunkSize, compressAbove: this.#compressAbove };
+        // A turn item outlives the head by a TTL: the generation is rewritten before it lapses.
+        const segmentExpiry = expiresAt + this.ttlSeconds;
+        written.push(
+          ...(await writeSegment(this, pk, plan.gen, plan.segment, {
+            ...limits,
+            expiresAt: segmentExpiry,
+          })),
+        );
+      }
+      if (encoded.size <= this.#inlineLimit) {
+        item.body = encoded.body;
+      } else {
+        gen = `${version}.${randomUUID().slice(0, 8)}`;
+        const bytes = encoded.body as Uint8Array;
+        count = await writeChunks(
+          this,
+          pk,
+          keys.stateChunks(gen),
+          bytes,
+          this.#chunkSize,
+          expiresAt,
+        );
+        written.push(...chunkKeys(pk, keys.stateChunks(gen), count));
+        Object.assign(item, { gen, chunks: count });
+      }
       await this.doc.send(
-        new PutCommand({
-          TableName: this.table,
-          Item: item,
-          ...(expectedVersion === 0
-            ? {
-                ConditionExpression: 'attribute_not_exists(pk) OR expiresAt <= :now',
-                ExpressionAttributeValues: { ':now': this.nowSeconds() },
-              }
-            : {
-                ConditionExpression:
-                  '#version = :expected AND (attribute_not_exists(expiresAt) OR expiresAt > :now)',
-                ExpressionAttributeNames: { '#version': 'version' },
-                ExpressionAttributeValues: {
-                  ':expected': expectedVersion,
-                  ':now': this.nowSeconds(),
-                },
-              }),
-        }),
+        new PutCommand({ TableName: this.table, Item: item, ...this.#guard(expectedVersion) }),
       );
     } catch (err) {
-      // The losing writer's chunks were never committed: remove them.
-      if (gen) await this.deleteQuietly(chunkKeys(pk, keys.stateChunks(gen), count));
+      // What the losing writer wrote was never committed: remove it.
+      this.#cache.delete(data.id);
+      await this.deleteQuietly(written);
       if (isConditionFailed(err)) throw new SessionConflict(data.id, expectedVersion);
       throw err;
     }
     await this.#dropReplacedChunks(data.id, expectedVersion, gen);
+    if (gen) this.#remember(data.id, { version, gen, count });
+    if (base?.gen && base.gen !== plan.gen) await this.#dropLog(pk, base.gen);
+    restoreLogs(skeleton, logs);
+    this.#cache.set(data.id, cached(version, log, skeleton, logs, json.length));
     return version;
   }
 
   async delete(sessionId: string): Promise<void> {
     const pk = keys.session(sessionId);
+    this.#cache.delete(sessionId);
     await this.doc.send(new DeleteCommand({ TableName: this.table, Key: { pk, sk: keys.meta } }));
-    const chunks: { pk: string; sk: string }[] = [];
-    for await (const item of this.queryPrefix(pk, 'STATE#', { projection: 'pk, sk' })) {
-      chunks.push({ pk, sk: String(item.sk) });
+    const items: { pk: string; sk: string }[] = [];
+    for (const prefix of ['STATE#', keys.turnPrefix]) {
+      for await (const item of this.queryPrefix(pk, prefix, { projection: 'pk, sk' })) {
+        items.push({ pk, sk: String(item.sk) });
+      }
     }
     this.#loadedChunks.delete(sessionId);
-    await this.deleteQuietly(chunks);
+    await this.deleteQuietly(items);
+  }
+
+  /** The cached session when the head's version (a small projected read) says it is current. */
+  async #warm(sessionId: string, pk: string): Promise<StoredSession | undefined> {
+    const entry = this.#cache.get(sessionId);
+    if (!entry) return undefined;
+    const { Item } = await this.doc.send(
+      new GetCommand({
+        TableName: this.table,
+        Key: { pk, sk: keys.meta },
+        ConsistentRead: true,
+        ProjectionExpression: '#v, #log.#gen, expiresAt',
+        ExpressionAttributeNames: { '#v': 'version', '#log': 'log', '#gen': 'gen' },
+      }),
+    );
+    const gen = (Item?.log as { gen?: unknown } | undefined)?.gen;
+    if (!Item || this.expired(Item) || Item.version !== entry.version || gen !== entry.gen) {
+      return undefined;
+    }
+    return { data: structuredClone(entry.data), version: entry.version };
+  }
+
+  /** Whether this save appends to the current log generation or starts a new one. */
+  #plan(base: CachedSession | undefined, logs: Logs, version: number, data: SessionData) {
+    const fresh = this.nowSeconds() + 2 * this.ttlSeconds;
+    const keep =
+      base?.gen !== undefined &&
+      boundTo(bindingOf(data), base.data) &&
+      base.segs < this.#maxSegments &&
+      base.exp > this.nowSeconds() + this.ttlSeconds + 60;
+    const tails = keep ? appended(base.logs, logs) : undefined;
+    const content = tails ?? new Map([...logs].map(([id, l]) => [id, l.items]));
+    const nonEmpty = [...content].filter(([, items]) => items.length > 0);
+    const gen = tails && base?.gen ? base.gen : `${version}.${randomUUID().slice(0, 8)}`;
+    const prev = tails && base ? base.last : '';
+    const segment: Segment | undefined =
+      nonEmpty.length === 0
+        ? undefined
+        : {
+            id: segmentId(version),
+            prev,
+            content: Object.fromEntries(nonEmpty),
+            // Turn items carry the life of the session they were written for (ownership.ts).
+            binding: bindingOf(data),
+          };
+    return {
+      gen,
+      last: prev,
+      segment,
+      segs: (tails && base ? base.segs : 0) + (segment ? 1 : 0),
+      exp: tails && base ? base.exp : fresh,
+    };
+  }
+
+  #guard(expectedVersion: number) {
+    return expectedVersion === 0
+      ? {
+          ConditionExpression: 'attribute_not_exists(pk) OR expiresAt <= :now',
+          ExpressionAttributeValues: { ':now': this.nowSeconds() },
+        }
+      : {
+          ConditionExpression:
+            '#version = :expected AND (attribute_not_exists(expiresAt) OR expiresAt > :now)',
+          ExpressionAttributeNames: { '#version': 'version' },
+          ExpressionAttributeValues: { ':expected': expectedVersion, ':now': this.nowSeconds() },
+        };
+  }
+
+  /** The logs of a head: from the cache and only newer turn items when the cache is one behind. */
+  async #logs(sessionId: string, pk: string, log: LogHead, skeleton: SessionData) {
+    const prior = this.#cache.get(sessionId);
+    const from = prior?.gen === log.gen && prior.version ? prior : undefined;
+    let segments: Segment[] | undefined;
+    try {
+      if (from) {
+        segments = await readSegments(this, pk, log.gen, log.last, {
+          id: from.last,
+          version: from.version,
+        });
+      }
+      const incremental = segments !== undefined && from !== undefined;
+      if (!incremental) segments = await readSegments(this, pk, log.gen, log.last);
+      if (!segments) return undefined;
+      const logs: Logs = new Map();
+      if (incremental && from) {
+        for (const [id, l] of from.logs) logs.set(id, { path: l.path, items: [...l.items] });
+      }
+      const count = (incremental && from ? from.segs : 0) + segments.length;
+      if (count !== log.segs) return undefined;
+      for (const segment of segments) {
+        if (!boundTo(segment.binding, skeleton)) {
+          throw new SessionCorrupt(sessionId, 'a turn item belongs to another owner or life');
+        }
+        for (const [id, items] of Object.entries(segment.content)) {
+          const entry = logs.get(id) ?? { path: JSON.parse(id) as string[], items: [] };
+          entry.items.push(...items);
+          logs.set(id, entry);
+        }
+      }
+      for (const [id, l] of logs) {
+        if (log.paths[id] !== l.items.length) throw new Error(`log ${id} has the wrong length`);
+      }
+      for (const [id, n] of Object.entries(log.paths)) {
+        if (!logs.has(id)) logs.set(id, { path: JSON.parse(id) as string[], items: [] });
+        if (n !== logs.get(id)?.items.length) throw new Error(`log ${id} is missing items`);
+      }
+      return structuredClone(logs);
+    } catch (err) {
+      if (err instanceof SessionCorrupt) throw err;
+      throw new SessionCorrupt(sessionId, (err as Error).message);
+    }
+  }
+
+  async #dropLog(pk: string, gen: string): Promise<void> {
+    const items: { pk: string; sk: string }[] = [];
+    for await (const item of this.queryPrefix(pk, keys.turnLog(gen), { projection: 'pk, sk' })) {
+      items.push({ pk, sk: String(item.sk) });
+    }
+    await this.deleteQuietly(items);
   }
 
   async #chunks(sessionId: string, pk: string, gen: string, count: number) {
@@ -179,6 +368,25 @@ export class DynamoSessionStore extends DynamoBase implements SessionStore {
   }
 }
 
+function cached(
+  version: number,
+  log: LogHead | undefined,
+  data: SessionData,
+  logs: Logs,
+  bytes = 0,
+): CachedSession {
+  return {
+    version,
+    gen: log?.gen,
+    last: log?.last ?? '',
+    segs: log?.segs ?? 0,
+    exp: log?.exp ?? 0,
+    data,
+    logs,
+    bytes: bytes || JSON.stringify(data).length,
+  };
+}
+
 function parseHead(sessionId: string, item: Record<string, unknown>): Head {
   const parsed = HeadSchema.safeParse(item);
   if (!parsed.success) {
@@ -188,10 +396,10 @@ function parseHead(sessionId: string, item: Record<string, unknown>): Head {
       `bad head item (${issue?.path.join('.')}: ${issue?.message})`,
     );
   }
-  const { version, enc, body, chunks, gen } = parsed.data;
-  if (body !== undefined && chunks === undefined) return { version, enc, body };
+  const { version, enc, body, chunks, gen, log } = parsed.data;
+  if (body !== undefined && chunks === undefined) return { version, enc, body, log };
   if (body === undefined && chunks !== undefined && gen !== undefined) {
-    return { version, enc, chunks, gen };
+    return { version, enc, chunks, gen, log };
   }
   throw new SessionCorrupt(sessionId, 'bad head item (needs either a body or chunks and gen)');
 }

@@ -56,9 +56,24 @@ export const keys = {
    * the id alphabet).
    */
   idKey: { pk: `${PARTITIONS.session}!id-key`, sk: 'META' },
+  /**
+   * A principal's sessions, newest first (session-index.ts): in the sessions family too (the
+   * functions that claim sessions write it), under a pk no session id can have.
+   */
+  ownerIndex: (principal: string) => `${PARTITIONS.session}!owner#${principal}`,
+  /** One session of the owner index: `S#<created, 13 digits>#<sessionId>`, sorted by creation. */
+  ownerEntry: (createdAt: number, sessionId: string) =>
+    `S#${String(createdAt).padStart(13, '0')}#${sessionId}`,
+  ownerEntryPrefix: 'S#',
   lease: 'LEASE',
   /** State chunks of one generation of a session head: `STATE#<generation>#<chunk>`. */
   stateChunks: (generation: string) => `STATE#${generation}#`,
+  /**
+   * Turn items of one log generation: `TURN#<generation>#<segment>#<part>`, a segment being
+   * `<version, 10 digits>.<random>` (the head version that committed it), so they sort in order.
+   */
+  turnLog: (generation: string) => `TURN#${generation}#`,
+  turnPrefix: 'TURN#',
   paused: (runId: string) => `PAUSED#${runId}`,
   pausedPrefix: 'PAUSED#',
   run: (runId: string) => `RUN#${runId}`,

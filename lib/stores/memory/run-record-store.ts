@@ -41,6 +41,19 @@ export class InMemoryRunRecordStore implements RunRecordStore {
     return this.#read(sessionId, runId);
   }
 
+  async listSession(sessionId: string, max: number) {
+    const records: RunRecord[] = [];
+    for (const key of this.#records.keys()) {
+      const [session, runId = ''] = key.split('\u0000');
+      if (session !== sessionId) continue;
+      const record = this.#read(sessionId, runId);
+      if (!record) continue;
+      if (records.length === max) return { records, truncated: true };
+      records.push(record);
+    }
+    return { records, truncated: false };
+  }
+
   #read(sessionId: string, runId: string): RunRecord | undefined {
     const item = this.#records.get(`${sessionId}\u0000${runId}`);
     if (!item || this.#clock.expired(item.expiresAt)) return undefined;

@@ -46,6 +46,11 @@ describe('the playground page from the stream function', () => {
     const app = await fetch(`${url.url}/playground/app.js`);
     expect(app.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
     expect(await app.text()).toContain("from './view.js'");
+    // Each view is a module of its own, imported by the page's modules.
+    for (const module of ['console', 'sessions', 'run-view', 'usage', 'router', 'api', 'dom']) {
+      const res = await fetch(`${url.url}/playground/${module}.js`);
+      expect(res.headers.get('content-type'), module).toBe('text/javascript; charset=utf-8');
+    }
     const config = await fetch(`${url.url}/playground/config.json`);
     expect(await config.json()).toEqual({
       httpUrl: 'https://api.example.com',
@@ -58,6 +63,9 @@ describe('the playground page from the stream function', () => {
       ['GET', '/playground/../../package.json'],
       ['GET', '/playground/%2e%2e/%2e%2e/package.json'],
       ['GET', '/index.html'],
+      ['GET', '/playground/no-such-view.js'],
+      ['GET', '/playground/api.js.map'],
+      ['GET', '/playground/..%2fapi.js'],
       ['POST', '/'],
     ] as const) {
       const res = await fetch(`${url.url}${path}`, { method });

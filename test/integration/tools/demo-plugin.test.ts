@@ -1,5 +1,5 @@
 import { rmSync } from 'node:fs';
-import { afterAll } from 'vitest';
+import { afterAll, expect } from 'vitest';
 import { getIntegration, type Integration } from '../../../lib/frameworks/base/index.js';
 import {
   type ContractHarness,
@@ -55,3 +55,51 @@ contractTests(
   },
   { runnerFactory: executorRunnerFactory },
 );
+
+// The kit's options for frameworks whose gate differs from the plain executor path, each used by
+// a harness so a kit that ignored the option would fail these checks.
+
+// A native gate built on the port given to `bindApproval` (the plugin hands it to the executor):
+// C6 must bind the port and count its asks, not drive `approveFlow`.
+contractTests(
+  { ...harness, approval: 'native', nativeGateOnPort: true },
+  { runnerFactory: executorRunnerFactory },
+);
+
+// A gate that asks its port twice per decided call (a preview, then the commit): C6 expects two.
+const askingTwice: ContractHarness<DemoTool, DemoResult> = {
+  ...harness,
+  approval: 'native',
+  nativeGateOnPort: true,
+  portAsks: 2,
+  integration: async () => {
+    const inner = await harness.integration();
+    return {
+      ...inner,
+      exportTool: (spec, options) => inner.exportTool(spec, options),
+      bindContext: (call) => inner.bindContext(call),
+      bindApproval: (port) =>
+        inner.bindApproval(
+          port && {
+            decide: async (request) => {
+              await port.decide(request);
+              return port.decide(request);
+            },
+          },
+        ),
+    } as Integration<DemoTool>;
+  },
+};
+contractTests(askingTwice, { runnerFactory: executorRunnerFactory });
+
+// A framework that exports a registry its own way: C1 must use `exportAll` (counted below).
+let wholeRegistryExports = 0;
+contractTests({
+  ...harness,
+  exportAll: async (registry, options) => {
+    wholeRegistryExports += 1;
+    const inner = await harness.integration();
+    return registry.forTarget('demo').map((spec) => inner.exportTool(spec, options));
+  },
+});
+afterAll(() => expect(wholeRegistryExports).toBe(1));

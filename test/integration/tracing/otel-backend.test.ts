@@ -158,8 +158,11 @@ describe('otel backend over OTLP/HTTP', () => {
     );
     expect(byPath.get('/logfire/v1/traces')?.headers.authorization).toBe('pylf_v1_us_token');
     expect(byPath.get('/traceloop/v1/traces')?.headers.authorization).toBe('Bearer tl-key');
-    // openllmetry adds Traceloop's conventions next to GenAI's.
-    const spans = receiver.spans();
+    // openllmetry adds Traceloop's conventions next to GenAI's; the other presets get none.
+    const spans = receiver.spans('/traceloop');
+    const others = [...receiver.spans('/langfuse'), ...receiver.spans('/logfire')];
+    expect(others.length).toBeGreaterThan(0);
+    expect(JSON.stringify(others.map((s) => s.attributes))).not.toMatch(/"traceloop\./);
     expect(spans.find((s) => s.name === 'invoke_agent assistant')?.attributes).toMatchObject({
       'traceloop.span.kind': 'workflow',
       'traceloop.workflow.name': 'assistant',

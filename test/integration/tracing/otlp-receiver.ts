@@ -48,7 +48,9 @@ export async function startOtlpReceiver() {
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
-    spans: () => requests.flatMap((r) => decode(r.body)),
+    /** Every received span, or those sent to paths starting with `path`. */
+    spans: (path = '') =>
+      requests.filter((r) => r.path.startsWith(path)).flatMap((r) => decode(r.body)),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

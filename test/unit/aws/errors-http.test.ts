@@ -36,6 +36,7 @@ describe('errors-http', () => {
 
     // Assess
     expect(front.map(([code]) => code).sort()).toEqual([
+      'invalid-cursor',
       'not-found',
       'quota-exceeded',
       'request-conflict',

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ReservedRunOption, type RunOptionsContext, Runtime } from '../../../lib/core/index.js';
+import {
+  Module,
+  ReservedRunOption,
+  type RunOptionsContext,
+  Runtime,
+} from '../../../lib/core/index.js';
 import { InMemorySessionStore } from '../../../lib/stores/index.js';
 import { collect, FakeRunner, failureOf, fakeAgent, last } from './fake-runner.js';
 
@@ -128,5 +133,23 @@ describe('run options', () => {
     // Assess
     expect(failure).toMatchObject({ code: 'reserved-run-option', key: 'context' });
     expect(runner.inputs).toHaveLength(0);
+  });
+
+  it('refuses a reserved key given through Module.add, and the module keeps no such agent', () => {
+    // Prepare
+    class EchoModule extends Module<{ id: string }> {
+      protected describe(native: { id: string }) {
+        return { name: native.id, description: 'echo' };
+      }
+    }
+    const module = new EchoModule(new FakeRunner({ name: 'openai', reservedRunOptions: RESERVED }));
+
+    // Act
+    const add = () => module.add({ id: 'echo' }, { runOptions: { signal: 'mine' } });
+
+    // Assess
+    expect(add).toThrow(expect.objectContaining({ code: 'reserved-run-option', key: 'signal' }));
+    expect(module.agents).toEqual([]);
+    expect(module.add({ id: 'echo' }, { runOptions: { maxTurns: 2 } }).name).toBe('echo');
   });
 });

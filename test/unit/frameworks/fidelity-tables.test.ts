@@ -27,3 +27,25 @@ describe('framework pages: the round-trip fidelity table', () => {
     expect(rows.some((row) => row === 'history' || row === 'graph state')).toBe(true);
   });
 });
+
+describe('docs/integrations.md: one fidelity table across frameworks', () => {
+  it('has a column per framework and every row, each cell filled', () => {
+    const page = readFileSync(new URL('../../../docs/integrations.md', import.meta.url)).toString();
+    const section = page.split(/^## Round-trip fidelity across frameworks$/m)[1]?.split(/^## /m)[0];
+    const lines = (section ?? '')
+      .split('\n')
+      .filter((l) => l.startsWith('| ') && !l.startsWith('|---'));
+    const cells = lines.map((l) =>
+      l
+        .split('|')
+        .slice(1, -1)
+        .map((c) => c.trim()),
+    );
+    expect(cells[0]).toEqual(['what', ...FRAMEWORKS]);
+    expect(cells.map((row) => row[0])).toEqual(expect.arrayContaining([...ROWS, 'history']));
+    for (const row of cells) {
+      expect(row).toHaveLength(FRAMEWORKS.length + 1);
+      expect(row.every((cell) => cell.length > 0)).toBe(true);
+    }
+  });
+});

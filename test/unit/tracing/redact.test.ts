@@ -123,4 +123,13 @@ describe('Redactor', () => {
     expect(secrets.sort()).toEqual(['IQoJb3JpZ2luX2Vj', 'sk-live-123456', 'wJalrXUtnFEMI']);
     expect(new Redactor({ secrets }).string('x wJalrXUtnFEMI y')).toBe(`x ${REDACTED} y`);
   });
+
+  it('does not take the offline model marker for a secret (the word stays readable)', () => {
+    // Act
+    const secrets = secretsFromEnv({ OPENAI_API_KEY: 'offline', MODEL_TOKEN: 'offline-123' });
+
+    // Assess
+    expect(secrets).toEqual(['offline-123']);
+    expect(new Redactor({ secrets }).string('works offline')).toBe('works offline');
+  });
 });

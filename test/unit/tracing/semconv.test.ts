@@ -10,6 +10,7 @@ import {
   providerName,
   RENAMED,
   SEMCONV_VERSION,
+  toOtelAttributes,
 } from '../../../lib/tracing/otel-attributes.js';
 
 const KNOWN = new Set(
@@ -43,6 +44,23 @@ describe('our attribute names against @opentelemetry/semantic-conventions', () =
       'error.type',
     ].filter((name) => !ours(name) && name !== 'input.value' && name !== 'output.value');
     expect(names.filter((name) => !KNOWN.has(name))).toEqual([]);
+  });
+
+  it('writes our own attribute names in snake_case', () => {
+    // Act
+    const out = toOtelAttributes(
+      { awsOperation: 'PutItem', attempts: 2, runId: 'r1', errorCode: 'x' },
+      { principal: 'hash', traceloop: false },
+    );
+
+    // Assess
+    expect(Object.keys(out).sort()).toEqual([
+      'agent_kernel.attempts',
+      'agent_kernel.aws_operation',
+      'agent_kernel.error_code',
+      'agent_kernel.run_id',
+    ]);
+    expect(Object.keys(out).every((name) => /^[a-z0-9_.]+$/.test(name))).toBe(true);
   });
 
   it('maps framework provider ids to the well-known provider names', () => {

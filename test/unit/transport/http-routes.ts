@@ -12,6 +12,7 @@ import {
   InMemoryPausedRunStore,
   InMemoryQuotaStore,
   InMemoryRunRecordStore,
+  InMemorySessionIndex,
   InMemorySessionStore,
 } from '../../../lib/stores/index.js';
 
@@ -85,6 +86,7 @@ export async function servedRoutes(documented: readonly string[]) {
     runs: new InMemoryRunRecordStore(),
     connections: new InMemoryConnectionStore(),
     idempotency: new InMemoryIdempotencyStore(),
+    sessionIndex: new InMemorySessionIndex(),
     // As the stack deploys it (quotas on by default): GET /usage is served.
     fairUse: new FairUse(new InMemoryQuotaStore(), {
       limits: {},

@@ -17,7 +17,8 @@ import { FileRunJournalStore } from './file-journal-store.js';
 
 const [framework, modelUrl, journalFile, effectsFile, runId] = process.argv.slice(2) as string[];
 const killAt = process.env.KILL_AT;
-const spec = process.env.TOOL === 'spec';
+// TOOL=mcp: `pay` is the remote MCP server's tool at MCP_URL, through lib/mcp's adapter.
+const spec = process.env.TOOL === 'spec' || process.env.TOOL === 'mcp';
 const decide = process.env.DECIDE as 'approved' | 'denied' | undefined;
 type Payment = { to: string; amount: number };
 const schema = {
@@ -32,14 +33,25 @@ async function pay({ to, amount }: Payment): Promise<string> {
   return `sent ${amount} to ${to}`;
 }
 
-/** `pay` as a ToolSpec whose unknown outcome asks a person. */
-const paySpec = defineTool({
+/** `pay` as a ToolSpec whose unknown outcome asks a person (or the remote MCP server's `pay`). */
+const localPaySpec = defineTool({
   name: 'pay',
   description: 'Send money',
   input: z.object({ to: z.string(), amount: z.number() }),
   effects: { onUnknownOutcome: 'pause' },
   handler: (args) => pay(args),
 });
+const paySpec =
+  process.env.TOOL === 'mcp'
+    ? ((
+        await (
+          await import('../../../../lib/mcp/tools.js')
+        ).mcpTools({
+          url: process.env.MCP_URL as string,
+          include: ['pay'],
+        })
+      )[0] as typeof localPaySpec)
+    : localPaySpec;
 
 class KillingStore extends FileRunJournalStore {
   override async finishCall(s: string, r: string, c: string, outcome: ToolCallOutcome) {
