@@ -52,7 +52,10 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 1);
 const TOKENS = Number(process.env.BENCH_TOKENS ?? 1000);
 const TOKENS_PER_SECOND = Number(process.env.BENCH_TOKENS_PER_SECOND ?? 100);
 /** The model paces the paced runs are streamed at, one phase each (tokens per second). */
-const RATES = (process.env.BENCH_RATES ?? '20,50,100').split(',').map(Number).filter((r) => r > 0);
+const RATES = (process.env.BENCH_RATES ?? '20,50,100')
+  .split(',')
+  .map(Number)
+  .filter((r) => r > 0);
 /** Tokens per paced run: 20 tok/s takes PACED_TOKENS / 20 seconds. */
 const PACED_TOKENS = Number(process.env.BENCH_PACED_TOKENS ?? 400);
 /** Paced runs take PACED_TOKENS / rate seconds each, so few of them by default. */
@@ -335,7 +338,9 @@ const perThousand = (count: number, tokens: number) => ((count * 1000) / tokens)
 async function parent(): Promise<void> {
   const window = process.env.EVENT_BATCH_MAX_DELAY_MS ?? `${DEFAULT_MAX_DELAY_MS} (default)`;
   console.log(
-    `delivery: ${RUNS} burst runs of ${TOKENS} tokens, ${PACED_RUNS} run(s) of ${PACED_TOKENS} tokens at each of ${RATES.join(', ')} tok/s, ${FIRST_RUNS} runs of ${FIRST_TOKENS} tokens at ${TOKENS_PER_SECOND} tok/s, per mode (+1 warm-up); window ceiling ${window} ms; Node ${process.version}; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
+    `delivery: ${RUNS} burst runs of ${TOKENS} tokens, ${PACED_RUNS} run(s) of ${PACED_TOKENS} tokens at each of ${RATES.join(', ')} tok/s, ${FIRST_RUNS} runs of ${FIRST_TOKENS} tokens at ${TOKENS_PER_SECOND} tok/s, per mode (+1 warm-up); window ceiling ${window} ms; Node ${process.version}; load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
   );
   const results: ChildResult[] = [];
   for (const variant of VARIANTS) {
