@@ -37,6 +37,8 @@ describe('errors-http', () => {
     // Assess
     expect(front.map(([code]) => code).sort()).toEqual([
       'invalid-cursor',
+      'invalid-limit',
+      'invalid-seq',
       'not-found',
       'quota-exceeded',
       'request-conflict',
