@@ -37,6 +37,17 @@ export function assertNoReservedKeys(
 }
 
 /**
+ * The run options a runner hands its framework: without its reserved keys, so a runner called
+ * directly (past the runtime's checks) still keeps what it owns. No copy when none is present.
+ */
+export function ownOptions(options: RunOptions, reserved: ReservedRunOptions): RunOptions {
+  if (!Object.keys(options).some((key) => Object.hasOwn(reserved, key))) return options;
+  return Object.fromEntries(
+    Object.entries(options).filter(([key]) => !Object.hasOwn(reserved, key)),
+  );
+}
+
+/**
  * Resolved once per run: static declaration, then the factory, then the caller's per-call options;
  * later layers win key by key.
  */

@@ -8,7 +8,7 @@ import {
   StreamingMode,
 } from '@google/adk';
 import type { Interruption } from '../../core/requests.js';
-import type { ReservedRunOptions } from '../../core/run-options.js';
+import { ownOptions, type ReservedRunOptions } from '../../core/run-options.js';
 import type {
   Runner,
   RunnerInput,
@@ -88,7 +88,10 @@ export class AdkRunner implements Runner<BaseAgent> {
     const sessions = new SlotSessionService(slot);
     const appName = input.agent.name;
     await sessions.createSession({ appName, userId: USER_ID, sessionId: input.sessionId });
-    const { stateDelta, customMetadata, ...config } = input.options;
+    const { stateDelta, customMetadata, ...config } = ownOptions(
+      input.options,
+      ADK_RESERVED_RUN_OPTIONS,
+    );
     const runner = new AdkSdkRunner({ appName, agent: native, sessionService: sessions });
     const events = runner.runAsync({
       userId: USER_ID,

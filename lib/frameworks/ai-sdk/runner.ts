@@ -7,7 +7,7 @@ import {
   type ToolSet,
 } from 'ai';
 import type { Interruption, Usage } from '../../core/requests.js';
-import type { ReservedRunOptions } from '../../core/run-options.js';
+import { ownOptions, type ReservedRunOptions } from '../../core/run-options.js';
 import type {
   Runner,
   RunnerInput,
@@ -101,7 +101,7 @@ export class AiSdkRunner implements Runner<AiSdkAgentDefinition> {
       // Retries are the caller's policy; a failed turn stores nothing and can be sent again.
       maxRetries: 0,
       stopWhen: stepCountIs(native.maxSteps ?? 10),
-      ...input.options,
+      ...ownOptions(input.options, AI_SDK_RESERVED_RUN_OPTIONS),
       providerOptions: withoutServerHistory(input.options.providerOptions),
       // One `model` span per model call, under the run's span; replayed from the run journal.
       model: journaledModel(spans.model(native.model)),

@@ -5,7 +5,7 @@ import { Command, type Pregel } from '@langchain/langgraph';
 import { ReservedRunOption } from '../../core/errors.js';
 import type { StreamEvent } from '../../core/events.js';
 import type { Interruption } from '../../core/requests.js';
-import type { ReservedRunOptions, RunOptions } from '../../core/run-options.js';
+import { ownOptions, type ReservedRunOptions, type RunOptions } from '../../core/run-options.js';
 import type {
   Runner,
   RunnerInput,
@@ -113,7 +113,10 @@ export class LangGraphRunner implements Runner<LangGraphAgentDefinition> {
     graphInput: unknown,
     seed: CheckpointSnapshot | undefined,
   ): RunnerStream {
-    const { configurable, ...options } = input.options as {
+    const { configurable, ...options } = ownOptions(
+      input.options,
+      LANGGRAPH_RESERVED_RUN_OPTIONS,
+    ) as {
       configurable?: Record<string, unknown>;
       callbacks?: Callbacks;
     };

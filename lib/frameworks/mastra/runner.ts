@@ -1,7 +1,7 @@
 import { RequestContext } from '@mastra/core/request-context';
 import { RunnerError } from '../../core/errors.js';
 import type { Interruption, Usage } from '../../core/requests.js';
-import type { ReservedRunOptions } from '../../core/run-options.js';
+import { ownOptions, type ReservedRunOptions } from '../../core/run-options.js';
 import type {
   Decision,
   Runner,
@@ -184,7 +184,7 @@ export class MastraRunner implements Runner<MastraNativeAgent> {
     spans: MastraModelSpans,
   ): Promise<StreamOptions> {
     const agent = input.agent.native;
-    const given = input.options as Partial<StreamOptions>;
+    const given = ownOptions(input.options, MASTRA_RESERVED_RUN_OPTIONS) as Partial<StreamOptions>;
     const calls = new CallIndex();
     const model = await this.#model(agent, requestContext, spans, calls);
     const listed = (await agent.listTools({ requestContext })) as Record<string, unknown>;

@@ -11,7 +11,7 @@ import {
 } from '@openai/agents';
 import { InvalidDecisions } from '../../core/errors.js';
 import type { Interruption, Usage } from '../../core/requests.js';
-import type { ReservedRunOptions } from '../../core/run-options.js';
+import { ownOptions, type ReservedRunOptions } from '../../core/run-options.js';
 import type {
   Runner,
   RunnerInput,
@@ -82,7 +82,7 @@ export class OpenAIRunner implements Runner<NativeOpenAIAgent> {
     if (input.drained) return this.#drained(input);
     return this.#stream(input, () =>
       this.#sdk.run(input.agent.native, this.#input(input), {
-        ...input.options,
+        ...ownOptions(input.options, OPENAI_RESERVED_RUN_OPTIONS),
         stream: true,
         context: input.context,
         signal: input.signal,
@@ -94,7 +94,7 @@ export class OpenAIRunner implements Runner<NativeOpenAIAgent> {
   resumeStream(input: RunnerResumeInput<NativeOpenAIAgent>): RunnerStream {
     return this.#stream(input, async () =>
       this.#sdk.run(input.agent.native, await this.#restore(input), {
-        ...input.options,
+        ...ownOptions(input.options, OPENAI_RESERVED_RUN_OPTIONS),
         stream: true,
         signal: input.signal,
       }),
@@ -162,7 +162,7 @@ export class OpenAIRunner implements Runner<NativeOpenAIAgent> {
     let result: RunResult<Context, NativeOpenAIAgent>;
     try {
       result = await this.#sdk.run(input.agent.native, this.#input(input), {
-        ...input.options,
+        ...ownOptions(input.options, OPENAI_RESERVED_RUN_OPTIONS),
         stream: false,
         context: input.context,
         signal: input.signal,
@@ -179,7 +179,7 @@ export class OpenAIRunner implements Runner<NativeOpenAIAgent> {
       for (const item of unparsable) result.state.approve(item);
       try {
         result = await this.#sdk.run(input.agent.native, result.state, {
-          ...input.options,
+          ...ownOptions(input.options, OPENAI_RESERVED_RUN_OPTIONS),
           stream: false,
           context: input.context,
           signal: input.signal,

@@ -7,7 +7,7 @@ import {
   Tool,
 } from '@strands-agents/sdk';
 import type { Interruption } from '../../core/requests.js';
-import type { ReservedRunOptions } from '../../core/run-options.js';
+import { ownOptions, type ReservedRunOptions } from '../../core/run-options.js';
 import type {
   Runner,
   RunnerInput,
@@ -101,7 +101,7 @@ export class StrandsRunner implements Runner<StrandsAgentDefinition> {
     const agent = buildAgent(input.agent.native, storage, spans);
     const mapper = new StrandsEventMapper(input.runId);
     const run = agent.stream(args, {
-      ...input.options,
+      ...ownOptions(input.options, STRANDS_RESERVED_RUN_OPTIONS),
       invocationState: input.context,
       cancelSignal: input.signal,
     });

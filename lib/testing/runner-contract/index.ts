@@ -9,6 +9,7 @@ import { registerDurabilityChecks } from './durability.js';
 import type { RunnerContractHarness, RunOptionProbe } from './harness.js';
 import { registerPathChecks } from './paths.js';
 import { registerPauseChecks } from './pause.js';
+import { registerReservedChecks } from './reserved.js';
 import { registerSpecDurabilityChecks } from './spec-durability.js';
 import { registerStreamChecks } from './streams.js';
 import { contractTools } from './tools.js';
@@ -216,6 +217,7 @@ export function runnerContract(harness: RunnerContractHarness): void {
     });
 
     registerStreamChecks(world);
+    registerReservedChecks(world);
     registerPathChecks(world, harness);
     if (harness.supportsPause) registerPauseChecks(world);
   });
