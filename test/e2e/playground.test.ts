@@ -13,7 +13,9 @@ let context: BrowserContext;
 let page: Page;
 
 beforeAll(async () => {
-  model = await startSlowModel();
+  // 50 ms between events, about reading pace: delivery's adaptive window (up to 400 ms at such a
+  // rate) still shows the story in several pieces before it ends.
+  model = await startSlowModel(50);
   process.env.OPENAI_BASE_URL = model.url;
   process.env.OPENAI_API_KEY = 'offline';
   process.env.POWERTOOLS_LOG_LEVEL = 'ERROR';
