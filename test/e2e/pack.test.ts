@@ -204,14 +204,22 @@ import { InMemorySessionStore, Runtime } from 'agent-kernel-lambda';
 import { AiSdkModule } from 'agent-kernel-lambda/frameworks/ai-sdk';
 
 const usage = { inputTokens: { total: 1 }, outputTokens: { total: 2 } };
+const finishReason = { unified: 'stop', raw: 'stop' };
 const model = new MockLanguageModelV4({
+  // Runtime.run takes the non-streaming path (generateText); stream() would use doStream.
+  doGenerate: async () => ({
+    content: [{ type: 'text', text: 'Hello from ai 7.' }],
+    finishReason,
+    usage,
+    warnings: [],
+  }),
   doStream: async () => ({
     stream: simulateReadableStream({
       chunks: [
         { type: 'text-start', id: 't' },
         { type: 'text-delta', id: 't', delta: 'Hello from ai 7.' },
         { type: 'text-end', id: 't' },
-        { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage },
+        { type: 'finish', finishReason, usage },
       ],
     }),
   }),
