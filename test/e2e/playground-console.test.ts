@@ -101,10 +101,15 @@ describe('the playground console in Chromium', () => {
     await untilHeading('Session console-a1');
 
     // Assess
+    // The heading comes first; the summary and the turns follow their own fetches.
     const summary = page.getByRole('definition');
-    expect(await summary.allTextContents()).toEqual(expect.arrayContaining(['demo', '1']));
+    await expect
+      .poll(() => summary.allTextContents(), { timeout: 15_000 })
+      .toEqual(expect.arrayContaining(['demo', '1']));
     const turns = page.getByRole('list', { name: 'Turns of this session' }).getByRole('link');
-    expect(await turns.allTextContents()).toEqual(['weather in Paris?']);
+    await expect
+      .poll(() => turns.allTextContents(), { timeout: 15_000 })
+      .toEqual(['weather in Paris?']);
     await noSeriousViolations('session');
     await shot(page, 'console-2-session-after-reload');
 
