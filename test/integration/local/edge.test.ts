@@ -134,6 +134,7 @@ describe('one run record shape', () => {
   const KEYS = [
     'agent',
     'createdAt',
+    'input',
     'reply',
     'runId',
     'schemaVersion',
