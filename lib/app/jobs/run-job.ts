@@ -235,6 +235,7 @@ function newBatcher(
     sinkMany: (messages) => emitBatch(ctx, log, state, messages),
     // The ceiling of the adaptive window (docs/benchmarks.md#delivery).
     ...(ctx.ports.batchMaxDelayMs === undefined ? {} : { maxDelayMs: ctx.ports.batchMaxDelayMs }),
+    ...(ctx.ports.batchMinDelayMs === undefined ? {} : { minDelayMs: ctx.ports.batchMinDelayMs }),
   });
 }
 

@@ -52,4 +52,6 @@ export interface JobPorts {
   events?: RunEventStore | undefined;
   /** The event batcher's longest wait before it sends (docs/benchmarks.md). */
   batchMaxDelayMs?: number | undefined;
+  /** Its shortest wait (the adaptive window's floor). */
+  batchMinDelayMs?: number | undefined;
 }

@@ -174,5 +174,6 @@ export function jobPorts(deployed: Deployment, clients: AwsClients, logger?: Log
     metrics: emfMetrics(logger),
     logger,
     batchMaxDelayMs: config.EVENT_BATCH_MAX_DELAY_MS,
+    batchMinDelayMs: config.EVENT_BATCH_MIN_DELAY_MS,
   };
 }

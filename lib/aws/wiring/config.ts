@@ -29,10 +29,12 @@ export const ConfigSchema = z.object({
   WEBSOCKET_ENDPOINT: z.url().optional(),
   DELIVERY_MODE: z.enum(['sqs-fanout', 'direct']).default('sqs-fanout'),
   /**
-   * How long the worker holds streamed events before sending a batch (a message's first text
-   * delta goes at once). 100 ms: docs/benchmarks.md#delivery.
+   * How long the worker holds streamed events before sending a batch, at most (the adaptive
+   * window's ceiling; a message's first text delta goes at once): docs/benchmarks.md#delivery.
    */
   EVENT_BATCH_MAX_DELAY_MS: z.coerce.number().int().min(1).max(1_000).default(400),
+  /** The adaptive window's floor (default 50 ms, or the ceiling if lower). */
+  EVENT_BATCH_MIN_DELAY_MS: z.coerce.number().int().min(1).max(1_000).optional(),
   SESSION_TTL_SECONDS: seconds(7 * 24 * 3600),
   PAUSED_RUN_TTL_SECONDS: seconds(24 * 3600),
   /** How long a run's delivered events are kept for reconnects (stored events, issue #30). */

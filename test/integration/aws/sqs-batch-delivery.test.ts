@@ -93,10 +93,13 @@ describe('sqs-fanout SendMessageBatch with failed entries', () => {
   });
 
   it('a worker streaming through failing entries: each subscriber gets every seq once, the terminal once', async () => {
-    // Prepare: the worker's SQS client goes through the proxy; a third of the entries fail once
+    // Prepare: the worker's SQS client goes through the proxy; a third of the entries fail once.
+    // A 1 s window: the tail of the text is still buffered when the terminal event comes, so the
+    // two go in one SendMessageBatch however slow the machine (a short timer would send it first).
     const stack = await newStack(server, endpoints, {
       DELIVERY_MODE: 'sqs-fanout',
-      EVENT_BATCH_MAX_DELAY_MS: '5',
+      EVENT_BATCH_MAX_DELAY_MS: '1000',
+      EVENT_BATCH_MIN_DELAY_MS: '1000',
     });
     const worker = createWorkerHandler(async () => stack.deployed, {
       clients: { ...stack.clients, sqs: viaProxy },
