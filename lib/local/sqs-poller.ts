@@ -276,9 +276,15 @@ async function moveToDeadLetterQueue(
       ...(trace ? { MessageSystemAttributes: { AWSTraceHeader: trace } } : {}),
     }),
   );
-  await sqs.send(
-    new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle }),
-  );
+  try {
+    await sqs.send(
+      new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle }),
+    );
+  } catch (err) {
+    // A slow handler outlived the visibility timeout: the message comes back and is moved
+    // again (deduplicated on a FIFO dead-letter queue), as SQS's own redrive would.
+    if (!/receipt handle has expired/i.test(String((err as Error).message))) throw err;
+  }
 }
 
 /** Polls until a poll finds the queue empty; answers how many records were handled. */
