@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+import { missingContractSdks } from './test/contract-files.js';
 import LongestFirst from './test/sequencer.js';
 
 // The local stack's offline model streams at a person's pace by default; tests want it fast
@@ -12,6 +13,10 @@ const env = { AGENT_KERNEL_OFFLINE_TOKENS_PER_SECOND: '0' };
 // at least two at once; AGENT_KERNEL_TEST_WORKERS overrides (1 for a serial run).
 const maxWorkers =
   Number(process.env.AGENT_KERNEL_TEST_WORKERS) || Math.max(2, availableParallelism());
+
+// A contract file whose framework SDK is not installed is left out, saying so in one line.
+const withoutSdk = missingContractSdks();
+for (const { reason } of withoutSdk) console.warn(reason);
 
 // One project per test kind so each can be run alone (`vitest run --project unit`).
 export default defineConfig({
@@ -34,6 +39,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...withoutSdk.map((m) => m.file)],
           environment: 'node',
           env,
           // dynalite and DynamoDB Local, started once per run (endpoints via inject).
