@@ -32,8 +32,9 @@ export {
   MultiSpan,
   MultiTracer,
 } from './multi.js';
-export { BufferedSpanProcessor, OtelSpan, OtelTracer, type OtelTracerOptions } from './otel.js';
+export { OtelSpan, OtelTracer, type OtelTracerOptions } from './otel.js';
 export { type PrincipalPolicy, toOtelAttributes } from './otel-attributes.js';
+export { BufferedSpanProcessor } from './otel-buffer.js';
 export { type OtlpTarget, otlpTargets, parseOtlpHeaders } from './otel-presets.js';
 export {
   currentTraceHeader,

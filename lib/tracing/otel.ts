@@ -15,9 +15,7 @@ import { defaultResource, resourceFromAttributes } from '@opentelemetry/resource
 import {
   type IdGenerator,
   ParentBasedSampler,
-  type ReadableSpan,
   type SpanExporter,
-  type SpanProcessor,
   TraceIdRatioBasedSampler,
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
@@ -39,6 +37,7 @@ import {
   spanName,
   toOtelAttributes,
 } from './otel-attributes.js';
+import { BufferedSpanProcessor } from './otel-buffer.js';
 import { type OtlpTarget, otlpTargets } from './otel-presets.js';
 import { presetExporter } from './otel-views.js';
 import { formatTraceparent, parseTraceparent } from './propagation.js';
@@ -60,8 +59,6 @@ export interface OtelTracerOptions {
 /** Ids a child carries from its parent, so each span can be found by session or run alone. */
 const INHERITED = ['sessionId', 'runId', 'agent', 'framework', 'requestId'] as const;
 const MAX_PAYLOAD_CHARS = 32_000;
-/** A full buffer is exported during the invocation; the rest waits for `flush()`. */
-const MAX_BUFFERED = 512;
 
 /**
  * The OpenTelemetry backend: our spans become OTel spans with the GenAI semantic conventions,
@@ -343,49 +340,6 @@ export class OtelSpan implements Span {
     });
     const tracestate = traceState?.serialize();
     return tracestate ? { traceparent, tracestate } : { traceparent };
-  }
-}
-
-/**
- * Keeps ended spans until `forceFlush` (or a full buffer): unlike the SDK's batch processor it
- * has no timer, so no export starts between invocations.
- */
-export class BufferedSpanProcessor implements SpanProcessor {
-  readonly #exporter: SpanExporter;
-  #buffer: ReadableSpan[] = [];
-  readonly #inFlight = new Set<Promise<void>>();
-
-  constructor(exporter: SpanExporter) {
-    this.#exporter = exporter;
-  }
-
-  onStart(): void {}
-
-  onEnd(span: ReadableSpan): void {
-    if ((span.spanContext().traceFlags & TraceFlags.SAMPLED) === 0) return;
-    this.#buffer.push(span);
-    if (this.#buffer.length >= MAX_BUFFERED) this.#export();
-  }
-
-  async forceFlush(): Promise<void> {
-    this.#export();
-    await Promise.all([...this.#inFlight]);
-  }
-
-  async shutdown(): Promise<void> {
-    await this.forceFlush();
-    await this.#exporter.shutdown();
-  }
-
-  #export(): void {
-    if (this.#buffer.length === 0) return;
-    const spans = this.#buffer;
-    this.#buffer = [];
-    const done = new Promise<void>((resolve) => {
-      // A failed export is dropped: tracing never fails a run.
-      this.#exporter.export(spans, () => resolve());
-    }).finally(() => this.#inFlight.delete(done));
-    this.#inFlight.add(done);
   }
 }
 
