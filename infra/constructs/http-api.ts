@@ -24,6 +24,7 @@ export const HTTP_ROUTES: readonly { method: HttpMethod; path: string; open?: tr
   { method: HttpMethod.POST, path: '/runs' },
   { method: HttpMethod.GET, path: '/sessions/{id}/runs/{runId}' },
   { method: HttpMethod.GET, path: '/sessions/{id}/runs/{runId}/events' },
+  { method: HttpMethod.GET, path: '/sessions/{id}/runs/{runId}/timeline' },
   { method: HttpMethod.POST, path: '/sessions/{id}/runs/{runId}/decisions' },
   { method: HttpMethod.GET, path: '/sessions' },
   { method: HttpMethod.GET, path: '/sessions/{id}' },

@@ -50,6 +50,8 @@ export const StreamEventSchema = z.discriminatedUnion('type', [
     toolName: z.string(),
     result: z.unknown(),
     isError: z.boolean().optional(),
+    /** The result came from the run's journal (an earlier attempt ran the call), not a new run. */
+    replayed: z.literal(true).optional(),
   }),
   z.strictObject({ ...base, type: z.literal('step-start'), stepId: z.string() }),
   z.strictObject({

@@ -50,7 +50,10 @@ export type JournalEntry =
       readonly tool: string;
       readonly status: 'started' | 'done';
       readonly outcome?: ToolCallOutcome;
+      /** When it started (epoch ms). */
       readonly at: number;
+      /** When its outcome was recorded (epoch ms): the call's duration is `doneAt - at`. */
+      readonly doneAt?: number;
     };
 
 export type ToolEntry = Extract<JournalEntry, { kind: 'tool' }>;
@@ -113,6 +116,11 @@ export interface RunJournal {
    * `toolCalls` for this attempt; a call id already counted is not counted twice.
    */
   countCall(callId: string, tool: string): void;
+  /**
+   * Whether this attempt answered the call from the journal (an earlier attempt ran it): the
+   * turn marks its `tool-call-result` event `replayed`. Optional for journals outside the kernel.
+   */
+  replayed?(callId: string): boolean;
   /** The recorded entry of a call (from an earlier attempt or this one), if any. */
   recordedCall(callId: string): ToolEntry | undefined;
   /**

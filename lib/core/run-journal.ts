@@ -61,6 +61,8 @@ class JournalOfRun implements RunJournal {
   readonly #calls = new Map<string, ToolEntry>();
   /** Every call counted for run limits, by call id: recorded ones and this attempt's others. */
   readonly #counted = new Map<string, string>();
+  /** Calls this attempt answered from the journal instead of running them. */
+  readonly #replayed = new Set<string>();
 
   constructor(options: OpenRunJournalOptions, entries: readonly JournalEntry[]) {
     this.#store = options.store;
@@ -103,7 +105,10 @@ class JournalOfRun implements RunJournal {
       entry = started.entry;
       this.#remember(entry);
     }
-    if (entry.status === 'done' && entry.outcome) return replayOutcome<T>(entry.outcome);
+    if (entry.status === 'done' && entry.outcome) {
+      this.#replayed.add(callId);
+      return replayOutcome<T>(entry.outcome);
+    }
     if (!effects?.idempotent) {
       throw new ToolOutcomeUnknown(tool, callId, { pause: effects?.onUnknownOutcome === 'pause' });
     }
@@ -127,7 +132,16 @@ class JournalOfRun implements RunJournal {
 
   async #finish(callId: string, tool: string, outcome: ToolCallOutcome): Promise<void> {
     await this.#store.finishCall(this.sessionId, this.runId, callId, outcome);
-    this.#remember({ kind: 'tool', callId, tool, status: 'done', outcome, at: this.#now() });
+    const at = this.#calls.get(callId)?.at ?? this.#now();
+    this.#remember({
+      kind: 'tool',
+      callId,
+      tool,
+      status: 'done',
+      outcome,
+      at,
+      doneAt: this.#now(),
+    });
   }
 
   #remember(entry: ToolEntry): void {
@@ -144,6 +158,10 @@ class JournalOfRun implements RunJournal {
 
   countCall(callId: string, tool: string): void {
     if (!this.#counted.has(callId)) this.#counted.set(callId, tool);
+  }
+
+  replayed(callId: string): boolean {
+    return this.#replayed.has(callId);
   }
 
   recordedCall(callId: string): ToolEntry | undefined {

@@ -1,7 +1,7 @@
 import { BoundaryTracker } from './boundaries.js';
 import { type AgentKernelError, RunnerError } from './errors.js';
 import type { StreamEvent } from './events.js';
-import type { RunJournalStore } from './journal.js';
+import type { RunJournal, RunJournalStore } from './journal.js';
 import type { AgentReply, PausedReply, Reply } from './requests.js';
 import { type PauseDeps, pauseTurn } from './resume.js';
 import { openRunJournal } from './run-journal.js';
@@ -129,7 +129,10 @@ export async function* driveTurn(
         firstEvent = false;
         span.setAttributes({ timeToFirstEventMs: performance.now() - startedAt });
       }
-      const checked = checkRunnerEvent(step.value, agent.runner.name, runId);
+      const checked = markReplayed(
+        checkRunnerEvent(step.value, agent.runner.name, runId),
+        prepared.toolContext.journal,
+      );
       if (checked.type === 'text-delta') text += checked.delta;
       // A runner without token streaming: its reply is sent whole, once it is known.
       if (!streaming && isTokenEvent(checked)) continue;
@@ -222,6 +225,12 @@ async function withJournal(
     now: engine.deps.now,
   });
   return { ...turn, toolContext: { ...turn.toolContext, journal } };
+}
+
+/** A tool result the journal answered (the call ran in an earlier attempt) says so. */
+function markReplayed(event: StreamEvent, journal: RunJournal | undefined): StreamEvent {
+  if (event.type !== 'tool-call-result' || !journal?.replayed?.(event.toolCallId)) return event;
+  return { ...event, replayed: true };
 }
 
 /** The span of one turn; `framework` (the runner's name) keeps metric dimensions low-cardinality. */

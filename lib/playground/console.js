@@ -4,9 +4,16 @@ import { h } from './dom.js';
 import { parseRoute } from './router.js';
 import { runView } from './run-view.js';
 import { sessionsView, sessionView } from './sessions.js';
+import { timelineView } from './timeline.js';
 import { usageView } from './usage.js';
 
-const VIEWS = { sessions: sessionsView, session: sessionView, run: runView, usage: usageView };
+const VIEWS = {
+  sessions: sessionsView,
+  session: sessionView,
+  run: runView,
+  timeline: timelineView,
+  usage: usageView,
+};
 
 let rendering = 0;
 

@@ -8,7 +8,7 @@ const decode = (part) => {
   }
 };
 
-/** `#/sessions/<id>/runs/<runId>` → `{ view, sessionId, runId }`. */
+/** `#/sessions/<id>/runs/<runId>[/timeline]` → `{ view, sessionId, runId }`. */
 export function parseRoute(hash) {
   const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decode);
   if (parts.some((p) => p === undefined)) return { view: 'missing' };
@@ -18,6 +18,9 @@ export function parseRoute(hash) {
   if (root === 'sessions' && parts.length === 2) return { view: 'session', sessionId };
   if (root === 'sessions' && runs === 'runs' && parts.length === 4) {
     return { view: 'run', sessionId, runId };
+  }
+  if (root === 'sessions' && runs === 'runs' && parts.length === 5 && parts[4] === 'timeline') {
+    return { view: 'timeline', sessionId, runId };
   }
   if (root === 'usage' && parts.length === 1) return { view: 'usage' };
   return { view: 'missing' };
@@ -30,4 +33,6 @@ export const links = {
   session: (sessionId) => `#/sessions/${encodeURIComponent(sessionId)}`,
   run: (sessionId, runId) =>
     `#/sessions/${encodeURIComponent(sessionId)}/runs/${encodeURIComponent(runId)}`,
+  timeline: (sessionId, runId) =>
+    `#/sessions/${encodeURIComponent(sessionId)}/runs/${encodeURIComponent(runId)}/timeline`,
 };

@@ -10,7 +10,13 @@ export async function runView(view, { sessionId, runId }) {
   if (answer.status !== 200) return view.problem(refusal(answer.status, answer.body));
   const run = answer.body;
   view.body.append(
-    h('p', {}, h('a', { href: links.session(sessionId) }, `Back to session ${sessionId}`)),
+    h(
+      'p',
+      {},
+      h('a', { href: links.session(sessionId) }, `Back to session ${sessionId}`),
+      ' · ',
+      h('a', { href: links.timeline(sessionId, runId) }, 'Timeline'),
+    ),
     facts(
       [
         ['Status', run.status],

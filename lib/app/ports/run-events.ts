@@ -17,6 +17,8 @@ export interface StoredBatch {
   readonly events: readonly StreamEvent[];
   readonly owner?: string | undefined;
   readonly incarnation?: string | undefined;
+  /** When it was stored (epoch ms, the store's clock): the run timeline's time axis. */
+  readonly at?: number | undefined;
 }
 
 export interface StoredPage {

@@ -4,6 +4,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from 'aws-lambda
 import { NotFound } from '../../app/errors.js';
 import type { FrontDoor } from '../../app/front-door.js';
 import { RunEvents } from '../../app/run-events.js';
+import { readTimeline } from '../../app/run-timeline.js';
 import { listSessions } from '../../app/session-list.js';
 import { listTurns } from '../../app/session-turns.js';
 import { InvalidRequest } from '../../core/errors.js';
@@ -35,7 +36,8 @@ export function httpPrincipalOf(event: HttpEvent): unknown {
 
 /**
  * The HTTP API: `POST /runs`, `GET /sessions/{id}`, `GET /sessions/{id}/runs/{runId}`,
- * `POST /sessions/{id}/runs/{runId}/decisions`, `GET /sessions` (the caller's own), `GET /sessions/{id}/turns`, `GET /agents`, `GET /usage` (the caller's own
+ * `POST /sessions/{id}/runs/{runId}/decisions`, `GET …/runs/{runId}/timeline` (what the run did,
+ * from its record, stored events and journal), `GET /sessions` (the caller's own), `GET /sessions/{id}/turns`, `GET /agents`, `GET /usage` (the caller's own
  * fair-use counters and tokens per day), `GET /health`. Parse → front door
  * → JSON; every error is a JSON body with a code. Sync runs end inside API Gateway's 29 s.
  */
@@ -109,6 +111,21 @@ async function route(door: FrontDoor, deployed: Deployment, event: HttpEvent): P
     }
     if (runs === 'runs' && runId && method === 'GET' && action === 'events' && parts.length === 5) {
       return json(200, await eventsPage(deployed, event, principal, sessionId, runId));
+    }
+    if (
+      runs === 'runs' &&
+      runId &&
+      method === 'GET' &&
+      action === 'timeline' &&
+      parts.length === 5
+    ) {
+      const { runs: records, events, journal, runtime, config } = deployed;
+      const deps = { sessions: runtime.sessions, runs: records, events, journal };
+      const prices = config.MODEL_PRICES;
+      return json(
+        200,
+        await readTimeline({ ...deps, ...(prices ? { prices } : {}) }, principal, sessionId, runId),
+      );
     }
     if (
       runs === 'runs' &&

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { ModelPricesSchema } from '../../app/model-prices.js';
 import { Redactor } from '../../tracing/redact.js';
 import { isPrincipal, PRINCIPAL_RULE } from '../../transport/ids.js';
 import { ConfigError } from './errors.js';
@@ -113,6 +114,11 @@ export const ConfigSchema = z.object({
   QUOTA_QUEUED_LEASE_SECONDS: z.coerce.number().int().min(60).max(86_400).default(1_800),
   /** A connection's lease: API Gateway ends every WebSocket connection after 2 hours. */
   QUOTA_CONNECTION_LEASE_SECONDS: z.coerce.number().int().min(60).max(86_400).default(7_500),
+  /**
+   * The run timeline's price table (lib/app/model-prices.ts), JSON: `{"<agent>|default":
+   * {"model", "inputPerMillion", "outputPerMillion"}}` in USD; unset: gpt-4.1-mini's list price.
+   */
+  MODEL_PRICES: ModelPricesSchema.optional(),
   MODEL_SECRET_NAME: z.string().min(1).optional(),
   MODEL_SECRET_PARAMETER: z.string().min(1).optional(),
   /** The variable a plain-string model secret is put in (a JSON object names its own). */

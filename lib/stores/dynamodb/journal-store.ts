@@ -107,7 +107,7 @@ export class DynamoRunJournalStore extends DynamoBase implements RunJournalStore
           'SET #status = :done, #enc = :enc, #body = :body, #exp = :exp, ' +
           '#kind = if_not_exists(#kind, :tool), #runId = if_not_exists(#runId, :runId), ' +
           '#callId = if_not_exists(#callId, :callId), #tool = if_not_exists(#tool, :unknown), ' +
-          '#at = if_not_exists(#at, :at)',
+          '#at = if_not_exists(#at, :at), #doneAt = :at',
         ExpressionAttributeNames: {
           '#status': 'status',
           '#enc': 'enc',
@@ -118,6 +118,7 @@ export class DynamoRunJournalStore extends DynamoBase implements RunJournalStore
           '#callId': 'callId',
           '#tool': 'tool',
           '#at': 'at',
+          '#doneAt': 'doneAt',
         },
         ExpressionAttributeValues: {
           ':done': 'done',
@@ -175,6 +176,7 @@ export class DynamoRunJournalStore extends DynamoBase implements RunJournalStore
       throw new RecordCorrupt('journal entry', name, `unknown status ${String(item.status)}`);
     }
     const outcome = body() as ToolCallOutcome;
-    return { kind: 'tool', callId: item.callId, tool, status: 'done', outcome, at };
+    const doneAt = typeof item.doneAt === 'number' ? { doneAt: item.doneAt } : {};
+    return { kind: 'tool', callId: item.callId, tool, status: 'done', outcome, at, ...doneAt };
   }
 }

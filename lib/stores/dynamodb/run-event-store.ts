@@ -16,7 +16,7 @@ import { keys } from './table.js';
 /**
  * Stored events as `SESSION#<id>` / `EVENTS#<runId>#<seq>`: one item per delivered message, its
  * events as (compressed) JSON, the writer's `owner` / `incarnation`, `expiresAt` the events
- * window (default 24 h). A write is conditional (first writer wins); reads are strongly
+ * window (default 24 h), `at` when it was stored. A write is conditional (first writer wins); reads are strongly
  * consistent key-range Queries, so a reconnect sees every message sent before it.
  */
 export class DynamoRunEventStore extends DynamoBase implements RunEventStore {
@@ -45,6 +45,7 @@ export class DynamoRunEventStore extends DynamoBase implements RunEventStore {
             ...(binding.incarnation === undefined ? {} : { incarnation: binding.incarnation }),
             enc: encoded.enc,
             body: encoded.body,
+            at: this.now(),
             expiresAt: this.expiry(),
           },
           ConditionExpression: 'attribute_not_exists(pk) OR expiresAt <= :now',
@@ -126,6 +127,7 @@ export class DynamoRunEventStore extends DynamoBase implements RunEventStore {
       events,
       ...(typeof item.owner === 'string' ? { owner: item.owner } : {}),
       ...(typeof item.incarnation === 'string' ? { incarnation: item.incarnation } : {}),
+      ...(typeof item.at === 'number' ? { at: item.at } : {}),
     };
   }
 }

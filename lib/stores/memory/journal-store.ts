@@ -72,6 +72,7 @@ export class InMemoryRunJournalStore implements RunJournalStore {
       status: 'done',
       outcome,
       at: started?.at ?? this.#clock.now(),
+      doneAt: this.#clock.now(),
     };
     run.calls.set(callId, JSON.stringify(entry));
   }

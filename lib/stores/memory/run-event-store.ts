@@ -12,6 +12,8 @@ import { Clock, type MemoryStoreOptions } from './clock.js';
 interface Kept {
   readonly json: string;
   readonly expiresAt: number;
+  /** When it was stored: not part of the content a second writer is compared with. */
+  readonly at: number;
 }
 
 /** Stored events in process memory (JSON text), first writer wins per (run, seq), with a TTL. */
@@ -37,7 +39,7 @@ export class InMemoryRunEventStore implements RunEventStore {
       if (existing.json === json) return;
       throw new SeqTaken(message.runId, message.seq);
     }
-    run.set(message.seq, { json, expiresAt: this.#clock.expiry() });
+    run.set(message.seq, { json, expiresAt: this.#clock.expiry(), at: this.#clock.now() });
   }
 
   async read(
@@ -58,7 +60,7 @@ export class InMemoryRunEventStore implements RunEventStore {
     if (!run) return [];
     return [...run.values()]
       .filter((kept) => !this.#clock.expired(kept.expiresAt))
-      .map((kept) => JSON.parse(kept.json) as StoredBatch)
+      .map((kept) => ({ ...(JSON.parse(kept.json) as StoredBatch), at: kept.at }))
       .sort((a, b) => a.seq - b.seq);
   }
 }
