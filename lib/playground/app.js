@@ -2,6 +2,7 @@
 // resume, the run's events), as any client uses them. No framework, no build step.
 import { api, config, refusal, TOKEN_KEY, token } from './api.js';
 import { route } from './console.js';
+import { restoreTurn, showDecided } from './restore.js';
 import { approvalCard, clearLog, item, pre, setStatus, showError, textOf } from './view.js';
 
 const SESSION_KEY = 'agent-kernel.playground.session';
@@ -117,7 +118,7 @@ function part(kind, id, heading) {
   const key = `${kind}:${id}`;
   let li = state.parts.get(key);
   if (!li) {
-    li = item(kind, heading);
+    li = item(state.restoring ? `${kind} history` : kind, heading);
     state.parts.set(key, li);
   }
   return li;
@@ -242,8 +243,24 @@ async function showHistory() {
     if (input !== undefined) {
       item('user history').textContent = typeof input === 'string' ? input : JSON.stringify(input);
     }
-    showRecord(current.sessionId, turn, paused.has(turn.runId));
+    await restore(current.sessionId, turn, paused.has(turn.runId));
   }
+}
+
+/** A turn from its stored events (tool cards, reasoning, approvals); else from its record. */
+async function restore(sessionId, turn, stillPaused) {
+  const show = (event, { past, results }) => {
+    if (event.type === 'run-paused' && past) return showDecided(event.interruptions, results);
+    onEvent(sessionId, event);
+  };
+  state.restoring = true;
+  const options = { show, seen: state.seen, decided: !stillPaused, status: setStatus };
+  const restored = await restoreTurn(sessionId, turn, options).finally(() => {
+    state.restoring = false;
+  });
+  if (restored.shown === 0) return showRecord(sessionId, turn, stillPaused);
+  if (!restored.text && turn.reply?.text) item('assistant history').textContent = turn.reply.text;
+  if (restored.follow) void restored.follow();
 }
 
 /** Every turn of the session, page by page (`GET /sessions/{id}/turns`), oldest first. */

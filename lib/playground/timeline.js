@@ -3,6 +3,7 @@
 // one click away (GET …/events, fetched when opened). Every figure is in text; bars are a picture.
 import { api, enc, refusal } from './api.js';
 import { duration, facts, h, time } from './dom.js';
+import { pages } from './restore.js';
 import { links } from './router.js';
 
 const usd = (value) =>
@@ -124,13 +125,19 @@ function describe(item) {
 
 function labelled(name, value) {
   const text = typeof value === 'string' ? value : JSON.stringify(value ?? null, null, 2);
-  return h('div', {}, h('span', { className: 'label' }, name), h('pre', {}, text));
+  // Focusable: a long value scrolls inside its box, and keyboard users must be able to scroll it.
+  return h(
+    'div',
+    {},
+    h('span', { className: 'label' }, name),
+    h('pre', { tabindex: '0', 'aria-label': name }, text),
+  );
 }
 
 /** An item's raw events: its stored messages' events that belong to it, read when opened. */
 function rawEvents(sessionId, runId) {
   return (item, title) => {
-    const body = h('pre', {}, 'Loading…');
+    const body = h('pre', { tabindex: '0', 'aria-label': `Raw events of ${title}` }, 'Loading…');
     const details = h(
       'details',
       { className: 'raw' },
@@ -145,16 +152,17 @@ function rawEvents(sessionId, runId) {
     details.addEventListener('toggle', async () => {
       if (!details.open || loaded) return;
       loaded = true;
-      const limit = Math.min(100, item.seqs.to - item.seqs.from + 1);
-      const path = `/sessions/${enc(sessionId)}/runs/${enc(runId)}/events?after=${item.seqs.from - 1}&limit=${limit}`;
-      const page = await api(path.replace('after=-1&', ''));
-      if (page.status !== 200) {
-        body.textContent = refusal(page.status, page.body);
+      const path = `/sessions/${enc(sessionId)}/runs/${enc(runId)}/events`;
+      const page = await pages(path, item.seqs.from - 1, item.seqs.to);
+      if (page.failed) {
+        body.textContent = refusal(page.failed.status, page.failed.body);
         return;
       }
-      const events = page.body.messages.flatMap((m) =>
-        m.events.filter((e) => belongs(item, e)).map((e) => ({ seq: m.seq, ...e })),
-      );
+      const events = page.messages
+        .filter((m) => m.seq <= item.seqs.to)
+        .flatMap((m) =>
+          m.events.filter((e) => belongs(item, e)).map((e) => ({ seq: m.seq, ...e })),
+        );
       body.textContent = JSON.stringify(events, null, 2);
     });
     return details;
