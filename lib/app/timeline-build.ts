@@ -43,6 +43,8 @@ export interface ToolItem extends Span {
   isError?: boolean;
   /** Answered from the journal: an earlier attempt ran it. */
   replayed: boolean;
+  /** When the model asked for the call (its first event), if the journal says it ran later. */
+  requestedAt?: number;
   /** The journal recorded the call starting (undefined: a call the journal does not keep). */
   journal?: { status: ToolEntry['status']; startedAt: number; doneAt?: number };
   timing: 'journal' | 'events';
@@ -230,7 +232,11 @@ function finishTool(tool: ToolItem, args: string | undefined, entry: ToolEntry |
     ...(entry.doneAt === undefined ? {} : { doneAt: entry.doneAt }),
   };
   if (entry.doneAt !== undefined && !tool.replayed) {
+    // The journal's clock is the tool's own: it ran then (after an approval, maybe much later).
     tool.timing = 'journal';
+    if (entry.at !== tool.startAt) tool.requestedAt = tool.startAt;
+    tool.startAt = entry.at;
+    tool.endAt = entry.doneAt;
     tool.durationMs = Math.max(0, entry.doneAt - entry.at);
   }
 }

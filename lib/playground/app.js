@@ -2,7 +2,7 @@
 // resume, the run's events), as any client uses them. No framework, no build step.
 import { api, config, refusal, TOKEN_KEY, token } from './api.js';
 import { route } from './console.js';
-import { restoreTurn, showDecided } from './restore.js';
+import { restoreTurn } from './restore.js';
 import { approvalCard, clearLog, item, pre, setStatus, showError, textOf } from './view.js';
 
 const SESSION_KEY = 'agent-kernel.playground.session';
@@ -249,12 +249,9 @@ async function showHistory() {
 
 /** A turn from its stored events (tool cards, reasoning, approvals); else from its record. */
 async function restore(sessionId, turn, stillPaused) {
-  const show = (event, { past, results }) => {
-    if (event.type === 'run-paused' && past) return showDecided(event.interruptions, results);
-    onEvent(sessionId, event);
-  };
+  const show = (event) => onEvent(sessionId, event);
   state.restoring = true;
-  const options = { show, seen: state.seen, decided: !stillPaused, status: setStatus };
+  const options = { show, seen: state.seen, stillPaused, status: setStatus };
   const restored = await restoreTurn(sessionId, turn, options).finally(() => {
     state.restoring = false;
   });

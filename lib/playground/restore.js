@@ -26,12 +26,13 @@ export async function pages(path, after, until = Number.POSITIVE_INFINITY) {
 }
 
 /**
- * Shows one turn: each stored event through `show(event, { past, results })` once per (run, seq)
- * in `seen`; `past` marks a pause a later resume decided, `results` the tool results that came
- * after it (by call id). Returns what was shown, so the caller can fall back to the run record
+ * Shows one turn: each stored event through `show(event)` once per (run, seq) in `seen`, but a
+ * pause a later resume decided as disabled cards with their verdict (read from the run's
+ * timeline: the journal knows whether the call ran). Returns what was shown, so the caller can fall back to the run record
  * for a turn that streamed nothing (a synchronous HTTP run keeps only its terminal event).
  */
-export async function restoreTurn(sessionId, turn, { show, seen, decided, status }) {
+export async function restoreTurn(sessionId, turn, { show, seen, stillPaused, status }) {
+  const decided = [];
   const path = `/sessions/${enc(sessionId)}/runs/${enc(turn.runId)}/events`;
   const result = { shown: 0, text: false };
   let { messages, after } = await pages(path, -1);
@@ -39,22 +40,20 @@ export async function restoreTurn(sessionId, turn, { show, seen, decided, status
   const feed = (list) => {
     const fresh = list.filter((m) => !seen.has(`${m.runId}:${m.seq}`));
     const events = fresh.flatMap((m) => m.events);
-    const results = new Map();
-    for (const event of events) {
-      if (event.type === 'tool-call-result') results.set(event.toolCallId, event);
-    }
     events.forEach((event, index) => {
       // A pause is decided when anything follows it: shown as decided, not as live buttons.
-      const past = event.type === 'run-paused' && (index < events.length - 1 || decided);
+      const past = event.type === 'run-paused' && (index < events.length - 1 || !stillPaused);
       if (event.type === 'text-delta') result.text = true;
       result.shown += 1;
-      show(event, { past, results });
+      if (past) decided.push(...showDecided(event.interruptions));
+      else show(event);
     });
     for (const m of fresh) seen.add(`${m.runId}:${m.seq}`);
     const last = list.at(-1);
     if (last) ended = last.events.some((e) => TERMINAL.has(e.type));
   };
   feed(messages);
+  if (decided.length > 0) await fillVerdicts(sessionId, turn.runId, decided.splice(0));
   if (turn.status !== 'running' && turn.status !== 'queued') return result;
   result.follow = () => follow();
   return result;
@@ -75,20 +74,33 @@ export async function restoreTurn(sessionId, turn, { show, seen, decided, status
   }
 }
 
-/** A pause a resume already decided: its cards, disabled, with what became of each call. */
-export function showDecided(interruptions, results) {
-  for (const interruption of interruptions) {
+/** A pause a resume already decided: its cards, disabled; the verdicts are filled in later. */
+function showDecided(interruptions) {
+  return interruptions.map((interruption) => {
     const { li } = approvalCard(interruption, () => undefined);
     li.classList.add('history');
     for (const control of li.querySelectorAll('button, textarea')) control.disabled = true;
-    const outcome = results.get(interruption.id);
-    const verdict = h('p', { className: 'verdict' }, verdictOf(outcome));
+    const verdict = h('p', { className: 'verdict' }, 'Decided.');
     li.append(verdict);
-  }
+    return { id: interruption.id, verdict };
+  });
 }
 
-function verdictOf(outcome) {
-  if (outcome === undefined) return 'Decided.';
-  if (outcome.isError) return 'Decided: the call did not run (denied or failed).';
-  return 'Decided: the call ran.';
+const VERDICTS = {
+  approved: 'Approved: the call ran.',
+  denied: 'Denied: the call did not run.',
+};
+
+/** What each decision was, from the run's timeline (the journal knows which calls ran). */
+async function fillVerdicts(sessionId, runId, cards) {
+  const answer = await api(`/sessions/${enc(sessionId)}/runs/${enc(runId)}/timeline`);
+  if (answer.status !== 200) return;
+  const outcomes = new Map();
+  for (const item of answer.body.items) {
+    if (item.kind !== 'decision') continue;
+    for (const d of item.decisions) outcomes.set(d.id, d.outcome);
+  }
+  for (const { id, verdict } of cards) {
+    verdict.textContent = VERDICTS[outcomes.get(id)] ?? 'Decided.';
+  }
 }

@@ -55,7 +55,7 @@ export async function timelineView(view, { sessionId, runId }) {
 
 function row(item, index, start, span, raw) {
   const offset = `+${duration(item.startAt - start)}`;
-  const { title, lines } = describe(item);
+  const { title, lines } = describe(item, start);
   const bar = h('span', { className: 'bar' });
   // CSSOM, not a style attribute: the page's CSP allows no inline styles.
   bar.style.marginInlineStart = `${((item.startAt - start) / span) * 100}%`;
@@ -72,7 +72,7 @@ function row(item, index, start, span, raw) {
   );
 }
 
-function describe(item) {
+function describe(item, start) {
   switch (item.kind) {
     case 'model': {
       const usage = item.usage
@@ -94,6 +94,9 @@ function describe(item) {
         title: `Tool call ${item.toolName}`,
         lines: [
           `${how} · ${took}${item.isError ? ' · failed' : ''}`,
+          item.requestedAt === undefined
+            ? ''
+            : `requested at +${duration(item.requestedAt - start)}`,
           labelled('Arguments', item.arguments),
           item.result === undefined ? 'No result yet.' : labelled('Result', item.result),
         ],

@@ -241,7 +241,10 @@ describe('a run timeline and a reload mid-run, in Chromium', () => {
     const toolCard = log().locator('li.tool', { hasText: 'Tool call: book_table' });
     expect(await toolCard.textContent()).toContain('T-');
     const approval = page.getByRole('listitem', { name: 'Approval: book_table' });
-    expect(await approval.textContent()).toContain('Decided: the call ran.');
+    // The verdict comes from the run's timeline, read after the turn's events.
+    await expect
+      .poll(() => approval.textContent(), { timeout: 15_000 })
+      .toContain('Approved: the call ran.');
     expect(await approval.getByRole('button', { name: 'Approve' }).isDisabled()).toBe(true);
     expect(await log().locator('li.reasoning').textContent()).toContain(STORY_REASONING);
     expect((await log().locator('li.assistant').allTextContents()).at(-1)).toBe(STORY);

@@ -189,6 +189,16 @@ describe('the playground page in Chromium', () => {
     expect(answers[0]).toBe(STORY);
     expect(answers.join('\n')).toMatch(/Booked a table for 2 at 8pm/);
     expect(answers.join('\n')).toMatch(/Booked a table for 6 at 7pm/);
+    // Past approvals come back decided, with what the journal says became of each call.
+    const verdicts = () => log().locator('li.approval .verdict').allTextContents();
+    await expect
+      .poll(verdicts, { timeout: 15_000 })
+      .toEqual([
+        'Approved: the call ran.',
+        'Denied: the call did not run.',
+        'Approved: the call ran.',
+      ]);
+    expect(await log().locator('li.tool', { hasText: 'Tool call: get_weather' }).count()).toBe(1);
     expect(page.url()).toBe(stack.playgroundUrl);
     const width = await page.evaluate('document.documentElement.scrollWidth');
     expect(width).toBeLessThanOrEqual(390);
