@@ -209,6 +209,7 @@ describe('HTTP API', () => {
       'GET /sessions/{id} CUSTOM',
       'GET /sessions/{id}/runs/{runId} CUSTOM',
       'GET /sessions/{id}/runs/{runId}/events CUSTOM',
+      'GET /sessions/{id}/runs/{runId}/timeline CUSTOM',
       'GET /sessions/{id}/turns CUSTOM',
       'GET /usage CUSTOM',
       'POST /runs CUSTOM',

@@ -130,3 +130,51 @@ describe('Runtime redaction', () => {
     expect(thrown.message).not.toContain('sk-canary-123');
   });
 });
+
+describe('a tool result the journal answered', () => {
+  it('is marked replayed on its tool-call-result; a call that ran is not', async () => {
+    // Prepare: call-a ran in an earlier attempt of job-3; call-b is new.
+    const { runner, journal, runtime } = setup();
+    await journal.inner.startCall('s1', 'job-3', 'call-a', 'book');
+    await journal.inner.finishCall('s1', 'job-3', 'call-a', { ok: true, result: 'booked' });
+    const ran: string[] = [];
+    const callTool = (callId: string) => async () => {
+      const result = await tryToolContext()?.journal?.tool({ callId, tool: 'book' }, async () => {
+        ran.push(callId);
+        return 'booked again';
+      });
+      return result;
+    };
+    const result = (callId: string) => ({
+      event: {
+        type: 'tool-call-result' as const,
+        toolCallId: callId,
+        toolName: 'book',
+        result: 'x',
+      },
+    });
+    runner.script({
+      steps: [
+        { call: callTool('call-a') },
+        result('call-a'),
+        { call: callTool('call-b') },
+        result('call-b'),
+      ],
+    });
+
+    // Act
+    const events = await collect(runtime.stream('echo', 's1', 'hi', { runId: 'job-3' }));
+
+    // Assess
+    const results = events.filter((e) => e.type === 'tool-call-result');
+    expect(results.map((e) => [e.toolCallId, 'replayed' in e ? e.replayed : undefined])).toEqual([
+      ['call-a', true],
+      ['call-b', undefined],
+    ]);
+    expect(ran).toEqual(['call-b']);
+    const entries = await journal.inner.load('s1', 'job-3');
+    const b = entries.find((e) => e.kind === 'tool' && e.callId === 'call-b');
+    expect(b).toMatchObject({ status: 'done' });
+    expect(b?.kind === 'tool' && (b.doneAt ?? -1) >= b.at).toBe(true);
+  });
+});
