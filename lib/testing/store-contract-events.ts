@@ -32,6 +32,16 @@ export function runEventStoreContract(name: string, factory: StoreFactory<RunEve
       expect(rest.batches[0]).toMatchObject({ ...alice, events: [delta(runId, 't3')] });
       const all = await store.read(sessionId, runId, { after: -1, limit: 10 });
       expect(all.batches.map((b) => b.seq)).toEqual([0, 1, 2, 3, 4]);
+      // Stamped when stored (the run timeline's time axis), in the order they were appended.
+      const at = new Map(all.batches.map((b) => [b.seq, b.at ?? Number.NaN]));
+      for (const [earlier, later] of [
+        [2, 0],
+        [0, 1],
+        [1, 3],
+        [3, 4],
+      ] as const) {
+        expect(at.get(earlier)).toBeLessThanOrEqual(at.get(later) ?? Number.NaN);
+      }
       expect((await store.last(sessionId, runId))?.seq).toBe(4);
     });
 
@@ -40,6 +50,7 @@ export function runEventStoreContract(name: string, factory: StoreFactory<RunEve
       const runId = uniqueId('run');
       const message = { sessionId, runId, seq: 0, events: [delta(runId, 'first')] };
       await store.append(message, alice);
+      const stamped = (await store.last(sessionId, runId))?.at;
       await store.append(message, alice);
       await expect(
         store.append({ ...message, events: [delta(runId, 'other')] }, alice),
@@ -47,6 +58,7 @@ export function runEventStoreContract(name: string, factory: StoreFactory<RunEve
       const page = await store.read(sessionId, runId, { after: -1, limit: 10 });
       expect(page.batches).toHaveLength(1);
       expect(page.batches[0]?.events).toEqual([delta(runId, 'first')]);
+      expect(page.batches[0]?.at).toBe(stamped);
     });
 
     it('keeps runs and sessions apart and answers nothing for an unknown run', async () => {

@@ -103,6 +103,8 @@ export function runJournalStoreContract(name: string, factory: StoreFactory<RunJ
 
       // Assess
       expect(again).toMatchObject({ won: false, entry: { status: 'done', outcome: ok } });
+      // The run timeline's tool durations: done no earlier than started.
+      for (const e of entries) expect(e.kind === 'tool' && (e.doneAt ?? -1) >= e.at).toBe(true);
       expect(entries).toEqual([
         {
           kind: 'tool',
@@ -111,6 +113,7 @@ export function runJournalStoreContract(name: string, factory: StoreFactory<RunJ
           status: 'done',
           outcome: ok,
           at: expect.any(Number),
+          doneAt: expect.any(Number),
         },
         {
           kind: 'tool',
@@ -119,6 +122,7 @@ export function runJournalStoreContract(name: string, factory: StoreFactory<RunJ
           status: 'done',
           outcome: failed,
           at: expect.any(Number),
+          doneAt: expect.any(Number),
         },
       ]);
     });
