@@ -62,7 +62,18 @@ export class ChatRunner implements Runner<null> {
     for (;;) {
       const pending = pendingCalls(messages);
       if (pending.length > 0) {
-        const paused = await this.#runTools(input, messages, pending);
+        const done: { call: ToolCall; result: unknown }[] = [];
+        const paused = await this.#runTools(input, messages, pending, done);
+        // Each finished call's result, as runners stream them (the turn marks a replayed one).
+        for (const { call, result } of done) {
+          yield {
+            type: 'tool-call-result',
+            runId: input.runId,
+            toolCallId: call.id,
+            toolName: call.function.name,
+            result,
+          };
+        }
         if (paused) return paused;
         continue;
       }
@@ -91,6 +102,7 @@ export class ChatRunner implements Runner<null> {
     input: RunnerInput<null> | RunnerResumeInput<null>,
     messages: Message[],
     calls: ToolCall[],
+    done: { call: ToolCall; result: unknown }[] = [],
   ): Promise<RunnerResult | undefined> {
     for (const call of calls) {
       const spec = this.#tools.get(call.function.name);
@@ -112,6 +124,7 @@ export class ChatRunner implements Runner<null> {
         result = modelVisibleError(err);
       }
       messages.push({ role: 'tool', tool_call_id: call.id, content: JSON.stringify(result) });
+      done.push({ call, result });
     }
     return undefined;
   }

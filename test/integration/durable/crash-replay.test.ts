@@ -46,7 +46,7 @@ describe('durable turns: SIGKILL of a worker, then redelivery', () => {
 
     // Act
     const killed = await run({ KILL: 'after-finish' });
-    const redelivered = await run();
+    const redelivered = await run({ STREAM: '1' });
 
     // Assess
     expect(killed.signal).toBe('SIGKILL');
@@ -55,6 +55,10 @@ describe('durable turns: SIGKILL of a worker, then redelivery', () => {
     expect(effects(file)).toHaveLength(1);
     // The recorded step was served from the journal: no model call for it on the replay.
     expect(server.requests).toHaveLength(2);
+    // And its stream says so: the call's result came from the journal, it did not run again.
+    expect(redelivered.result?.reply.results).toEqual([
+      expect.objectContaining({ type: 'tool-call-result', replayed: true }),
+    ]);
   });
 
   it('a worker killed after the whole turn, before the session save: one effect', async () => {

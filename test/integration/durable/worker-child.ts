@@ -67,6 +67,18 @@ async function main(): Promise<unknown> {
     const decisions = JSON.parse(env.DECISIONS as string) as Decision[];
     return runtime.resume(sessionId, runId, decisions);
   }
+  if (env.STREAM === '1') {
+    // The run as a stream: its tool results come back beside the reply (`results`).
+    const results: unknown[] = [];
+    let reply: unknown;
+    for await (const event of runtime.stream('chat', sessionId, env.INPUT ?? 'append hello', {
+      runId,
+    })) {
+      if (event.type === 'tool-call-result') results.push(event);
+      if (event.type === 'run-finished') reply = { ...event.reply, results };
+    }
+    return reply;
+  }
   return runtime.run('chat', sessionId, env.INPUT ?? 'append hello', { runId });
 }
 
