@@ -35,7 +35,8 @@ function paths(words: readonly string[]): string[][] {
   const all: string[][] = [];
   for (let n = 0; n < MAX_SEGMENTS; n++) {
     level = level.flatMap((path) => words.map((w) => [...path, w]));
-    all.push(...level);
+    // One at a time: a spread of 100k paths overflows the call stack.
+    for (const path of level) all.push(path);
   }
   return all;
 }
