@@ -146,18 +146,17 @@ export async function handleA2aRequest(request: A2aRequest): Promise<A2aAnswer> 
     return rpcError(id, -32601, `Method not found: "${method.slice(0, 100)}".`);
   }
   const version = request.version ?? (legacy ? '0.3' : '1.0');
+  if (version !== '0.3' && version !== '1.0') {
+    return rpcError(
+      id,
+      -32009,
+      `A2A version "${version.slice(0, 20)}" is not supported: 1.0 or 0.3.`,
+    );
+  }
   if ((version === '0.3') !== legacy) {
-    const names =
-      version === '0.3'
-        ? 'message/send, message/stream, tasks/get, tasks/cancel'
-        : 'SendMessage, SendStreamingMessage, GetTask, CancelTask';
-    if (version !== '0.3' && version !== '1.0') {
-      return rpcError(
-        id,
-        -32009,
-        `A2A version "${version.slice(0, 20)}" is not supported: 1.0 or 0.3.`,
-      );
-    }
+    const names = legacy
+      ? 'SendMessage, SendStreamingMessage, GetTask, CancelTask'
+      : 'message/send, message/stream, tasks/get, tasks/cancel';
     return rpcError(id, -32601, `Method "${method}" is not of A2A ${version} (${names}).`);
   }
   if (
