@@ -16,7 +16,7 @@ interface Answer {
     jsonrpc?: string;
     id?: unknown;
     result?: TaskJson & { task: TaskJson };
-    error?: { code: number; message: string };
+    error?: { code: number; message: string; data?: unknown };
   };
 }
 
@@ -269,6 +269,16 @@ describe('the A2A server refuses bad input with JSON-RPC errors and changes noth
       expect(answer.body.result).toBeUndefined();
     },
   );
+
+  it("carries the kernel's code in A2A's ErrorInfo", async () => {
+    const answer = await post(rpc('GetTask', { id: alice.taskId }));
+    expect(answer.body.error).toMatchObject({
+      code: -32001,
+      data: [
+        { reason: 'TASK_NOT_FOUND', domain: 'a2a-protocol.org', metadata: { code: 'not-found' } },
+      ],
+    });
+  });
 
   it('an unknown agent and a GET of the JSON-RPC URL are 404s', async () => {
     const unknown = await post(

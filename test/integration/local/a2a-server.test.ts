@@ -230,6 +230,13 @@ describe('the A2A server on the stream function (local stack, the official SDK c
     expect(canceled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
     await expect(late).rejects.toThrow(/not waiting for input/);
     await expect(ended).rejects.toThrow(/cancel/i);
+    // The run ended as the agent answered the denial, and the session takes a new turn.
+    const read = await client.getTask({ tenant: '', id: paused.id });
+    expect(read.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    const next = asTask(
+      await client.sendMessage(send([text('What time is it?')], { contextId: paused.contextId })),
+    );
+    expect(next.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     const [sessionId, runId] = paused.id.split('~') as [string, string];
     expect(await bookings(sessionId, runId)).toHaveLength(0);
   });
