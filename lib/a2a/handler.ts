@@ -176,9 +176,8 @@ export class KernelRequestHandler implements A2ARequestHandler {
       throw a2aErrorOf(err);
     });
     const task = taskOfRecord(record as Record<string, unknown>);
-    if (params.historyLength !== undefined)
-      task.history = task.history.slice(-params.historyLength || task.history.length);
-    if (params.historyLength === 0) task.history = [];
+    const keep = params.historyLength;
+    if (keep !== undefined) task.history = keep === 0 ? [] : task.history.slice(-keep);
     return task;
   }
 

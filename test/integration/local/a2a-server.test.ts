@@ -157,6 +157,26 @@ describe('the A2A server on the stream function (local stack, the official SDK c
     expect(textOf(full[0]?.parts)).toContain('Oslo');
   });
 
+  it('message/stream of a pause ends input-required; the streamed follow-up completes it', async () => {
+    const client = await clientAs('alice');
+    const last = async (request: SendMessageRequest) => {
+      let final: StreamResponse | undefined;
+      for await (const event of client.sendMessageStream(request)) final = event;
+      return final?.payload?.$case === 'statusUpdate' ? final.payload.value : undefined;
+    };
+    const paused = await last(send([text('book a table for 5 at 6pm')]));
+    expect(paused?.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const ids = { taskId: paused?.taskId ?? '', contextId: paused?.contextId ?? '' };
+    const done = await last(send([text('approve')], ids));
+
+    expect(done).toMatchObject({
+      taskId: ids.taskId,
+      status: { state: TaskState.TASK_STATE_COMPLETED },
+    });
+    const [sessionId, runId] = ids.taskId.split('~') as [string, string];
+    expect(await bookings(sessionId, runId)).toHaveLength(1);
+  });
+
   it('a pause is input-required with the pending call; a follow-up resumes it once', async () => {
     // Prepare
     const client = await clientAs('alice');
