@@ -38,6 +38,9 @@ export async function timelineView(view, { sessionId, runId }) {
     ),
     h('p', { className: 'pricing' }, `Cost is an estimate at ${price} (${pricing.source}).`),
     timeline.truncated ? h('p', {}, 'This run is long: only its first events are shown.') : '',
+    ['queued', 'running'].includes(run.status)
+      ? h('p', { role: 'status' }, 'This run is still going: reload to see what it did since.')
+      : '',
   );
   if (timeline.items.length === 0) {
     view.body.append(h('p', {}, 'No stored events for this run (a synchronous run keeps none).'));
