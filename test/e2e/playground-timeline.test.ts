@@ -260,14 +260,18 @@ describe('a run timeline and a reload mid-run, in Chromium', () => {
     await other.getByRole('button', { name: 'Connect' }).click();
     await other.getByText('Connected. Say something.').waitFor({ timeout: 30_000 });
     const requests: Request[] = [];
+    const notFound = () =>
+      expect
+        .poll(() => other.locator('#console-title').textContent(), { timeout: 15_000 })
+        .toBe('Not found');
     await other.goto(`${stack.playgroundUrl}#/sessions/${sessionId}/runs/${bookingRun}/timeline`);
+    // The first load settles before the count starts: only the reload's requests are counted.
+    await notFound();
     other.on('request', (r) => requests.push(r));
 
     // Act
     await other.reload();
-    await expect
-      .poll(() => other.locator('#console-title').textContent(), { timeout: 15_000 })
-      .toBe('Not found');
+    await notFound();
 
     // Assess
     const text = await other.locator('#console').textContent();
