@@ -1,30 +1,10 @@
-import { createOpenAI } from '@ai-sdk/openai';
-import { createOpenAI as createOpenAIv3 } from '@ai-sdk/openai-v3';
-import { FunctionTool as AdkFunctionTool, LlmAgent, LogLevel, setLogLevel } from '@google/adk';
-import { tool as langchainTool } from '@langchain/core/tools';
-import type { JSONSchema } from '@langchain/core/utils/json_schema';
-import { createReactAgent } from '@langchain/langgraph/prebuilt';
-import { ChatOpenAI } from '@langchain/openai';
-import { Agent as MastraAgent } from '@mastra/core/agent';
-import { createTool } from '@mastra/core/tools';
-import {
-  FunctionTool as StrandsFunctionTool,
-  type JSONSchema as StrandsSchema,
-} from '@strands-agents/sdk';
-import { tool as aiTool, type JSONSchema7, jsonSchema } from 'ai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { offlineBedrock } from '../../../examples/strands/bedrock.js';
-import { type Agent, Runtime } from '../../../lib/core/index.js';
-import { adkAgent, geminiModel } from '../../../lib/frameworks/adk/index.js';
-import { aiSdkAgent } from '../../../lib/frameworks/ai-sdk/index.js';
-import { langgraphAgent } from '../../../lib/frameworks/langgraph/index.js';
-import { mastraAgent } from '../../../lib/frameworks/mastra/index.js';
-import { jsonOnlySchema } from '../../../lib/frameworks/mastra/tools.js';
-import { strandsAgent } from '../../../lib/frameworks/strands/index.js';
+import { Runtime } from '../../../lib/core/index.js';
 import { InMemorySessionStore } from '../../../lib/stores/index.js';
 import { createTracer, flushTracer, type MultiTracer } from '../../../lib/tracing/index.js';
 import { useScriptedModelServer } from '../../helpers/model-server.js';
 import { splitLines, startFakeDaemon } from '../../unit/tracing/helpers.js';
+import { type Body, type NativeRunner, nativeRunners } from './native-runners.js';
 import { startOtlpReceiver } from './otlp-receiver.js';
 
 /**
@@ -34,116 +14,10 @@ import { startOtlpReceiver } from './otlp-receiver.js';
  * and `ToolErrors = 1` in the run's EMF line. The OpenAI runner's case is native-tool-errors.test.ts.
  */
 
-setLogLevel(LogLevel.ERROR);
 const server = useScriptedModelServer();
 
-type Body = (args: { city: string }) => Promise<string>;
-const DESCRIPTION = 'Looks a city up';
-const PARAMETERS = {
-  type: 'object',
-  properties: { city: { type: 'string' } },
-  required: ['city'],
-  additionalProperties: false,
-};
-
-/** Each runner's agent named `assistant` with one native tool `lookup` running `body`. */
-const runners: { name: string; agent: (url: string, body: Body) => Agent }[] = [
-  {
-    name: 'ai-sdk',
-    agent: (url, body) =>
-      aiSdkAgent({
-        name: 'assistant',
-        model: createOpenAI({ baseURL: url, apiKey: 'test-key' })('scripted-model'),
-        tools: {
-          lookup: aiTool<{ city: string }, string, Record<string, unknown>>({
-            description: DESCRIPTION,
-            inputSchema: jsonSchema<{ city: string }>(PARAMETERS as JSONSchema7),
-            execute: (args) => body(args),
-          }),
-        },
-      }),
-  },
-  {
-    name: 'langgraph',
-    agent: (url, body) =>
-      langgraphAgent({
-        name: 'assistant',
-        graph: createReactAgent({
-          llm: new ChatOpenAI({
-            model: 'scripted-model',
-            apiKey: 'test-key',
-            configuration: { baseURL: url },
-            maxRetries: 0,
-          }),
-          tools: [
-            langchainTool(async (args: { city: string }) => body(args), {
-              name: 'lookup',
-              description: DESCRIPTION,
-              schema: PARAMETERS as JSONSchema,
-            }),
-          ],
-        }),
-      }),
-  },
-  {
-    name: 'adk',
-    agent: (url, body) =>
-      adkAgent(
-        new LlmAgent({
-          name: 'assistant',
-          model: geminiModel({
-            model: 'gemini-2.5-flash',
-            apiKey: 'test-key',
-            baseUrl: url.replace(/\/v1$/, ''),
-          }),
-          tools: [
-            new AdkFunctionTool({
-              name: 'lookup',
-              description: DESCRIPTION,
-              parameters: PARAMETERS as never,
-              execute: (args) => body(args as { city: string }),
-            }),
-          ],
-        }),
-      ),
-  },
-  {
-    name: 'strands',
-    agent: (url, body) =>
-      strandsAgent({
-        name: 'assistant',
-        model: offlineBedrock(url),
-        tools: [
-          new StrandsFunctionTool({
-            name: 'lookup',
-            description: DESCRIPTION,
-            inputSchema: PARAMETERS as StrandsSchema,
-            callback: (input) => body(input as { city: string }),
-          }),
-        ],
-      }),
-  },
-  {
-    name: 'mastra',
-    agent: (url, body) =>
-      mastraAgent(
-        new MastraAgent({
-          id: 'assistant',
-          name: 'assistant',
-          instructions: 'You are a test agent.',
-          model: createOpenAIv3({ baseURL: url, apiKey: 'test-key' })('scripted-model'),
-          tools: {
-            lookup: createTool({
-              id: 'lookup',
-              description: DESCRIPTION,
-              inputSchema: jsonOnlySchema(PARAMETERS),
-              execute: (args: unknown) => body(args as { city: string }),
-            } as Parameters<typeof createTool>[0]),
-          },
-        }),
-      ),
-  },
-];
+// The OpenAI SDK hides the thrown error's class (native-tool-errors.test.ts covers it).
+const runners = nativeRunners.filter((r) => r.name !== 'openai');
 
 let receiver: Awaited<ReturnType<typeof startOtlpReceiver>>;
 let daemon: Awaited<ReturnType<typeof startFakeDaemon>>;
@@ -157,7 +31,7 @@ afterEach(async () => {
   await daemon.close();
 });
 
-async function runWithTool(agent: (url: string, body: Body) => Agent, body: Body) {
+async function runWithTool(agent: NativeRunner['agent'], body: Body) {
   const lines: string[] = [];
   const tracer = createTracer({
     env: {
@@ -169,7 +43,7 @@ async function runWithTool(agent: (url: string, body: Body) => Agent, body: Body
   });
   const runtime = new Runtime({
     sessions: new InMemorySessionStore(),
-    agents: [agent(server.url, body)],
+    agents: [await agent(server.url, body)],
     tracer,
   });
   server.push(
