@@ -176,8 +176,12 @@ export class CloudWatchSpan implements Span {
     }
     if (this.#payload) Object.assign(metadata, this.#payload);
     const isSegment = !this.parent && !this.parentId;
+    // A model call's remote node is named after its host (X-Ray's service map), with its URL.
+    const host = this.kind === 'model' ? this.attributes.serverAddress : undefined;
     const doc: SegmentDocument = {
-      name: isSegment ? this.#host.serviceName : xrayName(this.name),
+      name: isSegment
+        ? this.#host.serviceName
+        : xrayName(typeof host === 'string' ? host : this.name),
       id: this.id,
       trace_id: this.traceId,
       start_time: this.startTime,
@@ -189,6 +193,15 @@ export class CloudWatchSpan implements Span {
     if (Object.keys(metadata).length > 0) doc.metadata = { agent_kernel: metadata };
     if (isSegment) annotations.span = xrayName(this.name);
     if (this.kind === 'aws') doc.aws = awsBlock(this.attributes);
+    if (typeof host === 'string') {
+      const url = this.attributes.serverUrl;
+      doc.http = {
+        request: {
+          method: 'POST',
+          url: redactor.string(typeof url === 'string' ? url : `https://${host}`),
+        },
+      };
+    }
     if (this.error) {
       const { code, ...exception } = this.error;
       Object.assign(doc, errorFlags(this.error));
