@@ -23,7 +23,10 @@ function documented(): Map<string, Set<string>> {
   const rows = section.split('\n').filter((line) => /^\| `/.test(line));
   const table = new Map<string, Set<string>>();
   for (const row of rows) {
-    const cells = row.split('|').slice(1, -1).map((cell) => cell.trim());
+    const cells = row
+      .split('|')
+      .slice(1, -1)
+      .map((cell) => cell.trim());
     const key = cells[0]?.replace(/`/g, '') ?? '';
     const marks = new Set(PRESETS.filter((_, i) => cells[i + 1] === 'yes'));
     table.set(key, marks);
@@ -77,7 +80,6 @@ describe('docs/tracing.md attribute table', () => {
     const code = await exported();
 
     // Assess
-    if (process.env.PRINT_TABLE) console.log(JSON.stringify(sorted(code)));
     expect(sorted(documented())).toEqual(sorted(code));
   });
 });
