@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { PendingApprovalIndex, PendingApprovalPosition } from '../../app/ports/approvals.js';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { PendingApprovalIndex, PendingApprovalPosition } from '../../app/ports/approvals.js';
 import { type PausedRun, PausedRunSchema } from '../../core/paused-run.js';
 import { parsePausedRun } from '../../core/paused-run-migrations.js';
 import {
@@ -13,8 +13,8 @@ import {
   RecordCorrupt,
   RunAlreadyResumed,
 } from '../../core/stores.js';
-import { addToIndex, indexedOf, pagePending, removeFromIndex } from './approval-index.js';
 import { jsonProblem, parseStoredJson, toStoredJson } from '../json.js';
+import { addToIndex, indexedOf, pagePending, removeFromIndex } from './approval-index.js';
 import { DynamoBase, isConditionFailed } from './base.js';
 import { chunkKeys, decode, encode, readChunks, writeChunks } from './codec.js';
 import { keys } from './table.js';
