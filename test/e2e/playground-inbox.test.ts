@@ -20,7 +20,10 @@ async function opened(token: string, hash: string): Promise<Page> {
   await page.goto(`${stack.playgroundUrl}${hash}`);
   await page.getByLabel('Token').fill(token);
   await page.getByRole('button', { name: 'Connect' }).click();
-  await page.getByText('Connected. Say something.').waitFor({ timeout: 30_000 });
+  // The chat's status line, hidden while a console view shows.
+  await page
+    .getByText('Connected. Say something.')
+    .waitFor({ state: 'attached', timeout: 30_000 });
   return page;
 }
 
@@ -43,6 +46,8 @@ afterAll(async () => {
 });
 
 const status = (page: Page) => page.locator('#status').textContent();
+const inboxStatus = (page: Page) =>
+  page.locator('#console').getByRole('status').first().textContent();
 const inbox = (page: Page) =>
   page.getByRole('list', { name: 'Paused runs waiting for a decision' }).getByRole('listitem');
 
@@ -99,7 +104,7 @@ describe('the approvals inbox in Chromium', () => {
     // And: the decided run has left the inbox.
     await approver.reload();
     await expect
-      .poll(() => approver.getByRole('status').first().textContent(), { timeout: 15_000 })
+      .poll(() => inboxStatus(approver), { timeout: 15_000 })
       .toBe('Nothing waits for a decision.');
   }, 120_000);
 
@@ -133,7 +138,7 @@ describe('the approvals inbox in Chromium', () => {
     await expect
       .poll(() => stale.getByRole('alert').last().textContent(), { timeout: 30_000 })
       .toMatch(/^Someone else decided this run first/);
-    expect(await mallory.getByRole('status').first().textContent()).toBe(
+    expect(await inboxStatus(mallory)).toBe(
       'Nothing waits for a decision.',
     );
     expect(await mallory.locator('.scope').textContent()).toMatch(/^Your own paused runs/);
