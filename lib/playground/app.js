@@ -181,7 +181,7 @@ function showPause(sessionId, runId, interruptions) {
     open: () => state.pauses.get(runId) === pause,
     onMoved: () => {
       state.pauses.delete(runId);
-      for (const card of cards) card.settle('Decided elsewhere (by an approver).');
+      for (const card of cards) card.settle('Decided elsewhere (an approver, or another page).');
       setStatus('Decided elsewhere: the run resumes…');
     },
     onEnded: (record) => {

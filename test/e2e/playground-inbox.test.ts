@@ -21,9 +21,7 @@ async function opened(token: string, hash: string): Promise<Page> {
   await page.getByLabel('Token').fill(token);
   await page.getByRole('button', { name: 'Connect' }).click();
   // The chat's status line, hidden while a console view shows.
-  await page
-    .getByText('Connected. Say something.')
-    .waitFor({ state: 'attached', timeout: 30_000 });
+  await page.getByText('Connected. Say something.').waitFor({ state: 'attached', timeout: 30_000 });
   return page;
 }
 
@@ -95,7 +93,7 @@ describe('the approvals inbox in Chromium', () => {
     expect(await run.textContent()).toContain('Approved with edited arguments.');
     await shot(approver, 'inbox-2-approver-after');
     await expect.poll(() => status(owner), { timeout: 30_000 }).toBe('Done.');
-    expect(await card.textContent()).toContain('Decided elsewhere (by an approver).');
+    expect(await card.textContent()).toContain('Decided elsewhere (an approver, or another page).');
     const last = owner.getByRole('log', { name: 'Conversation' }).locator('li.assistant').last();
     expect(await last.textContent()).toMatch(/^Booked a table for 4 at 8pm/);
     await noSeriousViolations(owner, 'owner-after');
@@ -138,9 +136,7 @@ describe('the approvals inbox in Chromium', () => {
     await expect
       .poll(() => stale.getByRole('alert').last().textContent(), { timeout: 30_000 })
       .toMatch(/^Someone else decided this run first/);
-    expect(await inboxStatus(mallory)).toBe(
-      'Nothing waits for a decision.',
-    );
+    expect(await inboxStatus(mallory)).toBe('Nothing waits for a decision.');
     expect(await mallory.locator('.scope').textContent()).toMatch(/^Your own paused runs/);
     await noSeriousViolations(approver, 'inbox-conflict');
     await shot(approver, 'inbox-4-someone-else-first');
