@@ -62,7 +62,7 @@ describe('the approvals inbox in Chromium', () => {
     await message.fill('book a table for 2 at 8pm');
     await message.press('Enter');
     const card = owner.getByRole('listitem', { name: 'Approval: book_table' }).last();
-    await card.waitFor({ timeout: 30_000 });
+    await card.waitFor({ timeout: 60_000 });
     await expect.poll(() => status(owner), { timeout: 30_000 }).toBe('Waiting for your decision.');
 
     // Act: the approver reloads the inbox, edits the party to 4 and approves from the keyboard.
