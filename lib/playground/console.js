@@ -1,6 +1,7 @@
 // The console around the chat: the hash names the view; each view renders into #console.
 import { token } from './api.js';
 import { h } from './dom.js';
+import { inboxView } from './inbox.js';
 import { parseRoute } from './router.js';
 import { runView } from './run-view.js';
 import { sessionsView, sessionView } from './sessions.js';
@@ -13,6 +14,7 @@ const VIEWS = {
   run: runView,
   timeline: timelineView,
   usage: usageView,
+  inbox: inboxView,
 };
 
 let rendering = 0;

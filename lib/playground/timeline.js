@@ -66,7 +66,7 @@ function row(item, index, start, span, raw) {
   const label = `${index + 1}. ${title}, at ${offset}`;
   return h(
     'li',
-    { className: `item ${item.kind}`, 'aria-label': label },
+    { className: `item kind-${item.kind}`, 'aria-label': label },
     h('div', { className: 'axis', 'aria-hidden': 'true' }, bar),
     h('strong', {}, title),
     h('span', { className: 'meta' }, ` at ${offset}`),

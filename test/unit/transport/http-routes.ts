@@ -77,10 +77,8 @@ function templateOf(method: string, segments: readonly string[], documented: rea
  * "Route … was not found." And the routes the CDK construct creates on API Gateway.
  */
 export async function servedRoutes(documented: readonly string[]) {
-  const runtime = new Runtime({
-    sessions: new InMemorySessionStore(),
-    pausedRuns: new InMemoryPausedRunStore(),
-  });
+  const pausedRuns = new InMemoryPausedRunStore();
+  const runtime = new Runtime({ sessions: new InMemorySessionStore(), pausedRuns });
   const deployed = {
     config: loadConfig({ AUTH_MODE: 'hs256', JWT_SECRET: 'docs-test-secret' }),
     runtime,
@@ -88,6 +86,7 @@ export async function servedRoutes(documented: readonly string[]) {
     connections: new InMemoryConnectionStore(),
     idempotency: new InMemoryIdempotencyStore(),
     sessionIndex: new InMemorySessionIndex(),
+    approvals: pausedRuns,
     // As the stack deploys it (quotas on by default): GET /usage is served.
     fairUse: new FairUse(new InMemoryQuotaStore(), {
       limits: {},
