@@ -71,6 +71,8 @@ export default defineConfig({
           include: ['test/e2e/**/*.test.ts'],
           environment: 'node',
           env,
+          // One `npm pack` per run, shared by the files that install the package.
+          globalSetup: ['test/global-setup-pack.ts'],
         },
       },
     ],
