@@ -59,7 +59,10 @@ function npmPack(dest: string): Packed {
     env: { ...process.env, PATH, NO_COLOR: '1' },
     timeout: 300_000,
   });
-  if (pack.status !== 0) throw new Error(`npm pack failed\n${pack.stdout}\n${pack.stderr}`);
+  if (pack.status !== 0) {
+    const why = pack.error ? pack.error.message : `exit ${pack.status ?? pack.signal}`;
+    throw new Error(`npm pack failed (${why})\n${pack.stdout}\n${pack.stderr}`);
+  }
   const [info] = JSON.parse(pack.stdout) as [Packed];
   return info;
 }
