@@ -13,6 +13,9 @@ export type { PostHook, PreHook, PreHookResult, StreamEventHookResult, TurnInfo 
 export type {
   CallState,
   JournalEntry,
+  JournalRecords,
+  ModelRecord,
+  OutcomeRecord,
   RunJournal,
   RunJournalStore,
   ToolCallOutcome,
