@@ -96,8 +96,10 @@ export class DynamoRunJournalStore extends DynamoBase implements RunJournalStore
       // the outcomes it would have carried go on).
       if (won && carry) outcomes = { outcomes: [] };
     }
-    for (const pack of packOutcomes(outcomes)) {
-      const id = `${String(this.now()).padStart(15, '0')}#${randomBytes(6).toString('hex')}`;
+    // Ids in time order, packs of one write in their order (a Query reads them so).
+    const writeId = `${String(this.now()).padStart(15, '0')}#${randomBytes(6).toString('hex')}`;
+    for (const [n, pack] of packOutcomes(outcomes).entries()) {
+      const id = `${writeId}#${String(n).padStart(4, '0')}`;
       await this.#putNew(sessionId, `${keys.journalPrefix(runId)}R#${id}`, {
         kind: 'records',
         runId,
