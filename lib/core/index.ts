@@ -34,6 +34,7 @@ export {
   SafeJsonSchema,
 } from './paused-run.js';
 export { parsePausedRun } from './paused-run-migrations.js';
+export { historyRequestKey } from './request-key.js';
 export * from './requests.js';
 export { checkDecisions, DecisionSchema, DecisionsSchema } from './resume.js';
 export {
