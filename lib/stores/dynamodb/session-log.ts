@@ -4,7 +4,6 @@ import { SessionCorrupt } from '../../core/errors.js';
 import { bindingOf, boundTo } from '../../core/ownership.js';
 import type { JsonValue, SessionData } from '../../core/session.js';
 import type { DynamoBase } from './base.js';
-import type { CachedSession } from './session-cache.js';
 import { readSegments, type Segment, segmentId } from './session-segments.js';
 import { keys } from './table.js';
 
@@ -133,9 +132,20 @@ export const LogHeadSchema = z.object({
 });
 export type LogHead = z.infer<typeof LogHeadSchema>;
 
+/** What the store knows of the session a save builds on (its cached session: session-cache.ts). */
+interface LogBase {
+  readonly version: number;
+  readonly gen?: string | undefined;
+  readonly last: string;
+  readonly segs: number;
+  readonly exp: number;
+  readonly data: SessionData;
+  readonly logs: Logs;
+}
+
 /** Whether this save appends to the current log generation or starts a new one. */
 export function planLog(
-  base: CachedSession | undefined,
+  base: LogBase | undefined,
   logs: Logs,
   version: number,
   data: SessionData,
@@ -183,7 +193,7 @@ export async function readLogs(
     pk: string;
     log: LogHead;
     skeleton: SessionData;
-    prior: CachedSession | undefined;
+    prior: LogBase | undefined;
   },
 ): Promise<Logs | undefined> {
   const { sessionId, pk, log, skeleton, prior } = at;
