@@ -1,10 +1,13 @@
 /**
- * Journal cost: the run journal's extra DynamoDB requests and bytes per turn with 0, 1 and 5 tool
- * calls (one model step asking for all of them, recorded before they run), next to the session
- * store's own. A fresh run (runtime-generated id) reads no journal; a run whose id the caller
- * passed (a queued job, which may be a redelivery) reads it once (one Query).
+ * Journal cost: the run journal's extra DynamoDB requests and bytes per turn with 0, 1, 5 and 20
+ * tool calls, next to the session store's own: one model step asking for all of them, or a model
+ * step per call (each response recorded before its call runs). A response and finished outcomes
+ * ride on the next write, so k calls cost at most k+1 writes. A fresh run (runtime-generated id)
+ * reads no journal; a run whose id the caller passed (a queued job, which may be a redelivery)
+ * reads it once (one Query).
  *
  *   npx tsx bench/journal-cost.ts      (also printed by `npm run bench:store`)
+ *   BENCH_TURNS=2 npx tsx bench/journal-cost.ts
  */
 import { randomBytes } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -59,8 +62,13 @@ const lookup = defineTool({
   handler: ({ id }) => ({ id, status: 'done', at: '2026-12-01T00:00:00Z' }),
 });
 
-/** A framework that asks for `calls` tool calls in one model step, the way runners journal it. */
-function toolRunner(calls: number, executor: Executor): Runner<null> {
+type Shape = 'one step' | 'a step per call';
+
+/**
+ * A framework that asks for `calls` tool calls in one model step (or one per step), the way
+ * runners journal it: the response recorded, then the calls run through the Executor.
+ */
+function toolRunner(calls: number, shape: Shape, executor: Executor): Runner<null> {
   return {
     name: 'bench',
     supportsStreaming: true,
@@ -69,14 +77,15 @@ function toolRunner(calls: number, executor: Executor): Runner<null> {
     async *stream(input: RunnerInput<null>) {
       yield* [];
       const journal = tryToolContext()?.journal;
-      if (calls > 0) {
-        const ids = Array.from({ length: calls }, () => `call_${randomBytes(12).toString('hex')}`);
+      const ids = Array.from({ length: calls }, () => `call_${randomBytes(12).toString('hex')}`);
+      const steps = shape === 'one step' ? (calls > 0 ? [ids] : []) : ids.map((id) => [id]);
+      for (const step of steps) {
         const response = {
           role: 'assistant',
-          tool_calls: ids.map((id, i) => ({ id, name: 'lookup', arguments: `{"id":${i}}` })),
+          tool_calls: step.map((id, i) => ({ id, name: 'lookup', arguments: `{"id":${i}}` })),
         };
         await journal?.recordModel(randomBytes(16).toString('hex'), response as JsonValue);
-        for (const [i, id] of ids.entries()) {
+        for (const [i, id] of step.entries()) {
           await executor.runSpec(lookup, { id: i }, {}, { callId: id });
         }
       }
@@ -85,7 +94,7 @@ function toolRunner(calls: number, executor: Executor): Runner<null> {
   };
 }
 
-async function measure(endpoint: string, calls: number, callerRunId: boolean) {
+async function measure(endpoint: string, calls: number, shape: Shape, callerRunId: boolean) {
   const sessionClient = createDynamoClient({ endpoint });
   const journalClient = createDynamoClient({ endpoint });
   const tableName = `bench-${randomBytes(4).toString('hex')}`;
@@ -93,7 +102,9 @@ async function measure(endpoint: string, calls: number, callerRunId: boolean) {
   const runtime = new Runtime({
     sessions: new DynamoSessionStore({ client: sessionClient, tableName }),
     journal: new DynamoRunJournalStore({ client: journalClient, tableName }),
-    agents: [new Agent({ name: 'b', runner: toolRunner(calls, new Executor()), native: null })],
+    agents: [
+      new Agent({ name: 'b', runner: toolRunner(calls, shape, new Executor()), native: null }),
+    ],
   });
   await runtime.run('b', 's1', 'first turn creates the session');
   const session = count(sessionClient);
@@ -111,16 +122,25 @@ async function measure(endpoint: string, calls: number, callerRunId: boolean) {
 export async function journalCost(name: string, endpoint: string): Promise<void> {
   console.log(`\nRun journal cost per turn on ${name} (${TURNS} turns after the first)\n`);
   console.log(
-    '| tool calls | run id | session reads | session writes | journal reads | journal writes | journal bytes sent |',
+    '| tool calls | model steps | run id | session reads | session writes | journal reads | journal writes | bound (k+1) | journal bytes sent |',
   );
-  console.log('|---|---|---|---|---|---|---|');
-  for (const calls of [0, 1, 5]) {
+  console.log('|---|---|---|---|---|---|---|---|---|');
+  const cases: [number, Shape][] = [
+    [0, 'one step'],
+    [1, 'one step'],
+    [5, 'one step'],
+    [20, 'one step'],
+    [5, 'a step per call'],
+    [20, 'a step per call'],
+  ];
+  for (const [calls, shape] of cases) {
     for (const callerRunId of [false, true]) {
-      const { session, journal, per } = await measure(endpoint, calls, callerRunId);
+      const { session, journal, per } = await measure(endpoint, calls, shape, callerRunId);
+      const steps = shape === 'one step' ? Math.min(calls, 1) : calls;
       console.log(
-        `| ${calls} | ${callerRunId ? 'caller (replay)' : 'generated'} | ${per(session.reads)} | ` +
-          `${per(session.writes)} | ${per(journal.reads)} | ${per(journal.writes)} | ` +
-          `${per(journal.bytes)} |`,
+        `| ${calls} | ${steps} | ${callerRunId ? 'caller (replay)' : 'generated'} | ` +
+          `${per(session.reads)} | ${per(session.writes)} | ${per(journal.reads)} | ` +
+          `${per(journal.writes)} | ${calls + 1} | ${per(journal.bytes)} |`,
       );
     }
   }

@@ -13,6 +13,9 @@ export type { PostHook, PreHook, PreHookResult, StreamEventHookResult, TurnInfo 
 export type {
   CallState,
   JournalEntry,
+  JournalRecords,
+  ModelRecord,
+  OutcomeRecord,
   RunJournal,
   RunJournalStore,
   ToolCallOutcome,
@@ -31,6 +34,7 @@ export {
   SafeJsonSchema,
 } from './paused-run.js';
 export { parsePausedRun } from './paused-run-migrations.js';
+export { historyRequestKey } from './request-key.js';
 export * from './requests.js';
 export { checkDecisions, DecisionSchema, DecisionsSchema } from './resume.js';
 export {

@@ -15,6 +15,13 @@ import type { JsonValue } from './session.js';
  *   runs) then `done` with its outcome. A call found `started` but not `done` on replay may have
  *   run (the process died during it): it is not run again unless the tool declares itself
  *   read-only or idempotent.
+ *
+ * Writes are folded (k tool calls cost at most k+1 writes): a model response and finished calls'
+ * outcomes are held by the attempt and ride on its next write — the next call's conditional
+ * start, or the one write when the runner ends (`RunJournal.flush`). A response is so still
+ * written before the side effects it asks for; an outcome reaches the store before the turn's
+ * outcome is stored, and a process that dies between a tool's completion and that write leaves
+ * the call `started` (its outcome unknown on replay, the call not run again).
  */
 
 /** What a tool declares about running it again (MCP tool annotations' vocabulary). */
@@ -60,29 +67,48 @@ export type ToolEntry = Extract<JournalEntry, { kind: 'tool' }>;
 
 export type CallState = 'none' | 'started' | 'done';
 
+export interface ModelRecord {
+  readonly key: string;
+  readonly response: JsonValue;
+}
+
+export interface OutcomeRecord {
+  readonly callId: string;
+  readonly outcome: ToolCallOutcome;
+  /** When the call finished (epoch ms): the outcome may be written later, with another write. */
+  readonly doneAt?: number;
+}
+
+/** What an attempt recorded and has not written yet: written with its next write. */
+export interface JournalRecords {
+  readonly models?: readonly ModelRecord[];
+  readonly outcomes?: readonly OutcomeRecord[];
+}
+
 /** Port implemented in memory (lib/stores/memory) and in DynamoDB (lib/stores/dynamodb). */
 export interface RunJournalStore {
-  /** Every entry of one run: model steps, then tool calls, each by time. */
-  load(sessionId: string, runId: string): Promise<JournalEntry[]>;
-  /** Records the response to request `key`; a key already recorded is kept (first writer wins). */
-  putModel(sessionId: string, runId: string, key: string, response: JsonValue): Promise<void>;
   /**
-   * Conditionally marks a call started. `won: false` returns the entry that was there: the call
-   * started before (and maybe finished) in an earlier attempt or another process.
+   * Every entry of one run: model steps, then tool calls, each by time; a call whose outcome was
+   * written (with any later write) is `done`. Of two responses to one key the first wins.
+   */
+  load(sessionId: string, runId: string): Promise<JournalEntry[]>;
+  /**
+   * Conditionally marks a call started, writing `records` in the same request: both or neither.
+   * `won: false` returns the entry that was there (the call started before, and maybe finished,
+   * in an earlier attempt or another process); then `records` were not written.
    */
   startCall(
     sessionId: string,
     runId: string,
     callId: string,
     tool: string,
+    records?: JournalRecords,
   ): Promise<{ won: true } | { won: false; entry: ToolEntry }>;
-  /** Records a started call's outcome. */
-  finishCall(
-    sessionId: string,
-    runId: string,
-    callId: string,
-    outcome: ToolCallOutcome,
-  ): Promise<void>;
+  /**
+   * Writes records without starting a call: one request (more only for records over one item).
+   * A model key already recorded keeps its first response.
+   */
+  record(sessionId: string, runId: string, records: JournalRecords): Promise<void>;
 }
 
 /**
@@ -98,8 +124,16 @@ export interface RunJournal {
    * the model.
    */
   recordedModel(key: string): JsonValue | undefined;
-  /** Records a model response before the side effects it asks for run. */
+  /**
+   * Records a model response before the side effects it asks for run: held, and written with the
+   * next call's start (or by `flush`), which is before the call runs.
+   */
   recordModel(key: string, response: JsonValue): Promise<void>;
+  /**
+   * Writes what this attempt recorded and has not written yet (responses, outcomes): called by
+   * the runtime when the runner ends, before the turn's outcome is stored. Nothing held: no write.
+   */
+  flush(): Promise<void>;
   /**
    * Runs one tool call at most once across attempts: a recorded outcome is returned (or its
    * error thrown as the model-visible error) without running; an unfinished one throws

@@ -2,6 +2,9 @@ import { AgentKernelError, RecordedToolFailure, ToolOutcomeUnknown } from './err
 import type {
   CallState,
   JournalEntry,
+  JournalRecords,
+  ModelRecord,
+  OutcomeRecord,
   RunJournal,
   RunJournalStore,
   ToolCallOutcome,
@@ -63,6 +66,9 @@ class JournalOfRun implements RunJournal {
   readonly #counted = new Map<string, string>();
   /** Calls this attempt answered from the journal instead of running them. */
   readonly #replayed = new Set<string>();
+  /** Recorded by this attempt, not yet written: they ride on the next write. */
+  #heldModels: ModelRecord[] = [];
+  #heldOutcomes: OutcomeRecord[] = [];
 
   constructor(options: OpenRunJournalOptions, entries: readonly JournalEntry[]) {
     this.#store = options.store;
@@ -81,8 +87,53 @@ class JournalOfRun implements RunJournal {
 
   async recordModel(key: string, response: JsonValue): Promise<void> {
     if (this.#models.has(key)) return;
-    await this.#store.putModel(this.sessionId, this.runId, key, response);
     this.#models.set(key, response);
+    this.#heldModels.push({ key, response });
+  }
+
+  async flush(): Promise<void> {
+    const records = this.#take();
+    if (!records) return;
+    try {
+      await this.#store.record(this.sessionId, this.runId, records);
+    } catch (err) {
+      this.#giveBack(records);
+      throw err;
+    }
+  }
+
+  /** Everything held, taken for one write (undefined: nothing held). */
+  #take(): JournalRecords | undefined {
+    if (this.#heldModels.length === 0 && this.#heldOutcomes.length === 0) return undefined;
+    const records = { models: this.#heldModels, outcomes: this.#heldOutcomes };
+    this.#heldModels = [];
+    this.#heldOutcomes = [];
+    return records;
+  }
+
+  /** A write that failed wrote nothing: its records are held again, before any held since. */
+  #giveBack(records: JournalRecords): void {
+    this.#heldModels = [...(records.models ?? []), ...this.#heldModels];
+    this.#heldOutcomes = [...(records.outcomes ?? []), ...this.#heldOutcomes];
+  }
+
+  async #start(callId: string, tool: string) {
+    const records = this.#take();
+    try {
+      const started = await this.#store.startCall(
+        this.sessionId,
+        this.runId,
+        callId,
+        tool,
+        records,
+      );
+      // A lost start wrote nothing: what it carried rides on the next write.
+      if (!started.won && records) this.#giveBack(records);
+      return started;
+    } catch (err) {
+      if (records) this.#giveBack(records);
+      throw err;
+    }
   }
 
   async tool<T>(
@@ -97,7 +148,7 @@ class JournalOfRun implements RunJournal {
     }
     let entry = this.#calls.get(callId);
     if (!entry) {
-      const started = await this.#store.startCall(this.sessionId, this.runId, callId, tool);
+      const started = await this.#start(callId, tool);
       if (started.won) {
         this.#remember({ kind: 'tool', callId, tool, status: 'started', at: this.#now() });
         return this.#run(callId, tool, run);
@@ -123,25 +174,19 @@ class JournalOfRun implements RunJournal {
     } catch (err) {
       // A cancelled call may have done part of its work: its outcome stays unknown.
       if (isAbort(err)) throw err;
-      await this.#finish(callId, tool, failureOutcome(err));
+      this.#finish(callId, tool, failureOutcome(err));
       throw err;
     }
-    await this.#finish(callId, tool, { ok: true, result: asJson(result) });
+    this.#finish(callId, tool, { ok: true, result: asJson(result) });
     return result;
   }
 
-  async #finish(callId: string, tool: string, outcome: ToolCallOutcome): Promise<void> {
-    await this.#store.finishCall(this.sessionId, this.runId, callId, outcome);
-    const at = this.#calls.get(callId)?.at ?? this.#now();
-    this.#remember({
-      kind: 'tool',
-      callId,
-      tool,
-      status: 'done',
-      outcome,
-      at,
-      doneAt: this.#now(),
-    });
+  /** Held, not written: the outcome rides on the next call's start or the runner's end. */
+  #finish(callId: string, tool: string, outcome: ToolCallOutcome): void {
+    const doneAt = this.#now();
+    this.#heldOutcomes.push({ callId, outcome, doneAt });
+    const at = this.#calls.get(callId)?.at ?? doneAt;
+    this.#remember({ kind: 'tool', callId, tool, status: 'done', outcome, at, doneAt });
   }
 
   #remember(entry: ToolEntry): void {

@@ -87,6 +87,7 @@ export async function* driveTurn(
   let release: (() => Promise<void>) | undefined;
   let runnerStream: RunnerStream | undefined;
   let turn: Prepared | undefined;
+  let journal: RunJournal | undefined;
   let ended = false;
   try {
     release = await acquire(engine, setup);
@@ -101,6 +102,7 @@ export async function* driveTurn(
       return;
     }
     const prepared = await traced(() => withJournal(engine, setup, turn as Prepared));
+    journal = prepared.toolContext.journal;
     if (prepared.resume) span.setAttributes({ resumed: true });
     const hooks = [...agent.postHooks, ...engine.deps.postHooks];
     // A stream hook sees token events (and may halt on one), so it keeps the streaming path.
@@ -144,6 +146,9 @@ export async function* driveTurn(
       }
     }
     runnerStream = undefined;
+    // The outcomes (and a response) the runner's last steps hold reach the journal before the
+    // turn's outcome is stored: one write.
+    await journal?.flush();
     const reply = await traced(() => finish(engine, prepared, result, span, text));
     span.setAttributes({ outcome: reply.status });
     span.setPayload('output', () => (reply.status === 'completed' ? reply.text : reply));
@@ -168,6 +173,7 @@ export async function* driveTurn(
     setup.controller.abort(error);
     await closeQuietly(runnerStream);
     runnerStream = undefined;
+    await flushQuietly(journal);
     await releaseClaim(engine, turn);
     yield* boundaries.closeAll();
     ended = true;
@@ -180,6 +186,7 @@ export async function* driveTurn(
         new RunnerError('The stream consumer stopped.', { code: 'run-aborted' }),
       );
       await closeQuietly(runnerStream);
+      await flushQuietly(journal);
       await releaseClaim(engine, turn);
     }
     // The lease's release is after the save: it never turns a stored outcome into an error.
@@ -293,6 +300,18 @@ async function releaseClaim(engine: TurnEngine, turn: Prepared | undefined): Pro
     await engine.pause.pausedRuns.release(turn.setup.sessionId, turn.setup.runId, turn.claim.token);
   } catch {
     // The claim lapses after resumeClaimMs; the turn's own error is what the caller needs.
+  }
+}
+
+/**
+ * A failed or stopped turn still writes the outcomes its tools reached, so a retry replays them
+ * instead of finding them unknown; a failure here leaves them unknown, the turn's own error stays.
+ */
+async function flushQuietly(journal: RunJournal | undefined): Promise<void> {
+  try {
+    await journal?.flush();
+  } catch {
+    // The calls stay `started`: a retry does not run them again.
   }
 }
 

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { importPeer } from '../../core/peer.js';
 import {
   describeSource,
   fetchFromSecretsManager,
@@ -66,7 +67,10 @@ async function fetchSecret(
   client: Record<string, unknown>,
 ): Promise<string | undefined> {
   if (source.kind === 'secrets-manager') return fetchFromSecretsManager(source, client);
-  const ssm = await import('@aws-sdk/client-ssm');
+  const ssm = await importPeer(
+    () => import('@aws-sdk/client-ssm'),
+    'Reading the model key from SSM Parameter Store',
+  );
   const parameters = new ssm.SSMClient(client);
   try {
     const out = await parameters.send(

@@ -10,7 +10,8 @@ import {
 } from '@google/adk';
 import type { StreamEvent } from '../../core/events.js';
 import type { RunJournal } from '../../core/journal.js';
-import { asJson, modelRequestKey } from '../../core/model-step.js';
+import { asJson } from '../../core/model-step.js';
+import { historyRequestKey } from '../../core/request-key.js';
 import type { JsonValue } from '../../core/session.js';
 import { tryToolContext } from '../../core/tool-context.js';
 import { activeSpan, type Span, startChildSpan } from '../../core/tracer.js';
@@ -165,14 +166,14 @@ export function wrapModels(agent: BaseAgent): void {
 
 /** What decides the model's answer and is the same on every attempt. */
 function keyOf(request: LlmRequest): string {
-  return modelRequestKey(
+  return historyRequestKey(
+    'adk',
     {
       model: request.model,
-      contents: request.contents,
       system: request.config?.systemInstruction,
       tools: Object.keys(request.toolsDict ?? {}).sort(),
     },
-    'adk',
+    request.contents,
   );
 }
 

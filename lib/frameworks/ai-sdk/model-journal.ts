@@ -1,5 +1,5 @@
 import { gateway, type LanguageModel, type LanguageModelMiddleware, wrapLanguageModel } from 'ai';
-import { modelRequestKey } from '../../core/model-step.js';
+import { historyRequestKey } from '../../core/request-key.js';
 import { tryToolContext } from '../../core/tool-context.js';
 import { journaledGenerate, journaledStream } from '../base/v3-journal.js';
 
@@ -55,11 +55,9 @@ const JOURNAL_MIDDLEWARE: LanguageModelMiddleware = {
  * history, earlier responses and replayed tool results) and the tools offered.
  */
 function keyOf(params: CallOptions): string {
-  return modelRequestKey(
-    {
-      prompt: params.prompt,
-      tools: (params.tools ?? []).map((tool) => tool.name),
-    },
+  return historyRequestKey(
     'ai-sdk',
+    { tools: (params.tools ?? []).map((tool) => tool.name) },
+    params.prompt,
   );
 }

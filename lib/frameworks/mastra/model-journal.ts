@@ -1,4 +1,5 @@
-import { canonicalJson, modelRequestKey } from '../../core/model-step.js';
+import { canonicalJson } from '../../core/model-step.js';
+import { historyRequestKey } from '../../core/request-key.js';
 import { tryToolContext } from '../../core/tool-context.js';
 import { journaledGenerate, journaledStream } from '../base/v3-journal.js';
 import type { CallOptions, ModelLayer, StreamPart } from './model.js';
@@ -77,12 +78,15 @@ const journalOnly = (): ModelLayer => ({
 
 /** What decides the model's answer and is the same on every attempt: prompt and tools offered. */
 function keyOf(options: CallOptions): string {
-  const prompt = options.prompt.map((message) =>
-    typeof message.content === 'string'
-      ? message
-      : { ...message, content: message.content.map(withoutMastraTimes) },
+  return historyRequestKey(
+    'mastra',
+    { tools: (options.tools ?? []).map((t) => t.name) },
+    options.prompt,
+    (message) =>
+      typeof message.content === 'string'
+        ? message
+        : { ...message, content: message.content.map(withoutMastraTimes) },
   );
-  return modelRequestKey({ prompt, tools: (options.tools ?? []).map((t) => t.name) }, 'mastra');
 }
 
 /** Mastra stamps each part with the time it was made; a retried attempt's stamps differ. */

@@ -1,5 +1,6 @@
 import { type Model, type ModelRequest, type ModelResponse, Usage } from '@openai/agents';
-import { asJson, modelRequestKey } from '../../core/model-step.js';
+import { asJson } from '../../core/model-step.js';
+import { historyRequestKey } from '../../core/request-key.js';
 import type { JsonValue } from '../../core/session.js';
 import { tryToolContext } from '../../core/tool-context.js';
 
@@ -73,14 +74,17 @@ async function* streamed(model: Model, request: ModelRequest): AsyncIterable<Str
  * and the tools offered. Settings are left out: they do not change between attempts.
  */
 function keyOf(request: ModelRequest): string {
-  return modelRequestKey(
+  const { input } = request;
+  // The input items chained: a step hashes only the items added since the last one.
+  return historyRequestKey(
+    'openai',
     {
       instructions: request.systemInstructions ?? null,
-      input: request.input,
+      input: typeof input === 'string' ? 'text' : 'items',
       tools: request.tools.map((tool) => tool.name),
       handoffs: request.handoffs.map((handoff) => handoff.toolName),
     },
-    'openai',
+    typeof input === 'string' ? [input as unknown] : (input as readonly unknown[]),
   );
 }
 

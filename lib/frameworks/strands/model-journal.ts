@@ -9,7 +9,8 @@ import {
   type StopReason,
   type Usage,
 } from '@strands-agents/sdk';
-import { asJson, modelRequestKey } from '../../core/model-step.js';
+import { asJson } from '../../core/model-step.js';
+import { historyRequestKey } from '../../core/request-key.js';
 import type { JsonValue } from '../../core/session.js';
 import { tryToolContext } from '../../core/tool-context.js';
 import type { StrandsModelSpans } from './model-tracing.js';
@@ -75,13 +76,11 @@ export function observeModel(agent: Agent, spans: StrandsModelSpans): void {
  * attempt) and the tools offered.
  */
 function keyOf(ctx: InvokeModelContext): string {
-  return modelRequestKey(
-    {
-      system: ctx.systemPrompt ?? null,
-      messages: ctx.messages.map((m) => ({ role: m.role, content: m.toJSON().content })),
-      tools: ctx.toolSpecs.map((spec) => spec.name),
-    },
+  return historyRequestKey(
     'strands',
+    { system: ctx.systemPrompt ?? null, tools: ctx.toolSpecs.map((spec) => spec.name) },
+    ctx.messages,
+    (m) => ({ role: m.role, content: m.toJSON().content }),
   );
 }
 

@@ -1,11 +1,19 @@
+import { randomUUID } from 'node:crypto';
+import * as z from 'zod';
+import { SessionCorrupt } from '../../core/errors.js';
+import { bindingOf, boundTo } from '../../core/ownership.js';
 import type { JsonValue, SessionData } from '../../core/session.js';
+import type { DynamoBase } from './base.js';
+import { readSegments, type Segment, segmentId } from './session-segments.js';
+import { keys } from './table.js';
 
 /**
  * How a session splits into a small head and append-only logs (session-store.ts): every array
  * of at least `MIN_LOG` items reachable from a runner's slot through objects only (a chat
  * history, an event list) becomes a log, stored as the items each save appended; the rest of
  * the session (the skeleton, with those arrays left empty) stays in the head. Generic over the
- * runners' slots: no runner says what its history is.
+ * runners' slots: no runner says what its history is. Below: the logs' reads and writes for
+ * DynamoSessionStore (the turn items themselves are session-segments.ts).
  */
 
 /** Arrays shorter than this stay in the head: small lists that change in place cost nothing. */
@@ -108,4 +116,138 @@ export function jsonEqual(a: JsonValue, b: JsonValue): boolean {
 
 function isObject(value: unknown): value is Record<string, JsonValue> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/*
+ * The logs' reads and writes (the store's head names the generation and its last turn item).
+ */
+
+/** The head's `log` attribute: generation, last segment, segment count, expiry, log lengths. */
+export const LogHeadSchema = z.object({
+  gen: z.string().min(1),
+  last: z.string(),
+  segs: z.number().int().nonnegative(),
+  exp: z.number().int(),
+  paths: z.record(z.string(), z.number().int().nonnegative()),
+});
+export type LogHead = z.infer<typeof LogHeadSchema>;
+
+/** What the store knows of the session a save builds on (its cached session: session-cache.ts). */
+interface LogBase {
+  readonly version: number;
+  readonly gen?: string | undefined;
+  readonly last: string;
+  readonly segs: number;
+  readonly exp: number;
+  readonly data: SessionData;
+  readonly logs: Logs;
+}
+
+/** Whether this save appends to the current log generation or starts a new one. */
+export function planLog(
+  base: LogBase | undefined,
+  logs: Logs,
+  version: number,
+  data: SessionData,
+  limits: { nowSeconds: number; ttlSeconds: number; maxSegments: number },
+) {
+  const { nowSeconds, ttlSeconds } = limits;
+  const fresh = nowSeconds + 2 * ttlSeconds;
+  const keep =
+    base?.gen !== undefined &&
+    boundTo(bindingOf(data), base.data) &&
+    base.segs < limits.maxSegments &&
+    base.exp > nowSeconds + ttlSeconds + 60;
+  const tails = keep ? appended(base.logs, logs) : undefined;
+  const content = tails ?? new Map([...logs].map(([id, l]) => [id, l.items]));
+  const nonEmpty = [...content].filter(([, items]) => items.length > 0);
+  const gen = tails && base?.gen ? base.gen : `${version}.${randomUUID().slice(0, 8)}`;
+  const prev = tails && base ? base.last : '';
+  const segment: Segment | undefined =
+    nonEmpty.length === 0
+      ? undefined
+      : {
+          id: segmentId(version),
+          prev,
+          content: Object.fromEntries(nonEmpty),
+          // Turn items carry the life of the session they were written for (ownership.ts).
+          binding: bindingOf(data),
+        };
+  return {
+    gen,
+    last: prev,
+    segment,
+    segs: (tails && base ? base.segs : 0) + (segment ? 1 : 0),
+    exp: tails && base ? base.exp : fresh,
+  };
+}
+
+/**
+ * The logs of a head: from the cached session (`prior`) and only newer turn items when it is
+ * one behind, else every turn item of the generation. Undefined: the head moved on meanwhile.
+ */
+export async function readLogs(
+  store: DynamoBase,
+  at: {
+    sessionId: string;
+    pk: string;
+    log: LogHead;
+    skeleton: SessionData;
+    prior: LogBase | undefined;
+  },
+): Promise<Logs | undefined> {
+  const { sessionId, pk, log, skeleton, prior } = at;
+  const from = prior?.gen === log.gen && prior.version ? prior : undefined;
+  let segments: Segment[] | undefined;
+  try {
+    if (from) {
+      segments = await readSegments(store, pk, log.gen, log.last, {
+        id: from.last,
+        version: from.version,
+      });
+    }
+    const incremental = segments !== undefined && from !== undefined;
+    if (!incremental) segments = await readSegments(store, pk, log.gen, log.last);
+    if (!segments) return undefined;
+    const logs: Logs = new Map();
+    if (incremental && from) {
+      for (const [id, l] of from.logs) logs.set(id, { path: l.path, items: [...l.items] });
+    }
+    const count = (incremental && from ? from.segs : 0) + segments.length;
+    if (count !== log.segs) return undefined;
+    for (const segment of segments) {
+      if (!boundTo(segment.binding, skeleton)) {
+        throw new SessionCorrupt(sessionId, 'a turn item belongs to another owner or life');
+      }
+      for (const [id, items] of Object.entries(segment.content)) {
+        const entry = logs.get(id) ?? { path: JSON.parse(id) as string[], items: [] };
+        entry.items.push(...items);
+        logs.set(id, entry);
+      }
+    }
+    checkLengths(logs, log);
+    return structuredClone(logs);
+  } catch (err) {
+    if (err instanceof SessionCorrupt) throw err;
+    throw new SessionCorrupt(sessionId, (err as Error).message);
+  }
+}
+
+function checkLengths(logs: Logs, log: LogHead): void {
+  for (const [id, l] of logs) {
+    if (log.paths[id] !== l.items.length) throw new Error(`log ${id} has the wrong length`);
+  }
+  for (const [id, n] of Object.entries(log.paths)) {
+    if (!logs.has(id)) logs.set(id, { path: JSON.parse(id) as string[], items: [] });
+    if (n !== logs.get(id)?.items.length) throw new Error(`log ${id} is missing items`);
+  }
+}
+
+/** Deletes a replaced generation's turn items, best effort (they carry a TTL). */
+export async function dropLog(store: DynamoBase, pk: string, gen: string): Promise<void> {
+  const items: { pk: string; sk: string }[] = [];
+  for await (const item of store.queryPrefix(pk, keys.turnLog(gen), { projection: 'pk, sk' })) {
+    items.push({ pk, sk: String(item.sk) });
+  }
+  await store.deleteQuietly(items);
 }

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { SessionConflict, SessionCorrupt } from '../../core/errors.js';
-import { bindingOf, boundTo } from '../../core/ownership.js';
 import {
   SESSION_SCHEMA_VERSION,
   type SessionData,
@@ -15,8 +14,17 @@ import { jsonProblem, parseStoredJson, toStoredJson } from '../json.js';
 import { DynamoBase, type DynamoStoreOptions, isConditionFailed } from './base.js';
 import { chunkKeys, decode, encode, readChunks, writeChunks } from './codec.js';
 import { type CachedSession, SessionCache } from './session-cache.js';
-import { appended, extractLogs, type Logs, restoreLogs } from './session-log.js';
-import { readSegments, type Segment, segmentId, writeSegment } from './session-segments.js';
+import {
+  dropLog,
+  extractLogs,
+  type LogHead,
+  LogHeadSchema,
+  type Logs,
+  planLog,
+  readLogs,
+  restoreLogs,
+} from './session-log.js';
+import { writeSegment } from './session-segments.js';
 import { keys } from './table.js';
 
 /*
@@ -51,17 +59,8 @@ const HeadSchema = z.object({
   body: z.union([z.string(), z.instanceof(Uint8Array)]).optional(),
   chunks: z.number().int().positive().max(10_000).optional(),
   gen: z.string().min(1).optional(),
-  log: z
-    .object({
-      gen: z.string().min(1),
-      last: z.string(),
-      segs: z.number().int().nonnegative(),
-      exp: z.number().int(),
-      paths: z.record(z.string(), z.number().int().nonnegative()),
-    })
-    .optional(),
+  log: LogHeadSchema.optional(),
 });
-type LogHead = NonNullable<z.infer<typeof HeadSchema>['log']>;
 type Head = { version: number; enc: string; log?: LogHead | undefined } & (
   | { body: string | Uint8Array; chunks?: undefined }
   | { body?: undefined; chunks: number; gen: string }
@@ -114,7 +113,10 @@ export class DynamoSessionStore extends DynamoBase implements SessionStore {
         this.#loadedChunks.delete(sessionId);
       }
       const data = parseState(sessionId, head.enc, body);
-      const logs = head.log ? await this.#logs(sessionId, pk, head.log, data) : new Map();
+      const prior = this.#cache.get(sessionId);
+      const logs = head.log
+        ? await readLogs(this, { sessionId, pk, log: head.log, skeleton: data, prior })
+        : new Map();
       if (!logs) continue;
       if (!restoreLogs(data, logs)) throw new SessionCorrupt(sessionId, 'a log has no place');
       const entry = cached(head.version, head.log, data, logs);
@@ -139,7 +141,11 @@ export class DynamoSessionStore extends DynamoBase implements SessionStore {
     // The skeleton: a private copy with the logs taken out.
     const skeleton = JSON.parse(json) as SessionData;
     const logs = extractLogs(skeleton, new Set(base?.logs.keys()));
-    const plan = this.#plan(base, logs, version, skeleton);
+    const plan = planLog(base, logs, version, skeleton, {
+      nowSeconds: this.nowSeconds(),
+      ttlSeconds: this.ttlSeconds,
+      maxSegments: this.#maxSegments,
+    });
     const encoded = encode(toStoredJson(skeleton), this.#compressAbove);
     const log: LogHead = {
       gen: plan.gen,
@@ -204,7 +210,7 @@ export class DynamoSessionStore extends DynamoBase implements SessionStore {
     }
     await this.#dropReplacedChunks(data.id, expectedVersion, gen);
     if (gen) this.#remember(data.id, { version, gen, count });
-    if (base?.gen && base.gen !== plan.gen) await this.#dropLog(pk, base.gen);
+    if (base?.gen && base.gen !== plan.gen) await dropLog(this, pk, base.gen);
     restoreLogs(skeleton, logs);
     this.#cache.set(data.id, cached(version, log, skeleton, logs, json.length));
     return version;
@@ -244,38 +250,6 @@ export class DynamoSessionStore extends DynamoBase implements SessionStore {
     return { data: structuredClone(entry.data), version: entry.version };
   }
 
-  /** Whether this save appends to the current log generation or starts a new one. */
-  #plan(base: CachedSession | undefined, logs: Logs, version: number, data: SessionData) {
-    const fresh = this.nowSeconds() + 2 * this.ttlSeconds;
-    const keep =
-      base?.gen !== undefined &&
-      boundTo(bindingOf(data), base.data) &&
-      base.segs < this.#maxSegments &&
-      base.exp > this.nowSeconds() + this.ttlSeconds + 60;
-    const tails = keep ? appended(base.logs, logs) : undefined;
-    const content = tails ?? new Map([...logs].map(([id, l]) => [id, l.items]));
-    const nonEmpty = [...content].filter(([, items]) => items.length > 0);
-    const gen = tails && base?.gen ? base.gen : `${version}.${randomUUID().slice(0, 8)}`;
-    const prev = tails && base ? base.last : '';
-    const segment: Segment | undefined =
-      nonEmpty.length === 0
-        ? undefined
-        : {
-            id: segmentId(version),
-            prev,
-            content: Object.fromEntries(nonEmpty),
-            // Turn items carry the life of the session they were written for (ownership.ts).
-            binding: bindingOf(data),
-          };
-    return {
-      gen,
-      last: prev,
-      segment,
-      segs: (tails && base ? base.segs : 0) + (segment ? 1 : 0),
-      exp: tails && base ? base.exp : fresh,
-    };
-  }
-
   #guard(expectedVersion: number) {
     return expectedVersion === 0
       ? {
@@ -288,59 +262,6 @@ export class DynamoSessionStore extends DynamoBase implements SessionStore {
           ExpressionAttributeNames: { '#version': 'version' },
           ExpressionAttributeValues: { ':expected': expectedVersion, ':now': this.nowSeconds() },
         };
-  }
-
-  /** The logs of a head: from the cache and only newer turn items when the cache is one behind. */
-  async #logs(sessionId: string, pk: string, log: LogHead, skeleton: SessionData) {
-    const prior = this.#cache.get(sessionId);
-    const from = prior?.gen === log.gen && prior.version ? prior : undefined;
-    let segments: Segment[] | undefined;
-    try {
-      if (from) {
-        segments = await readSegments(this, pk, log.gen, log.last, {
-          id: from.last,
-          version: from.version,
-        });
-      }
-      const incremental = segments !== undefined && from !== undefined;
-      if (!incremental) segments = await readSegments(this, pk, log.gen, log.last);
-      if (!segments) return undefined;
-      const logs: Logs = new Map();
-      if (incremental && from) {
-        for (const [id, l] of from.logs) logs.set(id, { path: l.path, items: [...l.items] });
-      }
-      const count = (incremental && from ? from.segs : 0) + segments.length;
-      if (count !== log.segs) return undefined;
-      for (const segment of segments) {
-        if (!boundTo(segment.binding, skeleton)) {
-          throw new SessionCorrupt(sessionId, 'a turn item belongs to another owner or life');
-        }
-        for (const [id, items] of Object.entries(segment.content)) {
-          const entry = logs.get(id) ?? { path: JSON.parse(id) as string[], items: [] };
-          entry.items.push(...items);
-          logs.set(id, entry);
-        }
-      }
-      for (const [id, l] of logs) {
-        if (log.paths[id] !== l.items.length) throw new Error(`log ${id} has the wrong length`);
-      }
-      for (const [id, n] of Object.entries(log.paths)) {
-        if (!logs.has(id)) logs.set(id, { path: JSON.parse(id) as string[], items: [] });
-        if (n !== logs.get(id)?.items.length) throw new Error(`log ${id} is missing items`);
-      }
-      return structuredClone(logs);
-    } catch (err) {
-      if (err instanceof SessionCorrupt) throw err;
-      throw new SessionCorrupt(sessionId, (err as Error).message);
-    }
-  }
-
-  async #dropLog(pk: string, gen: string): Promise<void> {
-    const items: { pk: string; sk: string }[] = [];
-    for await (const item of this.queryPrefix(pk, keys.turnLog(gen), { projection: 'pk, sk' })) {
-      items.push({ pk, sk: String(item.sk) });
-    }
-    await this.deleteQuietly(items);
   }
 
   async #chunks(sessionId: string, pk: string, gen: string, count: number) {

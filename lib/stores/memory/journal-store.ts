@@ -1,5 +1,6 @@
 import type {
   JournalEntry,
+  JournalRecords,
   RunJournalStore,
   ToolCallOutcome,
   ToolEntry,
@@ -15,7 +16,8 @@ interface RunEntries {
 
 /**
  * Run journals in process memory (JSON text, so callers never share objects with it), kept for
- * the store's TTL after their last write. Same first-writer-wins rules as the DynamoDB store.
+ * the store's TTL after their last write. Same first-writer-wins rules as the DynamoDB store; a
+ * start and the records it carries are applied together or not at all.
  */
 export class InMemoryRunJournalStore implements RunJournalStore {
   readonly #runs = new Map<string, RunEntries>();
@@ -37,14 +39,13 @@ export class InMemoryRunJournalStore implements RunJournalStore {
     return [...models, ...calls];
   }
 
-  async putModel(sessionId: string, runId: string, key: string, response: JsonValue) {
-    const run = this.#open(sessionId, runId);
-    if (run.models.has(key)) return;
-    const entry: JournalEntry = { kind: 'model', key, response, at: this.#clock.now() };
-    run.models.set(key, JSON.stringify(entry));
-  }
-
-  async startCall(sessionId: string, runId: string, callId: string, tool: string) {
+  async startCall(
+    sessionId: string,
+    runId: string,
+    callId: string,
+    tool: string,
+    records?: JournalRecords,
+  ) {
     const run = this.#open(sessionId, runId);
     const existing = run.calls.get(callId);
     if (existing !== undefined) {
@@ -58,23 +59,49 @@ export class InMemoryRunJournalStore implements RunJournalStore {
       at: this.#clock.now(),
     };
     run.calls.set(callId, JSON.stringify(entry));
+    if (records) this.#apply(run, records);
     return { won: true as const };
   }
 
-  async finishCall(sessionId: string, runId: string, callId: string, outcome: ToolCallOutcome) {
-    const run = this.#open(sessionId, runId);
-    const existing = run.calls.get(callId);
-    const started = existing === undefined ? undefined : (JSON.parse(existing) as ToolEntry);
-    const entry: ToolEntry = {
-      kind: 'tool',
-      callId,
-      tool: started?.tool ?? 'unknown',
-      status: 'done',
-      outcome,
-      at: started?.at ?? this.#clock.now(),
-      doneAt: this.#clock.now(),
-    };
-    run.calls.set(callId, JSON.stringify(entry));
+  async record(sessionId: string, runId: string, records: JournalRecords): Promise<void> {
+    this.#apply(this.#open(sessionId, runId), records);
+  }
+
+  /** One model response, as one write (tests, tools). */
+  putModel(sessionId: string, runId: string, key: string, response: JsonValue): Promise<void> {
+    return this.record(sessionId, runId, { models: [{ key, response }] });
+  }
+
+  /** One call's outcome, as one write (tests, tools). */
+  finishCall(
+    sessionId: string,
+    runId: string,
+    callId: string,
+    outcome: ToolCallOutcome,
+  ): Promise<void> {
+    return this.record(sessionId, runId, { outcomes: [{ callId, outcome }] });
+  }
+
+  #apply(run: RunEntries, records: JournalRecords): void {
+    const at = this.#clock.now();
+    for (const { key, response } of records.models ?? []) {
+      if (run.models.has(key)) continue;
+      run.models.set(key, JSON.stringify({ kind: 'model', key, response, at }));
+    }
+    for (const { callId, outcome, doneAt } of records.outcomes ?? []) {
+      const existing = run.calls.get(callId);
+      const started = existing === undefined ? undefined : (JSON.parse(existing) as ToolEntry);
+      const entry: ToolEntry = {
+        kind: 'tool',
+        callId,
+        tool: started?.tool ?? 'unknown',
+        status: 'done',
+        outcome,
+        at: started?.at ?? at,
+        doneAt: doneAt ?? at,
+      };
+      run.calls.set(callId, JSON.stringify(entry));
+    }
   }
 
   #get(sessionId: string, runId: string): RunEntries | undefined {

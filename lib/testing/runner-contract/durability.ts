@@ -121,7 +121,7 @@ export function registerDurabilityChecks(harness: RunnerContractHarness): void {
       };
     });
 
-    it('writes nothing to the journal for a turn without tool calls, and one record per tool step', async () => {
+    it('writes nothing to the journal for a turn without tool calls, and two writes for one tool call', async () => {
       // Prepare
       const { server, journal } = world;
       const runtime = await world.runtime();
@@ -133,8 +133,9 @@ export function registerDurabilityChecks(harness: RunnerContractHarness): void {
       await collect(runtime.stream('agent', 's-cost', 'Pay Bob 10'));
 
       // Assess
-      expect(quiet).toEqual({ model: [], start: 0, finish: 0 });
-      expect(journal.writes).toMatchObject({ start: 1, finish: 1 });
+      expect(quiet).toEqual({ requests: 0, model: [], outcomes: 0 });
+      // The response rides on the call's start, the outcome on the runner's last write.
+      expect(journal.writes).toMatchObject({ requests: 2, outcomes: 1 });
       expect(journal.writes.model).toHaveLength(1);
     });
 

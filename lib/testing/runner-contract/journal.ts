@@ -1,21 +1,22 @@
 import type { PostHook } from '../../core/hooks.js';
 import type {
   JournalEntry,
+  JournalRecords,
   RunJournalStore,
-  ToolCallOutcome,
   ToolEntry,
 } from '../../core/journal.js';
-import type { JsonValue } from '../../core/session.js';
 
 /**
- * A journal store whose next `finishCall` is lost, as when the process dies right after a tool
- * ran and before its outcome was written: the call stays `started`.
+ * A journal store whose next write carrying an outcome is lost, as when the process dies right
+ * after a tool ran and before its outcome was written: the call stays `started`, and no later
+ * write of the attempt brings that outcome back (a dead process writes nothing more).
  */
 export class LosingJournalStore implements RunJournalStore {
   readonly #inner: RunJournalStore;
   #loseNext = false;
-  /** Every write, by kind, with the bytes of each recorded model response. */
-  readonly writes = { model: [] as number[], start: 0, finish: 0 };
+  readonly #lost = new Set<string>();
+  /** Every write request, with the bytes of each model response and the outcomes written. */
+  readonly writes = { requests: 0, model: [] as number[], outcomes: 0 };
 
   constructor(inner: RunJournalStore) {
     this.#inner = inner;
@@ -29,33 +30,35 @@ export class LosingJournalStore implements RunJournalStore {
     return this.#inner.load(sessionId, runId);
   }
 
-  putModel(sessionId: string, runId: string, key: string, response: JsonValue): Promise<void> {
-    this.writes.model.push(Buffer.byteLength(JSON.stringify(response)));
-    return this.#inner.putModel(sessionId, runId, key, response);
-  }
-
   startCall(
     sessionId: string,
     runId: string,
     callId: string,
     tool: string,
+    records?: JournalRecords,
   ): Promise<{ won: true } | { won: false; entry: ToolEntry }> {
-    this.writes.start += 1;
-    return this.#inner.startCall(sessionId, runId, callId, tool);
+    const kept = this.#write(records ?? {});
+    return this.#inner.startCall(sessionId, runId, callId, tool, kept);
   }
 
-  async finishCall(
-    sessionId: string,
-    runId: string,
-    callId: string,
-    outcome: ToolCallOutcome,
-  ): Promise<void> {
-    this.writes.finish += 1;
-    if (this.#loseNext) {
+  async record(sessionId: string, runId: string, records: JournalRecords): Promise<void> {
+    await this.#inner.record(sessionId, runId, this.#write(records));
+  }
+
+  /** Counts one write; throws (the crash) or strips what was lost. */
+  #write(records: JournalRecords): JournalRecords {
+    this.writes.requests += 1;
+    const outcomes = (records.outcomes ?? []).filter((o) => !this.#lost.has(o.callId));
+    if (this.#loseNext && outcomes.length > 0) {
       this.#loseNext = false;
+      for (const { callId } of outcomes) this.#lost.add(callId);
       throw new Error('simulated crash: the tool ran, its outcome was never written');
     }
-    await this.#inner.finishCall(sessionId, runId, callId, outcome);
+    for (const { response } of records.models ?? []) {
+      this.writes.model.push(Buffer.byteLength(JSON.stringify(response)));
+    }
+    this.writes.outcomes += outcomes.length;
+    return { ...records, outcomes };
   }
 }
 

@@ -14,8 +14,16 @@ import { effects, runChild } from './harness.js';
  * models do); given the tool's result, it answers with that result.
  */
 function respond(request: RecordedRequest): ScriptedTurn {
-  const last = request.body.messages.at(-1);
-  if (last.role === 'tool') return { text: `done: ${last.content}` };
+  const messages = request.body.messages;
+  const last = messages.at(-1);
+  if (last.role === 'tool') {
+    const results = messages.filter((m: { role: string }) => m.role === 'tool');
+    return { text: `done: ${results.map((m: { content: string }) => m.content).join(' ')}` };
+  }
+  if (String(last.content).includes('twice')) {
+    const texts = ['one', 'two'];
+    return { toolCalls: texts.map((text) => ({ name: 'append_line', arguments: { text } })) };
+  }
   return { toolCalls: [{ name: 'append_line', arguments: { text: 'hello' } }] };
 }
 
@@ -40,11 +48,11 @@ const approve = JSON.stringify([{ id: '', status: 'approved' }]);
 const decisionsFor = (callId: string) => approve.replace('""', JSON.stringify(callId));
 
 describe('durable turns: SIGKILL of a worker, then redelivery', () => {
-  it('a worker killed right after the tool ran: the redelivered job completes, one effect', async () => {
+  it('a worker killed right after the write its outcome rode on: the redelivered job completes, one effect', async () => {
     // Prepare
     const { file, run } = await instance();
 
-    // Act
+    // Act: the outcome rides on the runner's last write, after the step that read it.
     const killed = await run({ KILL: 'after-finish' });
     const redelivered = await run({ STREAM: '1' });
 
@@ -54,6 +62,42 @@ describe('durable turns: SIGKILL of a worker, then redelivery', () => {
     expect(redelivered.result?.reply.text).toBe('done: {"appended":"hello"}');
     expect(effects(file)).toHaveLength(1);
     // The recorded step was served from the journal: no model call for it on the replay.
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('a worker killed after a tool ran, before the next start its outcome rides on: each effect once', async () => {
+    // Prepare: one model step asks for two calls; the second's start carries the first's outcome.
+    const { file, run } = await instance();
+    const input = { INPUT: 'append twice' };
+
+    // Act
+    const killed = await run({ ...input, KILL: 'before-fold' });
+    const redelivered = await run(input);
+
+    // Assess: the first call is not run again (its outcome unknown), the second runs once.
+    expect(killed.signal).toBe('SIGKILL');
+    expect(redelivered.result).toMatchObject({ ok: true, reply: { status: 'completed' } });
+    expect(redelivered.result?.reply.text).toContain('"kind":"tool-outcome-unknown"');
+    expect(redelivered.result?.reply.text).toContain('{"appended":"two"}');
+    expect(effects(file).map((line) => line.split(' ')[0])).toEqual(['one', 'two']);
+    // The recorded step rode on the first start: the replay asked only for the final answer.
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('a worker killed right after the folded start: the replay has the first outcome, each effect once', async () => {
+    // Prepare
+    const { file, run } = await instance();
+    const input = { INPUT: 'append twice' };
+
+    // Act: killed once the second call's start (carrying the first's outcome) is written.
+    const killed = await run({ ...input, KILL: 'after-finish' });
+    const redelivered = await run(input);
+
+    // Assess: the first outcome replayed; the second call started and never ran: not run again.
+    expect(killed.signal).toBe('SIGKILL');
+    expect(redelivered.result?.reply.text).toContain('{"appended":"one"}');
+    expect(redelivered.result?.reply.text).toContain('"kind":"tool-outcome-unknown"');
+    expect(effects(file).map((line) => line.split(' ')[0])).toEqual(['one']);
     expect(server.requests).toHaveLength(2);
     // And its stream says so: the call's result came from the journal, it did not run again.
     expect(redelivered.result?.reply.results).toEqual([

@@ -6,7 +6,7 @@
  */
 import { appendFileSync } from 'node:fs';
 import * as z from 'zod';
-import { Agent, type Decision, Runtime, type ToolCallOutcome } from '../../../lib/core/index.js';
+import { Agent, type Decision, type JournalRecords, Runtime } from '../../../lib/core/index.js';
 import {
   createDynamoClient,
   DynamoPausedRunStore,
@@ -21,12 +21,28 @@ const env = process.env;
 const kill = env.KILL ?? '';
 const die = () => process.kill(process.pid, 'SIGKILL');
 
-/** Dies right after a call's outcome is recorded: the tool ran, the session is not saved. */
+/**
+ * Dies around a write that carries a finished call's outcome (the next call's start, or the
+ * runner's last write): `before-fold` just before it (the tool ran, its outcome is written
+ * nowhere), `after-finish` just after it (the outcome is in the journal, the session not saved).
+ */
 class DyingJournal extends DynamoRunJournalStore {
-  override async finishCall(s: string, r: string, c: string, outcome: ToolCallOutcome) {
-    await super.finishCall(s, r, c, outcome);
-    if (kill === 'after-finish') die();
+  override async startCall(s: string, r: string, c: string, t: string, records?: JournalRecords) {
+    dieIfCarried(records, 'before-fold');
+    const started = await super.startCall(s, r, c, t, records);
+    dieIfCarried(records, 'after-finish');
+    return started;
   }
+
+  override async record(s: string, r: string, records: JournalRecords) {
+    dieIfCarried(records, 'before-fold');
+    await super.record(s, r, records);
+    dieIfCarried(records, 'after-finish');
+  }
+}
+
+function dieIfCarried(records: JournalRecords | undefined, at: string): void {
+  if (kill === at && (records?.outcomes?.length ?? 0) > 0) die();
 }
 
 const appendLine = defineTool({

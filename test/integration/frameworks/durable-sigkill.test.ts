@@ -48,10 +48,10 @@ const payCall = { toolCalls: [{ name: 'pay', arguments: { to: 'bob', amount: 10 
 describe.each(['openai', 'ai-sdk', 'langgraph', 'adk', 'strands', 'mastra'])(
   '%s runner: a worker killed with SIGKILL',
   (framework) => {
-    it('right after the tool ran: the redelivered attempt runs it no more and asks the model only for the next step', async () => {
-      // Prepare
+    it('right after the write its outcome rode on: the redelivered attempt runs it no more and asks the model only for the next step', async () => {
+      // Prepare: the outcome rides on the runner's last write, after the step that read it.
       const name = `${framework}-after`;
-      server.push(payCall, { text: 'Paid Bob.' });
+      server.push(payCall, { text: 'Paid Bob.' }, { text: 'Paid Bob.' });
 
       // Act
       const killed = await attempt(framework, name, 'after-tool');
@@ -64,9 +64,30 @@ describe.each(['openai', 'ai-sdk', 'langgraph', 'adk', 'strands', 'mastra'])(
         reply: { text: 'Paid Bob.' },
       });
       expect(await effects(name)).toHaveLength(1);
-      // One request per model step over both processes: the tool step was replayed, not asked.
-      expect(server.requests).toHaveLength(2);
-      expect(JSON.stringify(server.requests[1]?.body)).toContain('sent 10 to bob');
+      // The tool step was replayed, not asked: the replay asked only for the step after it.
+      expect(server.requests).toHaveLength(3);
+      expect(JSON.stringify(server.requests[2]?.body)).toContain('sent 10 to bob');
+    });
+
+    it('after the tool ran, before the write its outcome rides on: not run again, the model reads tool-outcome-unknown', async () => {
+      // Prepare
+      const name = `${framework}-before-fold`;
+      server.push(payCall, { text: 'Paid Bob.' }, { text: 'Not sure.' });
+
+      // Act
+      const killed = await attempt(framework, name, 'before-fold');
+      const again = await attempt(framework, name);
+
+      // Assess
+      expect(killed.signal).toBe('SIGKILL');
+      expect(again.last, again.stderr).toMatchObject({
+        type: 'run-finished',
+        reply: { text: 'Not sure.' },
+      });
+      expect(await effects(name)).toHaveLength(1);
+      // The recorded step (carried on the call's start) was replayed, not asked again.
+      expect(server.requests).toHaveLength(3);
+      expect(JSON.stringify(server.requests[2]?.body)).toContain('tool-outcome-unknown');
     });
 
     it('during the tool: the call is not run again and the model reads tool-outcome-unknown', async () => {

@@ -33,13 +33,14 @@ async function attempt(framework: string, name: string, killAt?: string) {
 const payCall = { toolCalls: [{ name: 'pay', arguments: { to: 'bob', amount: 10 } }] };
 
 describe.each(['openai', 'ai-sdk'])('%s agent with a remote MCP tool', (framework) => {
-  it('a worker SIGKILLed right after the remote call: the redelivered attempt does not call the server again', {
+  it('a worker SIGKILLed right after the write the remote call outcome rode on: the redelivered attempt does not call the server again', {
     timeout: 120_000,
   }, async () => {
     // Prepare
     const name = `${framework}-mcp-after`;
     const before = remote.effects.length;
-    server.push(payCall, { text: 'Paid Bob.' });
+    // The outcome rides on the runner's last write, after the step that read it.
+    server.push(payCall, { text: 'Paid Bob.' }, { text: 'Paid Bob.' });
 
     // Act
     const killed = await attempt(framework, name, 'after-tool');
@@ -58,8 +59,9 @@ describe.each(['openai', 'ai-sdk'])('%s agent with a remote MCP tool', (framewor
     expect(calls[0]?.meta?.['io.agent-kernel/idempotency-key']).toMatch(
       /^run-1:call_[A-Za-z0-9]{24}$/,
     );
-    // The replay served the remote result from the journal to the model's next step.
-    expect(server.requests).toHaveLength(2);
-    expect(JSON.stringify(server.requests[1]?.body)).toContain('sent 10 to bob');
+    // The replay served the recorded step and the remote result from the journal to the model's
+    // next step: it asked only for that step.
+    expect(server.requests).toHaveLength(3);
+    expect(JSON.stringify(server.requests[2]?.body)).toContain('sent 10 to bob');
   });
 });

@@ -30,9 +30,11 @@ describe('journaledModelStep', () => {
     const request = { messages: [{ role: 'user', content: 'hi' }], model: 'm' };
 
     // Act
-    const first = await runWithToolContext(await ctx(store), () =>
+    const attempt = await ctx(store);
+    const first = await runWithToolContext(attempt, () =>
       journaledModelStep(request, model, hasTools),
     );
+    await attempt.journal?.flush();
     const replayed = await runWithToolContext(await ctx(store), () =>
       journaledModelStep({ model: 'm', messages: request.messages }, model, hasTools),
     );

@@ -1,35 +1,49 @@
 import { describe, expect, it } from 'vitest';
 import {
   AgentKernelError,
-  type JsonValue,
+  type JournalRecords,
   openRunJournal,
   RecordedToolFailure,
   type RunJournalStore,
-  type ToolCallOutcome,
   ToolOutcomeUnknown,
 } from '../../../lib/core/index.js';
 import { InMemoryRunJournalStore } from '../../../lib/stores/index.js';
 
-/** The memory store, counting every request a journal makes. */
+/** What a write carried: `+k1` a model response, `+c1` a call's outcome. */
+function carried(records: JournalRecords | undefined): string {
+  const models = (records?.models ?? []).map((m) => ` +${m.key}`);
+  const outcomes = (records?.outcomes ?? []).map((o) => ` +${o.callId}`);
+  return [...models, ...outcomes].join('');
+}
+
+/** The memory store, logging every request a journal makes and what each write carried. */
 class CountingStore implements RunJournalStore {
   readonly inner = new InMemoryRunJournalStore();
   readonly calls: string[] = [];
+  /** The next start throws (a throttled or failed request), writing nothing. */
+  failNextStart = false;
 
   load(sessionId: string, runId: string) {
     this.calls.push('load');
     return this.inner.load(sessionId, runId);
   }
-  putModel(sessionId: string, runId: string, key: string, response: JsonValue) {
-    this.calls.push('putModel');
-    return this.inner.putModel(sessionId, runId, key, response);
+  async startCall(
+    sessionId: string,
+    runId: string,
+    callId: string,
+    tool: string,
+    records?: JournalRecords,
+  ) {
+    this.calls.push(`startCall ${callId}${carried(records)}`);
+    if (this.failNextStart) {
+      this.failNextStart = false;
+      throw new Error('throttled');
+    }
+    return this.inner.startCall(sessionId, runId, callId, tool, records);
   }
-  startCall(sessionId: string, runId: string, callId: string, tool: string) {
-    this.calls.push('startCall');
-    return this.inner.startCall(sessionId, runId, callId, tool);
-  }
-  finishCall(sessionId: string, runId: string, callId: string, outcome: ToolCallOutcome) {
-    this.calls.push('finishCall');
-    return this.inner.finishCall(sessionId, runId, callId, outcome);
+  record(sessionId: string, runId: string, records: JournalRecords) {
+    this.calls.push(`record${carried(records)}`);
+    return this.inner.record(sessionId, runId, records);
   }
 }
 
@@ -57,6 +71,7 @@ describe('openRunJournal: tool calls', () => {
 
     // Act
     const a = await first.tool({ callId: 'c1', tool: 'book' }, book.run);
+    await first.flush();
     const replayed = await open(store);
     const b = await replayed.tool({ callId: 'c1', tool: 'book' }, book.run);
 
@@ -64,7 +79,7 @@ describe('openRunJournal: tool calls', () => {
     expect(a).toEqual({ booked: true });
     expect(b).toEqual({ booked: true });
     expect(book.runs).toBe(1);
-    expect(store.calls).toEqual(['startCall', 'finishCall', 'load']);
+    expect(store.calls).toEqual(['startCall c1', 'record +c1', 'load']);
   });
 
   it('tells where a call stands: none, started (unfinished), done; a replay reads no request for it', async () => {
@@ -72,6 +87,7 @@ describe('openRunJournal: tool calls', () => {
     const store = new CountingStore();
     const first = await open(store, false);
     await first.tool({ callId: 'c1', tool: 'book' }, counter().run);
+    await first.flush();
     await store.inner.startCall('s1', 'r1', 'c2', 'book');
 
     // Act
@@ -81,7 +97,7 @@ describe('openRunJournal: tool calls', () => {
     // Assess
     expect(states).toEqual(['done', 'started', 'none']);
     expect(first.callState('c1')).toBe('done');
-    expect(store.calls).toEqual(['startCall', 'finishCall', 'load']);
+    expect(store.calls).toEqual(['startCall c1', 'record +c1', 'load']);
   });
 
   it('replays a recorded failure as the same model-visible error', async () => {
@@ -94,6 +110,7 @@ describe('openRunJournal: tool calls', () => {
         throw declined;
       })
       .catch(() => undefined);
+    await first.flush();
     const runs = counter();
 
     // Act
@@ -122,6 +139,7 @@ describe('openRunJournal: tool calls', () => {
         throw new TypeError('token sk-secret-123 rejected');
       })
       .catch(() => undefined);
+    await journal.flush();
     const entries = await store.load('s1', 'r1');
 
     // Assess
@@ -183,10 +201,12 @@ describe('openRunJournal: tool calls', () => {
     const put = counter('stored');
 
     // Act
-    const result = await (await open(store)).tool(
+    const rerun = await open(store);
+    const result = await rerun.tool(
       { callId: 'c1', tool: 'put', effects: { idempotent: true } },
       put.run,
     );
+    await rerun.flush();
     const again = await (await open(store)).tool({ callId: 'c1', tool: 'put' }, put.run);
 
     // Assess
@@ -217,11 +237,13 @@ describe('openRunJournal: tool calls', () => {
     abort.name = 'AbortError';
 
     // Act
-    await (await open(store))
+    const journal = await open(store);
+    await journal
       .tool({ callId: 'c1', tool: 'pay' }, async () => {
         throw abort;
       })
       .catch(() => undefined);
+    await journal.flush();
 
     // Assess
     expect(await store.load('s1', 'r1')).toMatchObject([{ callId: 'c1', status: 'started' }]);
@@ -237,13 +259,14 @@ describe('openRunJournal: model responses, counts, keys', () => {
     // Act
     await first.recordModel('k1', { callId: 'call-a' });
     await first.recordModel('k1', { callId: 'call-b' });
+    await first.flush();
     const replayed = await open(store);
 
     // Assess
     expect(first.recordedModel('k1')).toEqual({ callId: 'call-a' });
     expect(replayed.recordedModel('k1')).toEqual({ callId: 'call-a' });
     expect(replayed.recordedModel('k2')).toBeUndefined();
-    expect(store.calls.filter((c) => c === 'putModel')).toHaveLength(1);
+    expect(store.calls).toEqual(['record +k1', 'load']);
   });
 
   it('counts calls over every attempt, per tool, each call id once', async () => {
@@ -252,6 +275,7 @@ describe('openRunJournal: model responses, counts, keys', () => {
     const first = await open(store);
     await first.tool({ callId: 'c1', tool: 'a' }, async () => 1);
     await first.tool({ callId: 'c2', tool: 'b' }, async () => 2);
+    await first.flush();
 
     // Act
     const second = await open(store);
@@ -277,5 +301,128 @@ describe('openRunJournal: model responses, counts, keys', () => {
     expect(a.idempotencyKey('c1')).toBe(b.idempotencyKey('c1'));
     expect(a.idempotencyKey('c1')).not.toBe(a.idempotencyKey('c2'));
     expect(a.idempotencyKey('c1')).not.toBe(other.idempotencyKey('c1'));
+  });
+});
+
+describe('openRunJournal: folded writes (k tool calls, at most k+1 writes)', () => {
+  it('carries the response on the first start and each outcome on the next write', async () => {
+    // Prepare
+    const store = new CountingStore();
+    const journal = await open(store, false);
+    const calls = ['c1', 'c2', 'c3'];
+
+    // Act
+    await journal.recordModel('k1', { calls });
+    for (const callId of calls) await journal.tool({ callId, tool: 'pay' }, counter().run);
+    await journal.flush();
+    await journal.flush();
+
+    // Assess: 3 calls, 4 writes; a second flush holds nothing and writes nothing.
+    expect(store.calls).toEqual([
+      'startCall c1 +k1',
+      'startCall c2 +c1',
+      'startCall c3 +c2',
+      'record +c3',
+    ]);
+    expect(await store.inner.load('s1', 'r1')).toMatchObject([
+      { kind: 'model', key: 'k1' },
+      ...calls.map((callId) => ({ callId, status: 'done' })),
+    ]);
+  });
+
+  it('writes a response no call followed (a pause before the tool) when flushed', async () => {
+    // Prepare
+    const store = new CountingStore();
+    const journal = await open(store, false);
+    await journal.recordModel('k1', { call: 'c1' });
+
+    // Act
+    await journal.flush();
+    const replayed = await open(store);
+
+    // Assess
+    expect(replayed.recordedModel('k1')).toEqual({ call: 'c1' });
+  });
+
+  it('holds again what a lost start carried, and writes it with the next write', async () => {
+    // Prepare: another attempt started c2 and never finished it.
+    const store = new CountingStore();
+    await store.inner.startCall('s1', 'r1', 'c2', 'pay');
+    const journal = await open(store, false);
+    await journal.tool({ callId: 'c1', tool: 'pay' }, counter().run);
+
+    // Act
+    const lost = await journal.tool({ callId: 'c2', tool: 'pay' }, counter().run).catch((e) => e);
+    await journal.flush();
+
+    // Assess
+    expect(lost).toBeInstanceOf(ToolOutcomeUnknown);
+    expect(store.calls).toEqual(['startCall c1', 'startCall c2 +c1', 'record +c1']);
+    expect((await open(store)).callState('c1')).toBe('done');
+  });
+
+  it('holds again what a failed start carried: the call does not run, the outcome is kept', async () => {
+    // Prepare
+    const store = new CountingStore();
+    const journal = await open(store, false);
+    await journal.tool({ callId: 'c1', tool: 'pay' }, counter().run);
+    store.failNextStart = true;
+    const second = counter();
+
+    // Act
+    const err = await journal.tool({ callId: 'c2', tool: 'pay' }, second.run).catch((e) => e);
+    await journal.tool({ callId: 'c3', tool: 'pay' }, counter().run);
+    await journal.flush();
+
+    // Assess
+    expect((err as Error).message).toBe('throttled');
+    expect(second.runs).toBe(0);
+    expect(store.calls.slice(1)).toEqual(['startCall c2 +c1', 'startCall c3 +c1', 'record +c3']);
+    const replayed = await open(store);
+    expect(['c1', 'c2', 'c3'].map((id) => replayed.callState(id))).toEqual([
+      'done',
+      'none',
+      'done',
+    ]);
+  });
+
+  it('leaves an outcome never flushed unknown: the replay does not run the call again', async () => {
+    // Prepare: the process died after the tool ran, before the write its outcome rode on.
+    const store = new CountingStore();
+    const pay = counter();
+    const dead = await open(store, false);
+    await dead.tool({ callId: 'c1', tool: 'pay' }, pay.run);
+
+    // Act
+    const err = await (await open(store))
+      .tool({ callId: 'c1', tool: 'pay' }, pay.run)
+      .catch((e) => e);
+
+    // Assess
+    expect(err).toBeInstanceOf(ToolOutcomeUnknown);
+    expect(pay.runs).toBe(1);
+  });
+
+  it('writes outcomes of calls run side by side in one write', async () => {
+    // Prepare
+    const store = new CountingStore();
+    const journal = await open(store, false);
+    await journal.recordModel('k1', { calls: 3 });
+
+    // Act
+    await Promise.all(
+      ['c1', 'c2', 'c3'].map((callId) => journal.tool({ callId, tool: 'pay' }, counter().run)),
+    );
+    await journal.flush();
+
+    // Assess: the starts ran before any outcome existed; the three outcomes share one write.
+    expect(store.calls.filter((c) => c.startsWith('record'))).toHaveLength(1);
+    expect(store.calls).toHaveLength(4);
+    const replayed = await open(store);
+    expect(['c1', 'c2', 'c3'].map((id) => replayed.callState(id))).toEqual([
+      'done',
+      'done',
+      'done',
+    ]);
   });
 });

@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
   AgentKernelError,
-  type JsonValue,
+  type JournalRecords,
   type RunJournal,
   type RunJournalStore,
   Runtime,
-  type ToolCallOutcome,
   tryToolContext,
 } from '../../../lib/core/index.js';
 import { InMemoryRunJournalStore, InMemorySessionStore } from '../../../lib/stores/index.js';
@@ -19,14 +18,17 @@ class LoggingStore implements RunJournalStore {
     this.loads.push(runId);
     return this.inner.load(sessionId, runId);
   }
-  putModel(sessionId: string, runId: string, key: string, response: JsonValue) {
-    return this.inner.putModel(sessionId, runId, key, response);
+  startCall(
+    sessionId: string,
+    runId: string,
+    callId: string,
+    tool: string,
+    records?: JournalRecords,
+  ) {
+    return this.inner.startCall(sessionId, runId, callId, tool, records);
   }
-  startCall(sessionId: string, runId: string, callId: string, tool: string) {
-    return this.inner.startCall(sessionId, runId, callId, tool);
-  }
-  finishCall(sessionId: string, runId: string, callId: string, outcome: ToolCallOutcome) {
-    return this.inner.finishCall(sessionId, runId, callId, outcome);
+  record(sessionId: string, runId: string, records: JournalRecords) {
+    return this.inner.record(sessionId, runId, records);
   }
 }
 

@@ -6,19 +6,6 @@ import { runWithToolContext } from '../../../lib/core/tool-context.js';
 import { journaledModel } from '../../../lib/frameworks/ai-sdk/model-journal.js';
 import { InMemoryRunJournalStore } from '../../../lib/stores/memory/journal-store.js';
 
-/** A store whose model writes are logged, so the test sees when the record landed. */
-class LoggedStore extends InMemoryRunJournalStore {
-  constructor(readonly log: string[]) {
-    super();
-  }
-
-  override async putModel(sessionId: string, runId: string, key: string, response: JsonValue) {
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    this.log.push('recorded');
-    await super.putModel(sessionId, runId, key, response);
-  }
-}
-
 type Model = Pick<MockLanguageModelV3, 'doStream'>;
 type StreamPart =
   Awaited<ReturnType<Model['doStream']>>['stream'] extends ReadableStream<infer P> ? P : never;
@@ -44,6 +31,13 @@ async function streamOnce(
   log: string[],
 ) {
   const journal = await openRunJournal({ store, sessionId: 's', runId: 'r', replay: true });
+  // Logged (after a pause), so the test sees when the response was recorded.
+  const recordModel = journal.recordModel.bind(journal);
+  journal.recordModel = async (key: string, response: JsonValue) => {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    log.push('recorded');
+    await recordModel(key, response);
+  };
   const ctx = {
     runId: 'r',
     sessionId: 's',
@@ -60,6 +54,8 @@ async function streamOnce(
       log.push(part.type);
       seen.push(part);
     }
+    // What the runtime does when the runner ends: the held response is written.
+    await journal.flush();
     return seen;
   });
 }
@@ -68,7 +64,7 @@ describe('ai-sdk journaled model', () => {
   it('releases a tool call only after the response is recorded, then replays it without the model', async () => {
     // Prepare
     const log: string[] = [];
-    const store = new LoggedStore(log);
+    const store = new InMemoryRunJournalStore();
     const model = new MockLanguageModelV3({
       doStream: async () => ({ stream: simulateReadableStream({ chunks: [...parts] }) }),
     });
@@ -94,7 +90,7 @@ describe('ai-sdk journaled model', () => {
   it('records nothing for a response without tool calls', async () => {
     // Prepare
     const log: string[] = [];
-    const store = new LoggedStore(log);
+    const store = new InMemoryRunJournalStore();
     const text = parts.filter((p) => p.type !== 'tool-call');
     const model = new MockLanguageModelV3({
       doStream: async () => ({ stream: simulateReadableStream({ chunks: [...text] }) }),

@@ -26,9 +26,14 @@ const base: ToolContext = {
   context: {},
 };
 
+/** One attempt: its journal is flushed when `fn` ends, as the runtime does when a runner ends. */
 async function withJournal<T>(store: InMemoryRunJournalStore, fn: () => Promise<T>): Promise<T> {
   const journal = await openRunJournal({ store, sessionId: 's-1', runId: 'run-1', replay: true });
-  return runWithToolContext({ ...base, journal }, fn);
+  try {
+    return await runWithToolContext({ ...base, journal }, fn);
+  } finally {
+    await journal.flush();
+  }
 }
 
 describe('guardNativeTool for runners', () => {

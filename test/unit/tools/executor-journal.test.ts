@@ -74,9 +74,9 @@ describe('Executor under a run journal', () => {
     const ledger = new InMemoryToolLedger();
     const executor = new Executor({ ledger });
     const store = new InMemoryRunJournalStore();
-    await executor.runSpec(spec, { amount: 5 }, ctx(await journalOf(store, false)), {
-      callId: 'c1',
-    });
+    const attempt = await journalOf(store, false);
+    await executor.runSpec(spec, { amount: 5 }, ctx(attempt), { callId: 'c1' });
+    await attempt.flush();
 
     // Act: the next attempt of the same run, on a new executor (another instance).
     const again = await new Executor({ ledger }).runSpec(
@@ -184,8 +184,10 @@ describe('Executor under a run journal', () => {
     const limits = { toolCallsPerRun: 2 };
     const store = new InMemoryRunJournalStore();
     const first = new Executor({ limits });
-    await first.runSpec(spec, { amount: 1 }, ctx(await journalOf(store)), { callId: 'c1' });
-    await first.runSpec(spec, { amount: 2 }, ctx(await journalOf(store)), { callId: 'c2' });
+    const attempt = await journalOf(store);
+    await first.runSpec(spec, { amount: 1 }, ctx(attempt), { callId: 'c1' });
+    await first.runSpec(spec, { amount: 2 }, ctx(attempt), { callId: 'c2' });
+    await attempt.flush();
 
     // Act
     const second = new Executor({ limits });
@@ -230,9 +232,9 @@ describe('guardNativeTool', () => {
     const call = { tool: 'book', callId: 'call_1' };
 
     // Act
-    const first = await runWithToolContext(ctx(await journalOf(store, false)), () =>
-      guardNativeTool(call, native),
-    );
+    const attempt = await journalOf(store, false);
+    const first = await runWithToolContext(ctx(attempt), () => guardNativeTool(call, native));
+    await attempt.flush();
     const replayed = await runWithToolContext(ctx(await journalOf(store)), () =>
       guardNativeTool(call, native),
     );

@@ -7,7 +7,7 @@
 import { appendFileSync } from 'node:fs';
 import * as z from 'zod';
 import type { Agent } from '../../../../lib/core/agent.js';
-import type { ToolCallOutcome } from '../../../../lib/core/journal.js';
+import type { JournalRecords } from '../../../../lib/core/journal.js';
 import { Runtime } from '../../../../lib/core/runtime.js';
 import { tryToolContext } from '../../../../lib/core/tool-context.js';
 import { InMemoryPausedRunStore } from '../../../../lib/stores/memory/paused-run-store.js';
@@ -53,10 +53,17 @@ const paySpec =
       )[0] as typeof localPaySpec)
     : localPaySpec;
 
+/**
+ * Dies around the write a finished call's outcome rides on (here the runner's last one):
+ * `before-fold` just before it (the tool ran, its outcome is written nowhere), `after-tool` just
+ * after it (the outcome is in the journal, the session is not saved).
+ */
 class KillingStore extends FileRunJournalStore {
-  override async finishCall(s: string, r: string, c: string, outcome: ToolCallOutcome) {
-    await super.finishCall(s, r, c, outcome);
-    if (killAt === 'after-tool') process.kill(process.pid, 'SIGKILL');
+  override async record(s: string, r: string, records: JournalRecords) {
+    const outcomes = (records.outcomes?.length ?? 0) > 0;
+    if (outcomes && killAt === 'before-fold') process.kill(process.pid, 'SIGKILL');
+    await super.record(s, r, records);
+    if (outcomes && killAt === 'after-tool') process.kill(process.pid, 'SIGKILL');
   }
 }
 

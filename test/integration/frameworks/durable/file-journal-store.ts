@@ -1,11 +1,10 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type {
   JournalEntry,
+  JournalRecords,
   RunJournalStore,
-  ToolCallOutcome,
   ToolEntry,
 } from '../../../../lib/core/journal.js';
-import type { JsonValue } from '../../../../lib/core/session.js';
 
 interface Stored {
   models: Record<string, JournalEntry>;
@@ -30,36 +29,45 @@ export class FileRunJournalStore implements RunJournalStore {
     return [...mine(data.models), ...mine(data.calls)];
   }
 
-  async putModel(sessionId: string, runId: string, key: string, response: JsonValue) {
-    const data = this.#read();
-    const id = `${sessionId}/${runId}/${key}`;
-    data.models[id] ??= { kind: 'model', key, response, at: Date.now() };
-    this.#write(data);
-  }
-
-  async startCall(sessionId: string, runId: string, callId: string, tool: string) {
+  async startCall(
+    sessionId: string,
+    runId: string,
+    callId: string,
+    tool: string,
+    records?: JournalRecords,
+  ) {
     const data = this.#read();
     const id = `${sessionId}/${runId}/${callId}`;
     const existing = data.calls[id];
     if (existing) return { won: false as const, entry: existing };
     data.calls[id] = { kind: 'tool', callId, tool, status: 'started', at: Date.now() };
+    // The start and what it carries in one atomic file write, as in one DynamoDB put.
+    if (records) this.#apply(data, `${sessionId}/${runId}/`, records);
     this.#write(data);
     return { won: true as const };
   }
 
-  async finishCall(sessionId: string, runId: string, callId: string, outcome: ToolCallOutcome) {
+  async record(sessionId: string, runId: string, records: JournalRecords) {
     const data = this.#read();
-    const id = `${sessionId}/${runId}/${callId}`;
-    const started = data.calls[id];
-    data.calls[id] = {
-      kind: 'tool',
-      callId,
-      tool: started?.tool ?? 'unknown',
-      status: 'done',
-      outcome,
-      at: started?.at ?? Date.now(),
-    };
+    this.#apply(data, `${sessionId}/${runId}/`, records);
     this.#write(data);
+  }
+
+  #apply(data: Stored, prefix: string, records: JournalRecords): void {
+    for (const { key, response } of records.models ?? []) {
+      data.models[prefix + key] ??= { kind: 'model', key, response, at: Date.now() };
+    }
+    for (const { callId, outcome } of records.outcomes ?? []) {
+      const started = data.calls[prefix + callId];
+      data.calls[prefix + callId] = {
+        kind: 'tool',
+        callId,
+        tool: started?.tool ?? 'unknown',
+        status: 'done',
+        outcome,
+        at: started?.at ?? Date.now(),
+      };
+    }
   }
 
   #read(): Stored {
