@@ -153,6 +153,7 @@ export function runJournalStoreContract(name: string, factory: StoreFactory<RunJ
           status: 'done',
           outcome: ok,
           at: expect.any(Number),
+          doneAt: expect.any(Number),
         },
         { kind: 'tool', callId: 'c2', tool: 'pay', status: 'started', at: expect.any(Number) },
       ]);

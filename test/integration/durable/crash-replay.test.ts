@@ -63,6 +63,10 @@ describe('durable turns: SIGKILL of a worker, then redelivery', () => {
     expect(effects(file)).toHaveLength(1);
     // The recorded step was served from the journal: no model call for it on the replay.
     expect(server.requests).toHaveLength(3);
+    // And its stream says so: the call's result came from the journal, it did not run again.
+    expect(redelivered.result?.reply.results).toEqual([
+      expect.objectContaining({ type: 'tool-call-result', replayed: true }),
+    ]);
   });
 
   it('a worker killed after a tool ran, before the next start its outcome rides on: each effect once', async () => {
@@ -99,10 +103,6 @@ describe('durable turns: SIGKILL of a worker, then redelivery', () => {
     expect(redelivered.result?.reply.text).toContain('"kind":"tool-outcome-unknown"');
     expect(effects(file).map((line) => line.split(' ')[0])).toEqual(['one']);
     expect(server.requests).toHaveLength(2);
-    // And its stream says so: the call's result came from the journal, it did not run again.
-    expect(redelivered.result?.reply.results).toEqual([
-      expect.objectContaining({ type: 'tool-call-result', replayed: true }),
-    ]);
   });
 
   it('a worker killed after the whole turn, before the session save: one effect', async () => {
