@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SeqOrder } from '../../../lib/transport/seq-order.js';
 import { http, useLocalStack, useWsUsers, type WsUser } from '../local/clients.js';
-import { isTerminal, type Json } from './sse-frames.js';
+import { type Frame, isTerminal, type Json, readFrames } from './sse-frames.js';
 
 // Runs long enough to drop in: the offline model paced, the adaptive window short, a long echo.
 const PACED = {
@@ -84,7 +84,7 @@ function expectOneContentPerSeq(views: RunView[], truth: Map<number, Json>) {
   }
 }
 
-describe('WebSocket reconnect: subscribe with runId and afterSeq', () => {
+describe('reconnect mid-run on a new connection: WebSocket subscribe with afterSeq, SSE Last-Event-ID', () => {
   const stack = useLocalStack();
   const user = useWsUsers(stack);
 
@@ -142,6 +142,59 @@ describe('WebSocket reconnect: subscribe with runId and afterSeq', () => {
       ),
       { numRuns: 5 },
     );
+  }, 300_000);
+
+  it('SSE followers dropping at random seqs and reconnecting with Last-Event-ID get k+1 … terminal once (50 drop points)', async () => {
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.nat({ max: 14 }), fc.boolean()), { minLength: 10, maxLength: 10 }),
+        async (drops) => {
+          // Prepare: a run streamed to its requester; ten followers of it from the start
+          const sessionId = `wr-sse-${run++}`;
+          const followers: Promise<{ before: Frame[]; after: Frame[] }>[] = [];
+          const response = await sse(stack, 'wr-erin', '/runs', {
+            method: 'POST',
+            body: JSON.stringify({ agent: 'demo', sessionId, input: INPUT }),
+          });
+          const truth = await readFrames(response, (frame) => {
+            if (followers.length === 0) {
+              const { runId } = frame.data;
+              for (const [k, byQuery] of drops)
+                followers.push(follow(sessionId, runId, k, byQuery));
+            }
+            return false;
+          });
+
+          // Act: (in follow) each drops at seq k and reconnects from the last id it has
+          const views = await Promise.all(followers);
+
+          // Assess
+          const messages = truth.map((f) => f.data);
+          expect(messages.map((m) => m.seq)).toEqual(messages.map((_, i) => i));
+          expect(messages.filter(isTerminal)).toHaveLength(1);
+          for (const { before, after } of views) {
+            const got = [...before, ...after];
+            expect(got.map((f) => f.data)).toEqual(messages);
+            expect(got.map((f) => Number(f.id))).toEqual(messages.map((m) => m.seq));
+          }
+        },
+      ),
+      { numRuns: 5 },
+    );
+
+    async function follow(sessionId: string, runId: string, k: number, byQuery: boolean) {
+      const path = `/sessions/${sessionId}/runs/${runId}/events`;
+      const abort = new AbortController();
+      const first = await sse(stack, 'wr-erin', path, { signal: abort.signal });
+      const before = await readFrames(first, (f) => Number(f.id) >= k, abort);
+      const last = before.at(-1)?.id ?? '';
+      if (before.some((f) => isTerminal(f.data))) return { before, after: [] };
+      const again = byQuery
+        ? await sse(stack, 'wr-erin', `${path}?lastEventId=${last}`)
+        : await sse(stack, 'wr-erin', path, { headers: { 'last-event-id': last } });
+      return { before, after: await readFrames(again) };
+    }
   }, 300_000);
 
   it('a finished run is replayed from storage alone, from any seq', async () => {
@@ -269,6 +322,29 @@ describe('WebSocket reconnect: subscribe with runId and afterSeq', () => {
     );
   });
 });
+
+/** An SSE request to the stream function as `principal`. */
+async function sse(
+  stack: { streamUrl: string; tokenFor(p: string): Promise<string> },
+  principal: string,
+  path: string,
+  init: {
+    method?: string;
+    body?: string;
+    headers?: Record<string, string>;
+    signal?: AbortSignal;
+  } = {},
+): Promise<Response> {
+  return fetch(`${stack.streamUrl}${path}`, {
+    ...init,
+    headers: {
+      authorization: `Bearer ${await stack.tokenFor(principal)}`,
+      accept: 'text/event-stream',
+      'content-type': 'application/json',
+      ...init.headers,
+    },
+  });
+}
 
 /** The requester's view, attached once its run id is known (its events may come first). */
 class RunViewLater {
