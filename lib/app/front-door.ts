@@ -13,7 +13,7 @@ import { processIdKey, ServerIds } from './ids.js';
 import { asJson } from './jobs/run-log.js';
 import { runRecorded, type SyncRunDeps } from './jobs/sync-run.js';
 import { AccessPolicy, type SessionLife } from './policy.js';
-import type { FrontDoorDeps, JobQueue, SubscriptionFormat, TurnRunner } from './ports.js';
+import type { FrontDoorDeps, JobQueue, SentSeqs, SubscriptionFormat, TurnRunner } from './ports.js';
 import { CLAIM_MARGIN_MS, MAX_TURN_MS, publicRun, RunRecords, type RunRef } from './run-records.js';
 import { checkId } from './validation.js';
 
@@ -290,11 +290,12 @@ export class FrontDoor {
         ...bindingOf(session),
       };
       // A session cleared meanwhile is created again in the incarnation the record carries.
-      return this.#recorded(ref, { timeoutMs }, (signal) =>
+      return this.#recorded(ref, { timeoutMs }, (signal, sent) =>
         turns.run(request.agent, sessionId, request.input, {
           runId,
           principal,
           signal,
+          sent,
           ...(incarnation ? { incarnation } : {}),
         }),
       );
@@ -347,8 +348,8 @@ export class FrontDoor {
     const paused = await this.#paused(session, runId);
     const ref = { runId, sessionId, agent: paused.agent, ...bindingOf(session) };
     const turn = () =>
-      this.#recorded(ref, { timeoutMs, resume: true }, (signal) =>
-        turns.resume(sessionId, runId, request.decisions, { principal: actor, signal }),
+      this.#recorded(ref, { timeoutMs, resume: true }, (signal, sent) =>
+        turns.resume(sessionId, runId, request.decisions, { principal: actor, signal, sent }),
       );
     return request.channel === 'approvals' ? turn() : this.#admitHere(principal, timeoutMs, turn);
   }
@@ -395,7 +396,7 @@ export class FrontDoor {
   #recorded(
     ref: RunRef,
     options: { timeoutMs: number | undefined; resume?: boolean },
-    turn: (signal: AbortSignal | undefined) => Promise<Reply>,
+    turn: (signal: AbortSignal | undefined, sent: SentSeqs) => Promise<Reply>,
   ): Promise<Reply> {
     const { sessions, pausedRuns, redact } = this.#deps;
     const deps: SyncRunDeps = {
