@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ClientMessageSchema } from '../../../lib/transport/protocol.js';
 import { SeqOrder } from '../../../lib/transport/index.js';
+import { ClientMessageSchema } from '../../../lib/transport/protocol.js';
 
 const message = (seq: number, last: number) => ({
   seq,
