@@ -5,11 +5,10 @@ import type { JsonValue, SessionData } from '../../core/session.js';
 import { EventBatcher } from '../../transport/batcher.js';
 import { emitBatches } from '../../transport/delivery.js';
 import type { EventsMessage, TurnJob } from '../../transport/protocol.js';
-import type { UsageTally } from '../fair-use.js';
-import type { JobLogger, JobPorts } from '../ports/jobs.js';
 import type { RunRecord } from '../ports/run-records.js';
 import { REFUSED_RESUME } from '../run-records.js';
 import { afterTurn } from './after-turn.js';
+import type { JobContext, JobResult, Outcome } from './job-context.js';
 import { asJson, RunLog } from './run-log.js';
 import {
   closeQuietly,
@@ -23,12 +22,7 @@ import {
 import { continuingSeq, storedFirst } from './stored-events.js';
 import { finished, storedEarlier, storedReply } from './stored-turn.js';
 
-export type Outcome = Extract<StreamEvent, { type: 'run-finished' | 'run-paused' | 'run-error' }>;
-
-/** How an attempt ended: done (the job is complete), or to be retried soon. */
-export type JobResult =
-  | { readonly done: true; readonly status: string }
-  | { readonly done: false; readonly reason: string };
+export type { JobContext, JobResult, Outcome };
 
 /** Failures a later attempt may not meet; retried while receives remain, before any terminal event. */
 const RETRYABLE = new Set([
@@ -40,25 +34,6 @@ const RETRYABLE = new Set([
 ]);
 /** A second resume of a run: the first (or an earlier attempt of this job) owns its outcome. */
 const REFUSED = REFUSED_RESUME;
-
-export interface JobContext {
-  /** Where the job runs: the runtime, the run records, delivery, announcements, metrics. */
-  readonly ports: JobPorts;
-  readonly job: TurnJob;
-  readonly logger?: JobLogger | undefined;
-  /** Aborted a safe margin before the function's deadline (reason: RunTimeout). */
-  readonly signal: AbortSignal;
-  /** Epoch ms after which post-turn steps stop retrying. */
-  readonly until: number;
-  /** This is the message's last receive: a retryable failure is reported, not retried. */
-  readonly lastAttempt: boolean;
-  /** The message was received before: an earlier attempt may have stored the turn and died. */
-  readonly redelivered: boolean;
-  /** About when a retried job comes back (announced in `run-retrying`). */
-  readonly retryInSeconds?: number;
-  /** Fair use: the attempt's model tokens, from its events (lib/app/fair-use.ts). */
-  readonly usage?: UsageTally;
-}
 
 /**
  * One attempt of a run or resume job. Never throws once the turn's outcome is known (the turn

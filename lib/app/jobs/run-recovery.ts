@@ -5,8 +5,8 @@ import type { Delivery } from '../../transport/delivery.js';
 import type { PipelineMetric } from '../ports/jobs.js';
 import { type RunRecord, runNextSeq, terminalEventOf } from '../ports/run-records.js';
 import { afterTurn } from './after-turn.js';
+import type { JobContext, JobResult, Outcome } from './job-context.js';
 import { awaitRunEnd } from './run-end.js';
-import type { JobContext, JobResult, Outcome } from './run-job.js';
 import { asJson, type RunLog } from './run-log.js';
 import { continuingSeq, storedFirst } from './stored-events.js';
 
