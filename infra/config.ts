@@ -46,6 +46,8 @@ export interface KernelConfig extends DeploySettings {
   readonly logRetentionDays: number;
   readonly sessionTtlSeconds: number;
   readonly pausedRunTtlSeconds: number;
+  /** How long a run's streamed events are kept for reconnects (EVENTS_TTL_SECONDS). */
+  readonly eventsTtlSeconds: number;
   /**
    * How long the worker holds streamed events before sending a batch (EVENT_BATCH_MAX_DELAY_MS,
    * default 100): longer windows send fewer SQS messages and posts per token for more latency.
@@ -238,6 +240,7 @@ const ContextSchema = z.object({
   logRetentionDays: retention,
   sessionTtlSeconds: between(60, 10 * YEAR, 7 * 24 * 3600, 'a minute to ten years'),
   pausedRunTtlSeconds: between(60, 10 * YEAR, 24 * 3600, 'a minute to ten years'),
+  eventsTtlSeconds: between(60, 10 * YEAR, 24 * 3600, 'a minute to ten years'),
   eventBatchMaxDelayMs: z.coerce
     .number({ error: 'must be a whole number 1..1000 ms' })
     .int('must be a whole number 1..1000 ms')
@@ -367,6 +370,7 @@ export function configFromContext(context: Record<string, unknown>): KernelConfi
     logRetentionDays: c.logRetentionDays,
     sessionTtlSeconds: c.sessionTtlSeconds,
     pausedRunTtlSeconds: c.pausedRunTtlSeconds,
+    eventsTtlSeconds: c.eventsTtlSeconds,
     ...(c.eventBatchMaxDelayMs ? { eventBatchMaxDelayMs: c.eventBatchMaxDelayMs } : {}),
     corsOrigins: c.corsOrigins,
     retainTable: c.retainTable,

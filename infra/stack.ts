@@ -304,6 +304,7 @@ export class AgentKernelStack extends Stack {
       env('TABLE_NAME', this.table.table.tableName);
       env('SESSION_TTL_SECONDS', String(config.sessionTtlSeconds));
       env('PAUSED_RUN_TTL_SECONDS', String(config.pausedRunTtlSeconds));
+      env('EVENTS_TTL_SECONDS', String(config.eventsTtlSeconds));
       this.grantTable(fn, table);
     }
     const send = (flag: Access, queue: QueueName, variable: string) => {

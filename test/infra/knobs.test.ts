@@ -16,6 +16,7 @@ const refused: [key: string, value: unknown, message: RegExp][] = [
   ['logRetentionDays', 'forever', /logRetentionDays/],
   ['sessionTtlSeconds', 10, /sessionTtlSeconds: must be 60\.\./],
   ['pausedRunTtlSeconds', 1.5, /pausedRunTtlSeconds: must be a whole number/],
+  ['eventsTtlSeconds', 30, /eventsTtlSeconds: must be 60\.\./],
   ['eventBatchMaxDelayMs', 0, /eventBatchMaxDelayMs: must be 1\.\.1000 ms/],
   ['eventBatchMaxDelayMs', 1001, /eventBatchMaxDelayMs/],
   ['agentMemoryMb', 127, /agentMemoryMb: must be 128\.\.10240/],
