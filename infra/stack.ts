@@ -148,6 +148,7 @@ export class AgentKernelStack extends Stack {
         bundleAwsSdk: config.bundleAwsSdk,
         runtime: config.lambdaRuntime,
         tracing: config.tracing.backends,
+        modelParameter: config.modelSecret !== undefined && 'parameterName' in config.modelSecret,
       });
       this.functions.set(spec.name, fn);
       this.grantAccess(spec, fn.function, config);

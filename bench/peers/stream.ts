@@ -20,7 +20,7 @@ async function streamTurn(event: APIGatewayProxyEventV2, stream: Writable): Prom
   const key = { pk: `SESSION#${body.sessionId}`, sk: 'HEAD' };
   const session = await table().send(new GetCommand({ TableName: TABLE, Key: key }));
   const history = (session.Item?.items ?? []) as AgentInputItem[];
-  const result = await agentRunner().run(
+  const result = await (await agentRunner()).run(
     agent,
     [...history, { role: 'user', content: body.input }],
     {

@@ -29,7 +29,7 @@ export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
       const session = await table().send(new GetCommand({ TableName: TABLE, Key: key }));
       const history = (session.Item?.items ?? []) as AgentInputItem[];
       const input: AgentInputItem[] = [...history, { role: 'user', content: job.input }];
-      const result = await agentRunner().run(agent, input, { stream: true });
+      const result = await (await agentRunner()).run(agent, input, { stream: true });
       let batch: unknown[] = [];
       let seq = 0;
       const flush = async () => {
