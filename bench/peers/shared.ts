@@ -3,12 +3,13 @@
  * kernel's functions make theirs), a DynamoDB document client and one @connections client per
  * endpoint. Only what a careful hand-written Lambda would have; no logger but `console`.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+
 import {
   ApiGatewayManagementApiClient,
   GoneException,
   PostToConnectionCommand,
 } from '@aws-sdk/client-apigatewaymanagementapi';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 export const TABLE = process.env.TABLE_NAME ?? '';

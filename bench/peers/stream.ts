@@ -1,7 +1,7 @@
 /** A hand-written streaming function: one turn of the agent as server-sent events. */
 import type { Writable } from 'node:stream';
-import type { AgentInputItem } from '@openai/agents';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { AgentInputItem } from '@openai/agents';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { agent, agentRunner } from './agent.js';
 import { isRecord, TABLE, table } from './shared.js';

@@ -2,13 +2,14 @@
  * A hand-written worker: loads the session, streams a turn of the agent, sends its events in
  * batches to the events queue (or posts them straight to the requester), saves the session.
  */
-import type { AgentInputItem } from '@openai/agents';
+
 import {
   ChangeMessageVisibilityCommand,
   SendMessageBatchCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { AgentInputItem } from '@openai/agents';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { agent, agentRunner } from './agent.js';
 import { isRecord, post, TABLE, table } from './shared.js';
