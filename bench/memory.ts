@@ -9,7 +9,7 @@
  *
  *   npm run bench:memory            BENCH_TURNS=10 npm run bench:memory
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readdirSync, rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -25,12 +25,16 @@ import { BENCH_ENV, bundleFile, ROOT, scratchDir } from './bundle-tools.js';
 const TURNS = Number(process.env.BENCH_TURNS ?? 5);
 const TOKENS = Number(process.env.BENCH_TOKENS ?? 500);
 /** The worker per framework: its agents entry and the agent a job names. */
-const FRAMEWORKS: [framework: string, agents: string, agent: string][] = [
+const ALL_FRAMEWORKS: [framework: string, agents: string, agent: string][] = [
   ['openai', 'examples/demo/agents.ts', 'demo'],
   ['adk', 'examples/adk/agents.ts', 'weather'],
   ['strands', 'examples/strands/agents.ts', 'strands'],
   ['mastra', 'examples/mastra/agents.ts', 'Weather'],
 ];
+/** BENCH_FRAMEWORKS=openai,adk narrows the worker rows; BENCH_FUNCTIONS=none skips the imports. */
+const wanted = process.env.BENCH_FRAMEWORKS?.split(',');
+const FRAMEWORKS = ALL_FRAMEWORKS.filter(([name]) => !wanted || wanted.includes(name));
+const ONLY_FUNCTIONS = process.env.BENCH_FUNCTIONS?.split(',');
 
 /** One child: imports the bundle, then runs `turns` jobs through its handler; prints RSS. */
 const CHILD = `
@@ -46,7 +50,7 @@ for (let t = 0; t < turns; t++) {
     attributes: { ApproximateReceiveCount: '1', MessageGroupId: 'mem-session' },
     messageAttributes: {}, eventSource: 'aws:sqs', eventSourceARN: 'arn:aws:sqs:us-east-1:0:runs.fifo',
     awsRegion: 'us-east-1', md5OfBody: '' };
-  const out = await mod.handler({ Records: [record] }, { getRemainingTimeInMillis: () => 120000 });
+  const out = await mod.handler({ Records: [record] }, { getRemainingTimeInMillis: () => Number(process.env.BENCH_TURN_MS ?? 120000) });
   if (out?.batchItemFailures?.length) throw new Error('turn ' + t + ' failed');
   peaks.push(process.resourceUsage().maxRSS / 1024);
 }
@@ -59,14 +63,32 @@ interface Sample {
   peaks: number[];
 }
 
-function child(file: string, env: NodeJS.ProcessEnv, turns = 0, agent = ''): Sample {
-  const out = spawnSync(
+/** Async: dynalite and the model server live in this process and must keep answering. */
+function child(file: string, env: NodeJS.ProcessEnv, turns = 0, agent = ''): Promise<Sample> {
+  const proc = spawn(
     process.execPath,
     ['--input-type=module', '-e', CHILD, file, String(turns), agent],
-    { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 600_000 },
+    {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
   );
-  if (out.status !== 0) throw new Error(`${file}: ${out.stderr.slice(-2000)}`);
-  return JSON.parse(out.stdout) as Sample;
+  let stdout = '';
+  let stderr = '';
+  proc.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+  });
+  proc.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  return new Promise((resolve, reject) => {
+    proc.on('exit', (code) => {
+      // The handler's log lines share stdout: the sample is the last JSON object.
+      const at = stdout.lastIndexOf('{"afterImport"');
+      if (code !== 0 || at < 0) reject(new Error(`${file}: exit ${code}: ${stderr.slice(-1500)}`));
+      else resolve(JSON.parse(stdout.slice(at)) as Sample);
+    });
+  });
 }
 
 const out = scratchDir();
@@ -91,11 +113,12 @@ try {
   const names = readdirSync(join(ROOT, 'functions'))
     .filter((f) => f.endsWith('.ts'))
     .map((f) => f.slice(0, -3))
+    .filter((name) => !ONLY_FUNCTIONS || ONLY_FUNCTIONS.includes(name))
     .sort();
   for (const name of names) {
     const file = join(out, name, 'index.mjs');
     await bundleFile({ entry: `functions/${name}.ts`, outfile: file, bundleAwsSdk: true });
-    const { afterImport } = child(file, env);
+    const { afterImport } = await child(file, env);
     const sized = sizedMemoryMb(afterImport);
     rows.push(
       `| ${name} | ${afterImport.toFixed(0)} MB | | | ${sized} MB | ${DEFAULT_MEMORY_MB[name] ?? '?'} MB |`,
@@ -105,7 +128,7 @@ try {
     const file = join(out, `worker-${framework}`, 'index.mjs');
     await bundleFile({ entry: 'functions/worker.ts', outfile: file, bundleAwsSdk: true, agents });
     const before = model.requests.length;
-    const { afterImport, peaks } = child(file, env, TURNS, agent);
+    const { afterImport, peaks } = await child(file, env, TURNS, agent);
     if (model.requests.length - before < TURNS)
       throw new Error(
         `worker (${framework}): ${model.requests.length - before} model calls for ${TURNS} turns`,
@@ -132,5 +155,5 @@ try {
 } finally {
   await model.close();
   await dynamo.stop();
-  rmSync(out, { recursive: true, force: true });
+  if (!process.env.BENCH_KEEP) rmSync(out, { recursive: true, force: true });
 }
