@@ -17,7 +17,8 @@
 import { fork } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { FUNCTIONS } from '../infra/functions.js';
+import { configFromContext } from '../infra/config.js';
+import { tunedFunctions } from '../infra/functions.js';
 import type { Counts, Measured } from './cost-measure.js';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 20);
@@ -49,7 +50,10 @@ export const PRICES = {
   httpApiRequest: 1.0 / 1e6, // per 512 KB request, first 300 million
 } as const;
 
-const MEMORY = new Map(FUNCTIONS.map((f) => [f.name as string, f.memorySize]));
+/** Each function's memory as a default deploy sizes it (infra/config-memory.ts). */
+const MEMORY = new Map(
+  tunedFunctions(configFromContext({})).map((f) => [f.name as string, f.memorySize]),
+);
 
 /** Quantities for 1,000 turns. */
 interface Usage {

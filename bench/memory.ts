@@ -39,15 +39,16 @@ const ONLY_FUNCTIONS = process.env.BENCH_FUNCTIONS?.split(',');
 /** One child: imports the bundle, then runs `turns` jobs through its handler; prints RSS. */
 const CHILD = `
 const file = process.argv[1], turns = Number(process.argv[2]), agent = process.argv[3];
+const id = agent + '-' + process.pid;
 const mb = (bytes) => bytes / 1024 / 1024;
 const mod = await import(file);
 const afterImport = mb(process.memoryUsage().rss);
 const peaks = [];
 for (let t = 0; t < turns; t++) {
-  const job = { kind: 'run', requestId: 'mem-' + t, principal: 'user-1', sessionId: 'mem-session',
-    runId: 'mem-run-' + t, enqueuedAt: Date.now(), agent, input: 'Tell me a long story.' };
+  const job = { kind: 'run', requestId: id + '-' + t, principal: 'user-1', sessionId: id,
+    runId: id + '-run-' + t, enqueuedAt: Date.now(), agent, input: 'Tell me a long story.' };
   const record = { messageId: 'm' + t, receiptHandle: 'r' + t, body: JSON.stringify(job),
-    attributes: { ApproximateReceiveCount: '1', MessageGroupId: 'mem-session' },
+    attributes: { ApproximateReceiveCount: '1', MessageGroupId: id },
     messageAttributes: {}, eventSource: 'aws:sqs', eventSourceARN: 'arn:aws:sqs:us-east-1:0:runs.fifo',
     awsRegion: 'us-east-1', md5OfBody: '' };
   const out = await mod.handler({ Records: [record] }, { getRemainingTimeInMillis: () => Number(process.env.BENCH_TURN_MS ?? 120000) });

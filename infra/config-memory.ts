@@ -14,14 +14,22 @@ export function sizedMemoryMb(peakRssMb: number): number {
   return Math.max(MIN_MB, Math.ceil((peakRssMb * HEADROOM) / STEP_MB) * STEP_MB);
 }
 
-/** The functions that run agents (worker, http, invoke, stream): `-c agentMemoryMb` overrides. */
+/**
+ * The worker: sized from the heaviest framework's peak (docs/scaling.md); `-c workerMemoryMb`
+ * overrides. It spends its turns waiting on the model, so its GB-seconds are most of the bill.
+ */
+export const WORKER_MEMORY_MB = 512;
+/**
+ * The other functions that run agents (http, invoke, stream): a client waits on each of their
+ * cold starts, so they keep a full GB's CPU; `-c agentMemoryMb` overrides.
+ */
 export const AGENT_MEMORY_MB = 1024;
 /** The functions that never run an agent. */
 export const SMALL_MEMORY_MB = 256;
 
 /** What each function gets by default (the bench prints it beside what it measured). */
 export const DEFAULT_MEMORY_MB: Record<string, number> = {
-  worker: AGENT_MEMORY_MB,
+  worker: WORKER_MEMORY_MB,
   http: AGENT_MEMORY_MB,
   invoke: AGENT_MEMORY_MB,
   stream: AGENT_MEMORY_MB,

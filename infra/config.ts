@@ -10,6 +10,7 @@ import {
   secretName,
   YEAR,
 } from './config-fields.js';
+import { AGENT_MEMORY_MB, WORKER_MEMORY_MB } from './config-memory.js';
 import { type QuotaSettings, quotaLimit, quotasFromContext } from './config-quotas.js';
 import { TRACING_BACKENDS, type TracingSettings, tracingFromContext } from './config-tracing.js';
 import {
@@ -87,6 +88,8 @@ export interface KernelConfig extends DeploySettings {
   readonly playground?: boolean;
   /** Memory (MB) of the functions that run agents (invoke, http, worker). */
   readonly agentMemoryMb: number;
+  /** Memory (MB) of the worker (infra/config-memory.ts: sized from bench:memory). */
+  readonly workerMemoryMb: number;
   /** The worker's timeout (s); the run queue's visibility is six times it. */
   readonly workerTimeoutSeconds: number;
   /** Messages per fan-out invocation (events queue batch size). */
@@ -175,7 +178,8 @@ const ContextSchema = z.object({
   lambdaRuntime: z
     .enum(['nodejs24.x', 'nodejs22.x'], 'must be nodejs24.x or nodejs22.x')
     .default(DEFAULT_LAMBDA_RUNTIME),
-  agentMemoryMb: between(128, 10_240, 1024, "Lambda's memory range, MB"),
+  agentMemoryMb: between(128, 10_240, AGENT_MEMORY_MB, "Lambda's memory range, MB"),
+  workerMemoryMb: between(128, 10_240, WORKER_MEMORY_MB, "Lambda's memory range, MB"),
   // Lambda allows 900 s; below 60 s the run deadline margin (20 s) leaves a turn too little.
   workerTimeoutSeconds: between(60, 900, 900, "Lambda's 900 s limit; 60 s for the deadline margin"),
   // Absent: sized for accountConcurrency (deploy-config.ts).
@@ -289,6 +293,7 @@ export function configFromContext(context: Record<string, unknown>): KernelConfi
     ...(c.playground ? { playground: true } : {}),
     lambdaRuntime: c.lambdaRuntime,
     agentMemoryMb: c.agentMemoryMb,
+    workerMemoryMb: c.workerMemoryMb,
     workerTimeoutSeconds: c.workerTimeoutSeconds,
     fanoutBatchSize: c.fanoutBatchSize,
     maxReceiveCount: c.maxReceiveCount,
