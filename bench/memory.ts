@@ -29,7 +29,7 @@ const ALL_FRAMEWORKS: [framework: string, agents: string, agent: string][] = [
   ['openai', 'examples/demo/agents.ts', 'demo'],
   ['adk', 'examples/adk/agents.ts', 'weather'],
   ['strands', 'examples/strands/agents.ts', 'strands'],
-  ['mastra', 'examples/mastra/agents.ts', 'Weather'],
+  ['mastra', 'examples/mastra/agents.ts', 'weather'],
 ];
 /** BENCH_FRAMEWORKS=openai,adk narrows the worker rows; BENCH_FUNCTIONS=none skips the imports. */
 const wanted = process.env.BENCH_FRAMEWORKS?.split(',');
@@ -110,7 +110,15 @@ try {
     WEBSOCKET_ENDPOINT: 'http://127.0.0.1:9',
     ...offlineModelEnv({}, model.url),
   };
-  const rows: string[] = [];
+  console.log(
+    `memory: each bundle (infra/bundling.ts) in a fresh Node ${process.version} process; the worker runs ${TURNS} turns of one session (${TOKENS}-token answers) against dynalite and the scripted model server, delivery direct`,
+  );
+  console.log(
+    '| function | RSS after cold import | peak RSS over the turns | growth per turn | sized (infra/config-memory.ts rule) | default deployed |',
+  );
+  console.log('|---|---|---|---|---|---|');
+  // Each row as it is measured: a failure later keeps what was printed.
+  const rows = { push: (row: string) => console.log(row) };
   const names = readdirSync(join(ROOT, 'functions'))
     .filter((f) => f.endsWith('.ts'))
     .map((f) => f.slice(0, -3))
@@ -140,14 +148,6 @@ try {
       `| worker (${framework}) | ${afterImport.toFixed(0)} MB | ${peak.toFixed(0)} MB | +${growth.toFixed(1)} MB | ${sizedMemoryMb(peak)} MB | ${DEFAULT_MEMORY_MB.worker} MB |`,
     );
   }
-  console.log(
-    `memory: each bundle (infra/bundling.ts) in a fresh Node ${process.version} process; the worker runs ${TURNS} turns of one session (${TOKENS}-token answers) against dynalite and the scripted model server, delivery direct`,
-  );
-  console.log(
-    '| function | RSS after cold import | peak RSS over the turns | growth per turn | sized (infra/config-memory.ts rule) | default deployed |',
-  );
-  console.log('|---|---|---|---|---|---|');
-  for (const row of rows) console.log(row);
   console.log(
     `load average ${loadavg()
       .map((l) => l.toFixed(1))

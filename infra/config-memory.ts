@@ -15,10 +15,10 @@ export function sizedMemoryMb(peakRssMb: number): number {
 }
 
 /**
- * The worker: sized from the heaviest framework's peak (docs/scaling.md); `-c workerMemoryMb`
+ * The worker: sized from the heaviest framework's peak (Mastra, 188 MB: docs/scaling.md); `-c workerMemoryMb`
  * overrides. It spends its turns waiting on the model, so its GB-seconds are most of the bill.
  */
-export const WORKER_MEMORY_MB = 512;
+export const WORKER_MEMORY_MB = 320;
 /**
  * The other functions that run agents (http, invoke, stream): a client waits on each of their
  * cold starts, so they keep a full GB's CPU; `-c agentMemoryMb` overrides.
