@@ -91,6 +91,15 @@ export function startChildSpan(name: string, kind: SpanKind, attributes?: SpanAt
   return current.tracer.startSpan(name, attributes, { kind, parent: current.span });
 }
 
+/**
+ * `fn` with `span` (opened by `startChildSpan`) as the active span, so spans opened below nest
+ * under it; the caller records errors and ends it (a native tool span decides what failed).
+ */
+export function withChildSpan<T>(span: Span, fn: () => T): T {
+  const current = active.getStore();
+  return current && span !== NOOP_SPAN ? active.run({ tracer: current.tracer, span }, fn) : fn();
+}
+
 /** `fn` inside a child span that records its error and always ends. */
 export async function traceChild<T>(
   name: string,

@@ -16,6 +16,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import type { FrontDoor } from '../app/front-door.js';
+import { checkId } from '../app/validation.js';
 import { AgentKernelError } from '../core/errors.js';
 import type { ToolEffects } from '../core/journal.js';
 import type { Reply } from '../core/requests.js';
@@ -180,8 +181,10 @@ function serverFor({ door, principal, agents }: McpRequestOptions): Server {
     const request = loose as unknown as z.output<typeof CallToolRequestSchema>;
     const { name, arguments: args, _meta } = request.params;
     const key = _meta?.[MCP_IDEMPOTENCY_META_KEY];
-    const requestId = typeof key === 'string' ? { requestId: key } : {};
+    const requestId = key === undefined ? {} : { requestId: key as string };
     try {
+      // As the HTTP Idempotency-Key: the front door's id rule (checkId), a non-string included.
+      if (key !== undefined) checkId('idempotency key', key);
       if (name === RESUME_TOOL) {
         const { sessionId, runId, decisions } = parseArgs(ResumeArgs, name, args);
         return resultOf(

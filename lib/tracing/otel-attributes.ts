@@ -31,6 +31,8 @@ export const RENAMED: Record<string, readonly string[]> = {
   responseId: ['gen_ai.response.id'],
   responseModel: ['gen_ai.response.model'],
   serverAddress: ['server.address'],
+  serverPort: ['server.port'],
+  serverUrl: ['url.full'],
   inputTokens: ['gen_ai.usage.input_tokens'],
   outputTokens: ['gen_ai.usage.output_tokens'],
   tool: ['gen_ai.tool.name'],

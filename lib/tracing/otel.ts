@@ -29,6 +29,7 @@ import {
   type TraceContext,
 } from '../core/tracer.js';
 import { type TracingConfig, tracingConfigFromEnv } from './config.js';
+import { messagesJson, toGenAiMessages } from './genai-messages.js';
 import { type FlushableTracer, registerBuffering } from './multi.js';
 import {
   type AttributeOptions,
@@ -59,6 +60,15 @@ export interface OtelTracerOptions {
 /** Ids a child carries from its parent, so each span can be found by session or run alone. */
 const INHERITED = ['sessionId', 'runId', 'agent', 'framework', 'requestId'] as const;
 const MAX_PAYLOAD_CHARS = 32_000;
+const MESSAGES = { input: 'gen_ai.input.messages', output: 'gen_ai.output.messages' } as const;
+
+/** A model span's payload as the conventions' messages (role + parts), valid JSON within bounds. */
+function messagesOf(redacted: unknown, name: 'input' | 'output'): string {
+  // Not a list of messages (a runner's own shape): one text part carrying it.
+  const messages =
+    toGenAiMessages(redacted, name) ?? toGenAiMessages(JSON.stringify(redacted) ?? '', name) ?? [];
+  return messagesJson(messages, MAX_PAYLOAD_CHARS);
+}
 
 /**
  * The OpenTelemetry backend: our spans become OTel spans with the GenAI semantic conventions,
@@ -299,7 +309,9 @@ export class OtelSpan implements Span {
     const text = (typeof redacted === 'string' ? redacted : JSON.stringify(redacted)) ?? '';
     const clipped = text.length > MAX_PAYLOAD_CHARS ? text.slice(0, MAX_PAYLOAD_CHARS) : text;
     const traceloop = this.#host.attributeOptions.traceloop;
-    for (const key of payloadKeys(this.kind, name, traceloop)) this.span.setAttribute(key, clipped);
+    for (const key of payloadKeys(this.kind, name, traceloop)) {
+      this.span.setAttribute(key, key === MESSAGES[name] ? messagesOf(redacted, name) : clipped);
+    }
   }
 
   recordError(error: unknown): void {

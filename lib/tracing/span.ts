@@ -78,6 +78,8 @@ export class CloudWatchSpan implements Span {
   ended = false;
   #payload: Record<string, unknown> | undefined;
   readonly #host: SpanHost;
+  /** A segment though it continues a remote parent (`parent_id` links it to the sender). */
+  readonly ownSegment: boolean = false;
 
   constructor(host: SpanHost, name: string, attributes: SpanAttributes, options: SpanOptions) {
     this.#host = host;
@@ -96,6 +98,10 @@ export class CloudWatchSpan implements Span {
       this.sampled = remote ? remote.sampled : host.sampled();
       this.parentId = remote?.parentId;
       this.ids = {};
+      // A queue message's consumer off Lambda (the local stack's worker) has no facade segment
+      // to hang under: it is a segment of its own, linked to the sender, so a node of its own.
+      this.ownSegment =
+        options.role === 'consumer' && remote !== undefined && host.lambdaTrace() === undefined;
     }
     const ownsMetrics = !parent || this.kind === 'run';
     this.owner = ownsMetrics || !parent ? this : parent.owner;
@@ -175,20 +181,37 @@ export class CloudWatchSpan implements Span {
       else metadata[key] = safe;
     }
     if (this.#payload) Object.assign(metadata, this.#payload);
-    const isSegment = !this.parent && !this.parentId;
+    const isSegment = !this.parent && (!this.parentId || this.ownSegment);
+    // A model call's remote node is named after its host (X-Ray's service map), with its URL.
+    const host = this.kind === 'model' ? this.attributes.serverAddress : undefined;
     const doc: SegmentDocument = {
-      name: isSegment ? this.#host.serviceName : xrayName(this.name),
+      name: isSegment
+        ? this.#host.serviceName
+        : xrayName(typeof host === 'string' ? host : this.name),
       id: this.id,
       trace_id: this.traceId,
       start_time: this.startTime,
       end_time: this.startTime + this.durationMs / 1000,
-      ...(isSegment ? {} : { type: 'subsegment', parent_id: this.parent?.id ?? this.parentId }),
+      ...(isSegment
+        ? this.parentId
+          ? { parent_id: this.parentId }
+          : {}
+        : { type: 'subsegment', parent_id: this.parent?.id ?? this.parentId }),
       ...namespaceOf(this.kind),
       annotations,
     };
     if (Object.keys(metadata).length > 0) doc.metadata = { agent_kernel: metadata };
     if (isSegment) annotations.span = xrayName(this.name);
     if (this.kind === 'aws') doc.aws = awsBlock(this.attributes);
+    if (typeof host === 'string') {
+      const url = this.attributes.serverUrl;
+      doc.http = {
+        request: {
+          method: 'POST',
+          url: redactor.string(typeof url === 'string' ? url : `https://${host}`),
+        },
+      };
+    }
     if (this.error) {
       const { code, ...exception } = this.error;
       Object.assign(doc, errorFlags(this.error));

@@ -71,6 +71,11 @@ export const ERROR_CODES = {
     source: 'front',
     meaning: 'A page size (`limit`) is not a whole number from 1 to 100 (HTTP 400).',
   },
+  'run-not-cancelable': {
+    source: 'front',
+    meaning:
+      'The run is not waiting for decisions (it runs elsewhere or has ended): only a paused run can be cancelled (A2A `tasks/cancel`, HTTP 409).',
+  },
   // runtime: the request was valid but the run could not start or failed
   'agent-not-found': { source: 'runtime', meaning: 'No agent with that name is deployed.' },
   'invalid-request': { source: 'runtime', meaning: 'The run input was refused by the runtime.' },

@@ -15,6 +15,7 @@ import type { Deployment } from '../wiring/deployment.js';
 import { createAuthorizerHandler } from './authorizer.js';
 import type { HttpEvent } from './http-api.js';
 import { bodyOf, idempotencyKey } from './http-body.js';
+import { a2aRoute } from './stream-a2a.js';
 import { agUiRun } from './stream-ag-ui.js';
 import { mcpRoute } from './stream-mcp.js';
 import { servePlayground } from './stream-playground.js';
@@ -105,11 +106,12 @@ async function route(
   const method = event.requestContext.http.method;
   const path = event.rawPath.split('/').filter(Boolean).join('/');
   if (path === 'mcp') return mcpRoute(deployed, event, principal, out, redact);
+  const parts = path.split('/');
+  if (parts[0] === 'a2a') return a2aRoute(deployed, event, principal, out, redact, parts);
   if (method === 'POST' && path === 'ag-ui') {
     const request = { body: bodyOf(event), principal, ...idempotencyKey(event) };
     return agUiRun(deployed, request, out, redact);
   }
-  const parts = path.split('/');
   if (method === 'GET' && parts.length === 5 && parts[0] === 'sessions' && parts[4] === 'events') {
     if (!acceptsEventStream(event)) {
       throw new InvalidRequest('This endpoint streams: send `Accept: text/event-stream`.');

@@ -33,6 +33,7 @@ const STATUS: Record<string, number> = {
   'session-conflict': 409,
   'session-busy': 409,
   'run-already-resumed': 409,
+  'run-not-cancelable': 409,
   'request-in-progress': 409,
   'request-conflict': 409,
   'model-rate-limited': 429,

@@ -13,6 +13,7 @@ import {
   guardNativeTool,
   unknownOutcomeError,
 } from '../../tools/guard.js';
+import { traceNativeTool, tracingActive } from '../base/native-tool-span.js';
 
 /** Tools exported from a ToolSpec: the executor guards their calls. */
 const executorTools = new WeakSet<object>();
@@ -34,7 +35,9 @@ type FunctionToolInternals = { execute: Execute; requireConfirmation: Confirm };
  * across the run's attempts (`guardNativeTool`, keyed by ADK's `functionCallId`) and only its
  * body is guarded, so ADK's own confirmation gate still asks before it. A tool declared
  * `onUnknownOutcome: 'pause'` whose call an earlier attempt left unfinished asks at that gate
- * (`asksToRunAgain`). Without a journal in the tool context every wrapper only forwards.
+ * (`asksToRunAgain`). In a traced run each call is a `tool` span (ADK hands the model an
+ * error response for a throw: the span records the failure). Neither journal nor tracing: the
+ * wrappers only forward.
  */
 export function guardAgentTools(agent: BaseAgent): void {
   if (isLlmAgent(agent)) {
@@ -49,13 +52,13 @@ function guardTool(tool: BaseTool): void {
   if (!isFunctionTool(tool)) {
     const runAsync = tool.runAsync.bind(tool);
     tool.runAsync = (request) =>
-      guarded(tool, request.toolContext?.functionCallId, () => runAsync(request));
+      guarded(tool, request.toolContext?.functionCallId, request.args, () => runAsync(request));
     return;
   }
   const internals = tool as unknown as FunctionToolInternals;
   const execute = internals.execute;
   internals.execute = (input, context) =>
-    guarded(tool, context?.functionCallId, () => execute(input, context));
+    guarded(tool, context?.functionCallId, input, () => execute(input, context));
   const confirm = internals.requireConfirmation;
   internals.requireConfirmation = async (input, context) => {
     if (asksToRunAgain(context?.functionCallId, effectsOf(tool))) return true;
@@ -66,19 +69,25 @@ function guardTool(tool: BaseTool): void {
 async function guarded(
   tool: BaseTool,
   callId: string | undefined,
+  input: unknown,
   run: () => unknown,
 ): Promise<unknown> {
-  if (!tryToolContext()?.journal) return run();
-  const effects = effectsOf(tool);
-  try {
-    return await guardNativeTool(
-      { callId, tool: tool.name, ...(effects ? { effects } : {}) },
-      async () => await run(),
-    );
-  } catch (err) {
-    // Not run again: the model reads why, as it reads a ToolSpec tool's failure.
-    const visible = unknownOutcomeError(err);
-    if (visible) return visible;
-    throw err;
-  }
+  const journaled = !!tryToolContext()?.journal;
+  if (!journaled && !tracingActive()) return run();
+  return traceNativeTool({ tool: tool.name, callId, input }, async (fail) => {
+    if (!journaled) return await run();
+    const effects = effectsOf(tool);
+    try {
+      return await guardNativeTool(
+        { callId, tool: tool.name, ...(effects ? { effects } : {}) },
+        async () => await run(),
+      );
+    } catch (err) {
+      // Not run again: the model reads why, as it reads a ToolSpec tool's failure.
+      const visible = unknownOutcomeError(err);
+      if (!visible) throw err;
+      fail(err);
+      return visible;
+    }
+  });
 }

@@ -1,5 +1,6 @@
 import type { LanguageModel, LanguageModelMiddleware } from 'ai';
 import { activeSpan, type Span, startChildSpan } from '../../core/tracer.js';
+import { providerModelEndpoint } from '../base/model-endpoint.js';
 import { wrapped } from './model-journal.js';
 
 // The provider-level (v4) types, derived from `ai` so no undeclared package is imported.
@@ -73,6 +74,7 @@ export class AiSdkModelSpans {
       model: model.modelId,
       provider: model.provider,
       ...(streamed ? { streamed } : {}),
+      ...providerModelEndpoint(model),
     });
     span.setPayload('input', () => promptSummary(params.prompt));
     this.#open.add(span);

@@ -8,6 +8,7 @@ import {
   guardNativeTool,
   unknownOutcomeError,
 } from '../../tools/guard.js';
+import { traceNativeTool, tracingActive } from '../base/native-tool-span.js';
 
 /** Tools exported from a ToolSpec: the executor guards their calls. */
 const executorTools = new WeakSet<object>();
@@ -23,19 +24,21 @@ export function markExecutorTool<T extends object>(tool: T, effects?: ToolEffect
  * the run's attempts, keyed by the SDK's `toolCallId`, with `ctx.idempotencyKey` bound. A new
  * record per run (the agent's own tools are not changed). ToolSpec tools (the executor guards
  * them) get only the gate of a call to run again; tools without `execute` pass as they are.
- * Without a journal the set is returned as given.
+ * In a traced run each native call is a `tool` span (the SDK turns a throw into a `tool-error`
+ * part, so the span is the only record of the failure). Neither journal nor tracing: as given.
  */
 export function guardedToolSet(tools: ToolSet | undefined): ToolSet | undefined {
-  if (!tools || !tryToolContext()?.journal) return tools;
+  const journaled = !!tryToolContext()?.journal;
+  if (!tools || !(journaled || tracingActive())) return tools;
   return Object.fromEntries(
-    Object.entries(tools).map(([name, tool]) => [name, guarded(name, tool)]),
+    Object.entries(tools).map(([name, tool]) => [name, guarded(name, tool, journaled)]),
   );
 }
 
 /** One tool of a set, as the SDK types a set's members. */
 type SetTool = ToolSet[string];
 
-function guarded(name: string, tool: SetTool): SetTool {
+function guarded(name: string, tool: SetTool, journaled: boolean): SetTool {
   const execute = tool.execute;
   if (!execute) return tool;
   const effects = effectsOf(tool);
@@ -51,22 +54,29 @@ function guarded(name: string, tool: SetTool): SetTool {
   if (executorTools.has(tool)) {
     return effects?.onUnknownOutcome === 'pause' ? ({ ...tool, needsApproval } as Tool) : tool;
   }
+  type Options = Parameters<typeof execute>[1];
+  const run = async (input: unknown, options: Options, fail: (error: unknown) => void) => {
+    if (!journaled) return execute.call(tool, input, options);
+    try {
+      return await guardNativeTool(
+        { callId: options.toolCallId, tool: name, ...(effects ? { effects } : {}) },
+        async () => settle(await execute.call(tool, input, options)),
+      );
+    } catch (err) {
+      // Not run again: the model reads why, as it reads a ToolSpec tool's failure.
+      const visible = unknownOutcomeError(err);
+      if (!visible) throw err;
+      fail(err);
+      return visible;
+    }
+  };
   return {
     ...tool,
-    needsApproval,
-    execute: async (input: unknown, options: Parameters<typeof execute>[1]) => {
-      try {
-        return await guardNativeTool(
-          { callId: options.toolCallId, tool: name, ...(effects ? { effects } : {}) },
-          async () => settle(await execute.call(tool, input, options)),
-        );
-      } catch (err) {
-        // Not run again: the model reads why, as it reads a ToolSpec tool's failure.
-        const visible = unknownOutcomeError(err);
-        if (visible) return visible;
-        throw err;
-      }
-    },
+    ...(journaled ? { needsApproval } : {}),
+    execute: (input: unknown, options: Options) =>
+      traceNativeTool({ tool: name, callId: options.toolCallId, input }, (fail) =>
+        run(input, options, fail),
+      ),
   } as SetTool;
 }
 

@@ -127,7 +127,8 @@ export class LangGraphRunner implements Runner<LangGraphAgentDefinition> {
       durable && ((snapshot) => durable.record(snapshot)),
     );
     const graph = withSaver(input.agent.native, saver);
-    if (durable) guardGraphTools(graph);
+    // Native tools behind the journal and, in a traced run, in `tool` spans.
+    if (durable || activeSpan()) guardGraphTools(graph);
     const mapper = new LangGraphEventMapper(input.runId);
     const config = { configurable: { ...configurable, thread_id: THREAD } };
     // One `model` span per model call, under the run's span (none when not traced).

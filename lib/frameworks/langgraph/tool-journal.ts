@@ -9,6 +9,7 @@ import {
   unknownOutcomeError,
   unknownOutcomeId,
 } from '../../tools/guard.js';
+import { traceNativeTool, tracingActive } from '../base/native-tool-span.js';
 import { UnguardedToolCall } from './errors.js';
 import { rerunInterrupt, SpecTool } from './tools.js';
 
@@ -24,7 +25,7 @@ type Guardable = StructuredToolInterface & { _call?: CallFn; [GUARDED]?: true };
  * any other tool the run calls (from a custom node), behind the run's journal: each call runs at most once across attempts, keyed by the model's
  * tool call id (`config.toolCall.id`), with `ctx.idempotencyKey` bound. ToolSpec tools
  * (`SpecTool`) are skipped: the executor guards them. A tool's `_call` is wrapped in place, once;
- * outside a journaled run the wrapper only forwards. A call without a tool call id is refused
+ * in a traced run each call is a `tool` span. A call without a tool call id is refused
  * (`UnguardedToolCall`) unless the tool is declared read-only.
  */
 export function guardGraphTools(graph: unknown, seen = new Set<unknown>()): void {
@@ -52,7 +53,7 @@ function guardEveryToolCall(): void {
   const proto = StructuredTool.prototype as unknown as { call: (...args: unknown[]) => unknown };
   const call = proto.call;
   proto.call = function (this: Guardable, ...args: unknown[]) {
-    if (tryToolContext()?.journal) guard(this);
+    if (tryToolContext()?.journal || tracingActive()) guard(this);
     return call.apply(this, args);
   };
 }
@@ -61,33 +62,50 @@ function guard(tool: Guardable): void {
   if (tool instanceof SpecTool || tool[GUARDED] || typeof tool._call !== 'function') return;
   const original = tool._call.bind(tool);
   tool[GUARDED] = true;
-  tool._call = async (input, runManager, config) => {
+  tool._call = (input, runManager, config) => {
     const callId = (config as { toolCall?: { id?: string } } | undefined)?.toolCall?.id;
-    const run = () => original(input, runManager, config);
-    // No call id (a custom node's `tool.invoke(args)`): nothing to recognise it by on a retry.
-    if (!callId && tryToolContext()?.journal && !effectsOf(tool)?.readOnly) {
-      throw new UnguardedToolCall(tool.name);
-    }
-    try {
-      return await guardedCall(tool, callId, run);
-    } catch (err) {
-      // The guard asks for a person; LangGraph pauses through its own interrupt().
-      if (
-        err instanceof ApprovalPending &&
-        callId &&
-        err.interruption.id === unknownOutcomeId(callId)
-      ) {
-        return askToRunAgain(tool, callId, input, run);
-      }
-      // Resumed with the person's "no" (the guard read it): the model reads the denial.
-      const decision = callId ? tryToolContext()?.decisions?.[unknownOutcomeId(callId)] : undefined;
-      if (decision?.status === 'denied') return denial(decision.message);
-      // Not run again: the model reads why (JSON in the ToolMessage, as a ToolSpec tool's error).
-      const visible = unknownOutcomeError(err);
-      if (visible) return JSON.stringify(visible);
-      throw err;
-    }
+    if (!tracingActive())
+      return journaledCall(tool, callId, input, () => original(input, runManager, config));
+    // A ToolNode turns a throw into an error ToolMessage: the span is the failure's record.
+    return traceNativeTool(
+      { tool: tool.name, callId, input },
+      (fail) => journaledCall(tool, callId, input, () => original(input, runManager, config), fail),
+      { isPause: isGraphInterrupt },
+    );
   };
+}
+
+async function journaledCall(
+  tool: Guardable,
+  callId: string | undefined,
+  input: unknown,
+  run: () => Promise<unknown>,
+  fail: (error: unknown) => void = () => {},
+): Promise<unknown> {
+  // No call id (a custom node's `tool.invoke(args)`): nothing to recognise it by on a retry.
+  if (!callId && tryToolContext()?.journal && !effectsOf(tool)?.readOnly) {
+    throw new UnguardedToolCall(tool.name);
+  }
+  try {
+    return await guardedCall(tool, callId, run);
+  } catch (err) {
+    // The guard asks for a person; LangGraph pauses through its own interrupt().
+    if (
+      err instanceof ApprovalPending &&
+      callId &&
+      err.interruption.id === unknownOutcomeId(callId)
+    ) {
+      return askToRunAgain(tool, callId, input, run);
+    }
+    // Resumed with the person's "no" (the guard read it): the model reads the denial.
+    const decision = callId ? tryToolContext()?.decisions?.[unknownOutcomeId(callId)] : undefined;
+    if (decision?.status === 'denied') return denial(decision.message);
+    // Not run again: the model reads why (JSON in the ToolMessage, as a ToolSpec tool's error).
+    const visible = unknownOutcomeError(err);
+    if (!visible) throw err;
+    fail(err);
+    return JSON.stringify(visible);
+  }
 }
 
 /**

@@ -1,4 +1,5 @@
 import { type Span, startChildSpan } from '../../core/tracer.js';
+import { providerModelEndpoint } from '../base/model-endpoint.js';
 import {
   type CallOptions,
   type GenerateResult,
@@ -16,6 +17,11 @@ import {
  */
 export class MastraModelSpans implements ModelLayer {
   readonly #open = new Set<Span>();
+  /**
+   * The agent's configured model, whose URL Mastra's wrapper hides: where its calls go
+   * (`server.address`), when it is a provider model with one.
+   */
+  configured: unknown;
 
   async generate(
     model: ModelV3,
@@ -63,6 +69,7 @@ export class MastraModelSpans implements ModelLayer {
       model: model.modelId,
       provider: model.provider,
       ...(streamed ? { streamed } : {}),
+      ...providerModelEndpoint(this.configured ?? model),
     });
     span.setPayload('input', () => promptSummary(options.prompt));
     this.#open.add(span);

@@ -216,6 +216,8 @@ export class MastraRunner implements Runner<MastraNativeAgent> {
     const traced = !!activeSpan();
     if (!journaled && !traced) return undefined;
     const given = await agent.getModel({ requestContext });
+    // Mastra's wrapper keeps the provider model private: the agent's own field has its URL.
+    spans.configured = (agent as { model?: unknown }).model;
     // A v2 (AI SDK 5) model as the v3 one; any other version (v1, v4) runs unjournaled.
     const model = isModelV2(given) ? v2AsV3<unknown>(given) : given;
     if (!isModelV3(model)) return undefined;

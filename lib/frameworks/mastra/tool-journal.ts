@@ -7,6 +7,7 @@ import {
   guardNativeTool,
   unknownOutcomeError,
 } from '../../tools/guard.js';
+import { traceNativeTool, tracingActive } from '../base/native-tool-span.js';
 import type { CallIndex } from './model-journal.js';
 
 /** Tools exported from a ToolSpec: the executor guards their calls. */
@@ -24,16 +25,18 @@ type Execute = (input: unknown, context: unknown) => unknown;
  * The agent's tools for one run: each native tool's `execute` runs at most once across the run's
  * attempts, keyed by the model's tool call id, with `ctx.idempotencyKey` bound. New objects per
  * run (the agent's own tools are not changed); ToolSpec tools are guarded by the executor (a
- * `pause` one gets the gate of a call to run again).
- * Undefined without a journal.
+ * `pause` one gets the gate of a call to run again). In a traced run each native call is a
+ * `tool` span (Mastra turns a throw into a `tool-error` chunk: the span records the failure).
+ * Undefined with neither a journal nor tracing.
  */
 export function guardedTools(
   tools: Record<string, unknown>,
   calls: CallIndex,
 ): Record<string, unknown> | undefined {
-  if (!tryToolContext()?.journal) return undefined;
+  const journaled = !!tryToolContext()?.journal;
+  if (!journaled && !tracingActive()) return undefined;
   return Object.fromEntries(
-    Object.entries(tools).map(([name, tool]) => [name, guarded(name, tool, calls)]),
+    Object.entries(tools).map(([name, tool]) => [name, guarded(name, tool, calls, journaled)]),
   );
 }
 
@@ -44,7 +47,7 @@ interface ApprovalFields {
   readonly requireApproval?: unknown;
 }
 
-function guarded(name: string, tool: unknown, calls: CallIndex): unknown {
+function guarded(name: string, tool: unknown, calls: CallIndex, journaled: boolean): unknown {
   if (typeof tool !== 'object' || tool === null) return tool;
   const execute = (tool as { execute?: Execute }).execute;
   if (typeof execute !== 'function') return tool;
@@ -53,11 +56,11 @@ function guarded(name: string, tool: unknown, calls: CallIndex): unknown {
   // A ToolSpec tool: the executor guards the call; approved at the gate, it runs once more.
   if (executorTools.has(tool) && !pause) return tool;
   const copy = Object.create(Object.getPrototypeOf(tool), Object.getOwnPropertyDescriptors(tool));
-  if (effects && pause) gateUnknownOutcomes(copy, name, effects, calls);
+  if (effects && pause && journaled) gateUnknownOutcomes(copy, name, effects, calls);
   if (executorTools.has(tool)) return copy;
-  copy.execute = async (input: unknown, context: unknown) => {
+  const run = async (input: unknown, context: unknown, fail: (error: unknown) => void) => {
     const callId = callIdOf(context);
-    if (callId === undefined) return execute.call(tool, input, context);
+    if (callId === undefined || !journaled) return execute.call(tool, input, context);
     try {
       return await guardNativeTool({ callId, tool: name, ...(effects ? { effects } : {}) }, () =>
         Promise.resolve(execute.call(tool, input, context)),
@@ -65,10 +68,15 @@ function guarded(name: string, tool: unknown, calls: CallIndex): unknown {
     } catch (err) {
       // Not run again: the model reads why, as it reads a ToolSpec tool's failure.
       const visible = unknownOutcomeError(err);
-      if (visible) return visible;
-      throw err;
+      if (!visible) throw err;
+      fail(err);
+      return visible;
     }
   };
+  copy.execute = (input: unknown, context: unknown) =>
+    traceNativeTool({ tool: name, callId: callIdOf(context), input }, (fail) =>
+      run(input, context, fail),
+    );
   return copy;
 }
 

@@ -67,8 +67,19 @@ function summary(message: Message): unknown {
   );
   if (calls.length > 0) out.calls = calls;
   const results = message.content.flatMap((block) =>
-    block.type === 'toolResultBlock' ? [{ callId: block.toolUseId, status: block.status }] : [],
+    block.type === 'toolResultBlock'
+      ? [{ callId: block.toolUseId, status: block.status, output: resultOutput(block.content) }]
+      : [],
   );
   if (results.length > 0) out.results = results;
   return out;
+}
+
+/** A tool result's content as the model reads it: texts and JSON values. */
+function resultOutput(content: readonly unknown[]): unknown {
+  const values = content.map((item) => {
+    const block = item as { text?: unknown; json?: unknown };
+    return block.text ?? block.json ?? null;
+  });
+  return values.length === 1 ? values[0] : values;
 }

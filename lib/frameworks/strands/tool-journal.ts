@@ -1,8 +1,11 @@
 import {
   type Agent,
   type AgentStreamEvent,
+  type ExecuteToolContext,
+  type ExecuteToolResult,
   ExecuteToolStage,
   JsonBlock,
+  type MiddlewareNext,
   ToolResultBlock,
   type ToolResultBlockData,
 } from '@strands-agents/sdk';
@@ -14,6 +17,7 @@ import {
   guardNativeTool,
   unknownOutcomeError,
 } from '../../tools/guard.js';
+import { NativeToolSpan, tracingActive } from '../base/native-tool-span.js';
 
 /** Tools exported from a ToolSpec: the executor guards their calls. */
 const executorTools = new WeakSet<object>();
@@ -45,25 +49,69 @@ export function needsApproval(tool: object | undefined): boolean {
 
 type Recorded = { toolResult: ToolResultBlockData };
 
+type Stage = ExecuteToolContext;
+type Next = MiddlewareNext<ExecuteToolContext, ExecuteToolResult, AgentStreamEvent>;
+type Steps = AsyncGenerator<AgentStreamEvent, ExecuteToolResult, undefined>;
+
+/** Strands' InterruptError (not exported): a tool's `context.interrupt()`, a pause. */
+const isInterrupt = (error: unknown) => (error as Error | undefined)?.name === 'InterruptError';
+
 /**
  * Native tools run at most once across the run's attempts: an `ExecuteToolStage` middleware puts
  * each execution under `guardNativeTool`, keyed by Strands' `toolUseId` with
  * `ctx.idempotencyKey` bound; a recorded outcome is returned without running, an unfinished one
- * reaches the model as `tool-outcome-unknown`. ToolSpec tools pass through (the executor guards
- * them), and so does every call when the run has no journal.
+ * reaches the model as `tool-outcome-unknown`. In a traced run each native call is a `tool`
+ * span: Strands makes a throw a `status: 'error'` result, which the span records as the failure
+ * (its `error`). ToolSpec tools pass through (the executor guards and traces them), and so does
+ * every call with neither a journal nor tracing.
  */
 export function guardTools(agent: Agent): void {
   agent.addMiddleware(ExecuteToolStage, async function* (ctx, next) {
     const tool = ctx.tool;
-    if (!tryToolContext()?.journal || !tool || executorTools.has(tool)) return yield* next(ctx);
-    const { toolUseId, name } = ctx.toolUse;
-    const effects = effectsOf(tool);
-    const entry = resumedEntry(ctx.agent, toolUseId);
-    // The tool's progress events wait for its outcome: the guard takes one async function.
-    const events: AgentStreamEvent[] = [];
-    let result: ToolResultBlock;
+    const journaled = !!tryToolContext()?.journal;
+    if (!tool || executorTools.has(tool) || !(journaled || tracingActive())) {
+      return yield* next(ctx);
+    }
+    const { toolUseId, name, input } = ctx.toolUse;
+    const span = new NativeToolSpan({ tool: name, callId: toolUseId, input });
     try {
-      const recorded = await guardNativeTool<Recorded>(
+      const out = journaled
+        ? yield* journaledCall(ctx, next, span)
+        : yield* stepped(ctx, next, span);
+      const { result } = out;
+      if (result.status === 'error' && !isInterrupt(result.error)) {
+        span.fail(result.error ?? new Error('The tool returned an error result.'));
+      }
+      span.succeed(result.toJSON());
+      return out;
+    } catch (err) {
+      span.threw(err, isInterrupt);
+      throw err;
+    }
+  });
+}
+
+/** The call's steps each run under its span, so spans the tool opens nest below it. */
+async function* stepped(ctx: Stage, next: Next, span: NativeToolSpan): Steps {
+  const run = next(ctx);
+  let step = await span.within(() => run.next());
+  while (!step.done) {
+    yield step.value;
+    step = await span.within(() => run.next());
+  }
+  return step.value;
+}
+
+async function* journaledCall(ctx: Stage, next: Next, span: NativeToolSpan): Steps {
+  const { toolUseId, name } = ctx.toolUse;
+  const effects = effectsOf(ctx.tool as object);
+  const entry = resumedEntry(ctx.agent, toolUseId);
+  // The tool's progress events wait for its outcome: the guard takes one async function.
+  const events: AgentStreamEvent[] = [];
+  let result: ToolResultBlock;
+  try {
+    const recorded = await span.within(() =>
+      guardNativeTool<Recorded>(
         {
           callId: toolUseId,
           tool: name,
@@ -79,21 +127,22 @@ export function guardTools(agent: Agent): void {
           }
           return step.value.result.toJSON() as Recorded;
         },
-      );
-      result = ToolResultBlock.fromJSON(recorded);
-    } catch (err) {
-      // Not run again: the model reads why, as it reads a ToolSpec tool's failure.
-      const visible = unknownOutcomeError(err);
-      if (!visible) throw err;
-      result = new ToolResultBlock({
-        toolUseId,
-        status: 'error',
-        content: [new JsonBlock({ json: visible as never })],
-      });
-    }
-    yield* events;
-    return { result };
-  });
+      ),
+    );
+    result = ToolResultBlock.fromJSON(recorded);
+  } catch (err) {
+    // Not run again: the model reads why, as it reads a ToolSpec tool's failure.
+    const visible = unknownOutcomeError(err);
+    if (!visible) throw err;
+    span.fail(err);
+    result = new ToolResultBlock({
+      toolUseId,
+      status: 'error',
+      content: [new JsonBlock({ json: visible as never })],
+    });
+  }
+  yield* events;
+  return { result };
 }
 
 /**

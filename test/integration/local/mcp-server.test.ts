@@ -260,6 +260,70 @@ describe('the MCP server on the stream function (local stack)', () => {
       -32000,
     ],
     ['a body over 1 MiB', JSON.stringify({ pad: 'x'.repeat(1_100_000) }), {}, 413, -32600],
+    [
+      'a numeric idempotency key',
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: {
+          name: 'demo',
+          arguments: { message: 'hi' },
+          _meta: { 'io.agent-kernel/idempotency-key': 7 },
+        },
+      }),
+      {},
+      200,
+      -32602,
+    ],
+    [
+      'an idempotency key with spaces',
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: {
+          name: 'demo',
+          arguments: { message: 'hi' },
+          _meta: { 'io.agent-kernel/idempotency-key': 'a b' },
+        },
+      }),
+      {},
+      200,
+      -32602,
+    ],
+    [
+      'a 300-char idempotency key',
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: {
+          name: 'demo',
+          arguments: { message: 'hi' },
+          _meta: { 'io.agent-kernel/idempotency-key': long },
+        },
+      }),
+      {},
+      200,
+      -32602,
+    ],
+    [
+      'an empty idempotency key',
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: {
+          name: 'demo',
+          arguments: { message: 'hi' },
+          _meta: { 'io.agent-kernel/idempotency-key': '' },
+        },
+      }),
+      {},
+      200,
+      -32602,
+    ],
   ];
 
   // The SDK's transport answers a message that is not JSON-RPC with -32700 (its choice, kept).

@@ -97,6 +97,9 @@ describe('one trace across ws-message, worker and fan-out (local stack)', () => 
     // The links: the job hangs under the ws-message span that queued it, each fan-out under the
     // job whose SendMessage carried its header (the SendMessage calls are spans of their own).
     expect(job?.parent_id).toBe(message?.id);
+    // The worker's job is its own node (a segment named after the worker), not a subsegment.
+    expect(job).toMatchObject({ name: 'worker' });
+    expect(job?.type).toBeUndefined();
     const sends = daemon.documents.filter((d) => d.parent_id === message?.id && d.name === 'SQS');
     expect(sends.map((d) => d.aws?.operation)).toEqual(['SendMessage']);
     for (const fanout of fanouts) {

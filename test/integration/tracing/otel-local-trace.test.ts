@@ -90,15 +90,18 @@ describe('one OTel trace across ws-message, worker and fan-out (local stack, clo
     }
     // Each function's service name is its resource.
     expect(new Set(spans.map((s) => s.resource['service.name'])).size).toBeGreaterThanOrEqual(3);
-    // The X-Ray side: the job's segment hangs under the ws-message one, in the same trace.
+    // The X-Ray side: the worker's job is a segment of its own (its own node, named after the
+    // worker), linked to the ws-message segment in the same trace.
     const xrayJob = await until(() =>
-      daemon.documents.find((d) => d.name === 'job' && d.annotations?.runId === runId),
+      daemon.documents.find((d) => d.annotations?.span === 'job' && d.annotations?.runId === runId),
     );
     const xrayMessage = daemon.documents.find((d) => d.id === xrayJob.parent_id);
     expect(xrayMessage).toMatchObject({
       trace_id: xrayJob.trace_id,
       annotations: { span: 'ws-message' },
     });
+    expect(xrayJob.type).toBeUndefined();
+    expect(xrayJob.name).not.toBe(xrayMessage?.name);
     // Different ids per backend: the OTel links above could not come from the X-Ray header.
     expect(xrayJob.id).not.toBe(job?.spanId);
   });

@@ -22,6 +22,7 @@ export interface ReceivedSpan {
   spanId: string;
   parentSpanId?: string;
   name: string;
+  startTimeUnixNano?: string;
   attributes: Record<string, unknown>;
   resource: Record<string, unknown>;
   status?: { code?: number; message?: string };

@@ -43,6 +43,7 @@ describe('errors-http', () => {
       'quota-exceeded',
       'request-conflict',
       'request-in-progress',
+      'run-not-cancelable',
       'unauthorized',
     ]);
     for (const [code] of front) expect(statusOf(code), code).toBeLessThan(500);

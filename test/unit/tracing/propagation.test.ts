@@ -102,6 +102,44 @@ describe('trace propagation through SQS', () => {
     expect(runDoc).toMatchObject({ trace_id: wsSpan.traceId, parent_id: jobDoc?.id });
   });
 
+  it('makes a queue consumer off Lambda a segment of its own, linked to the sender', () => {
+    // Prepare: the local stack's worker (no Lambda facade) receives a job from ws-message.
+    const senderDocs: SegmentDocument[] = [];
+    const workerDocs: SegmentDocument[] = [];
+    const sender = tracer(senderDocs, { AGENT_KERNEL_SERVICE_NAME: 'ws-message-fn' });
+    const worker = tracer(workerDocs, { AGENT_KERNEL_SERVICE_NAME: 'worker-fn' });
+    const wsSpan = sender.startSpan('ws-message', {}) as CloudWatchSpan;
+    const header = withActiveSpan(sender, wsSpan, () => wsSpan.traceHeader());
+    wsSpan.end();
+
+    // Act
+    const job = worker.startSpan('job', {}, { traceHeader: header, role: 'consumer' });
+    withActiveSpan(worker, job, () => worker.startSpan('run', {}, { kind: 'run' })).end();
+    job.end();
+
+    // Assess: its own node (named after the worker), the sender its parent, one trace.
+    const jobDoc = workerDocs.find((d) => d.annotations?.span === 'job');
+    expect(jobDoc).toMatchObject({
+      name: 'worker-fn',
+      trace_id: wsSpan.traceId,
+      parent_id: wsSpan.id,
+    });
+    expect(jobDoc?.type).toBeUndefined();
+    expect(workerDocs.find((d) => d.name === 'run')).toMatchObject({ parent_id: jobDoc?.id });
+  });
+
+  it('keeps a queue consumer on Lambda under the invocation (the facade is its node)', () => {
+    // Prepare
+    const docs: SegmentDocument[] = [];
+    const t = tracer(docs, { _X_AMZN_TRACE_ID: HEADER });
+
+    // Act
+    t.startSpan('job', {}, { traceHeader: HEADER, role: 'consumer' }).end();
+
+    // Assess
+    expect(docs[0]).toMatchObject({ type: 'subsegment', parent_id: '53995c3f42cd8ad8' });
+  });
+
   it('starts a new trace when handed a header it cannot read', () => {
     // Prepare
     const docs: SegmentDocument[] = [];
