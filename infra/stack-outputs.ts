@@ -1,9 +1,30 @@
-import { CfnOutput } from 'aws-cdk-lib';
+import { CfnOutput, type Stack } from 'aws-cdk-lib';
+import type { FunctionUrl } from 'aws-cdk-lib/aws-lambda';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import type { KernelConfig } from './config.js';
+import type { ApprovalRequestsPipe } from './constructs/approval-notifications.js';
+import type { KernelHttpApi } from './constructs/http-api.js';
+import type { KernelFunction } from './constructs/kernel-function.js';
 import type { KernelMonitoring } from './constructs/monitoring.js';
-import type { AgentKernelStack } from './stack.js';
+import type { KernelQueue } from './constructs/queues.js';
+import type { KernelTable } from './constructs/table.js';
+import type { KernelWebSocketApi } from './constructs/websocket-api.js';
+
+/** What the outputs read of the stack (infra/stack.ts), without importing it (no circle). */
+export interface OutputSources extends Stack {
+  readonly table: KernelTable;
+  readonly queues: Readonly<Record<string, KernelQueue>>;
+  readonly functions: ReadonlyMap<string, KernelFunction>;
+  readonly webSocket?: KernelWebSocketApi | undefined;
+  readonly http?: KernelHttpApi | undefined;
+  readonly streamUrl?: FunctionUrl | undefined;
+  readonly alarmTopic?: ITopic | undefined;
+  readonly approvalRequests?: ApprovalRequestsPipe | undefined;
+  readonly config: KernelConfig;
+}
 
 /** The stack's outputs: what clients, `npm run deploy`'s next steps and operators read. */
-export function stackOutputs(stack: AgentKernelStack, monitoring: KernelMonitoring): void {
+export function stackOutputs(stack: OutputSources, monitoring: KernelMonitoring): void {
   const out = (id: string, value: string, description: string) =>
     new CfnOutput(stack, id, { value, description });
   out('TableName', stack.table.table.tableName, 'DynamoDB table of sessions and runs');
