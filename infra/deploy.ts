@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
 import { awsAccountApi } from './account-api.js';
 import { configFromContext, InvalidContextError, stackNameFromContext } from './config.js';
 import { printNextSteps } from './next-steps.js';
@@ -41,32 +42,52 @@ export interface ParsedArgs {
   readonly context: Record<string, string>;
 }
 
+/**
+ * Ours are taken out; everything else (cdk's own options, in their order) goes to cdk as given.
+ * node:util parseArgs, not strict, reads the command line: its tokens say which arguments are
+ * ours, and `-c`/`--context` (declared, so its value is consumed) gives the context we check.
+ */
 export function parseDeployArgs(argv: readonly string[]): ParsedArgs {
   const skip = new Set<CheckName>();
-  const cdkArgs: string[] = [];
   const context: Record<string, string> = {};
+  const ours = new Set<number>();
   let noAlarms = false;
   let skipPreflight = false;
-  const addContext = (pair: string | undefined) => {
-    const at = pair?.indexOf('=') ?? -1;
-    if (pair && at > 0) context[pair.slice(0, at)] = pair.slice(at + 1);
-  };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    const check = arg.startsWith('--skip-') ? (arg.slice(7) as CheckName) : undefined;
-    if (arg === '--skip-preflight') skipPreflight = true;
-    else if (arg === '--no-alarms') noAlarms = true;
-    else if (check && (CHECKS as readonly string[]).includes(check)) skip.add(check);
-    else if (arg.startsWith('--skip-')) {
-      throw new InvalidContextError(`unknown flag ${arg}: the checks are ${CHECKS.join(', ')}`);
-    } else {
-      cdkArgs.push(arg);
-      if (arg === '-c' || arg === '--context') {
-        cdkArgs.push(argv[i + 1] ?? '');
-        addContext(argv[++i]);
-      } else if (arg.startsWith('--context=')) addContext(arg.slice('--context='.length));
+  const { tokens } = parseArgs({
+    args: [...argv],
+    options: {
+      'skip-preflight': { type: 'boolean' },
+      'no-alarms': { type: 'boolean' },
+      context: { type: 'string', short: 'c', multiple: true },
+    },
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
+  for (const token of tokens) {
+    // After `--` everything is cdk's; short-option groups (`-abc`) are cdk's too.
+    if (token.kind !== 'option' || !token.rawName.startsWith('-')) continue;
+    if (token.name === 'context') {
+      const pair = token.value ?? '';
+      const at = pair.indexOf('=');
+      if (at > 0) context[pair.slice(0, at)] = pair.slice(at + 1);
+      continue;
     }
+    if (!token.rawName.startsWith('--')) continue;
+    if (token.name === 'skip-preflight') skipPreflight = true;
+    else if (token.name === 'no-alarms') noAlarms = true;
+    else if (token.name.startsWith('skip-')) {
+      const check = token.name.slice('skip-'.length) as CheckName;
+      if (!(CHECKS as readonly string[]).includes(check)) {
+        throw new InvalidContextError(
+          `unknown flag ${token.rawName}: the checks are ${CHECKS.join(', ')}`,
+        );
+      }
+      skip.add(check);
+    } else continue;
+    ours.add(token.index);
   }
+  const cdkArgs = argv.filter((_, i) => !ours.has(i));
   return { skip, noAlarms, skipPreflight, cdkArgs, context };
 }
 

@@ -31,6 +31,7 @@ export const HTTP_ROUTES: readonly { method: HttpMethod; path: string; open?: tr
   { method: HttpMethod.DELETE, path: '/sessions/{id}' },
   { method: HttpMethod.GET, path: '/agents' },
   { method: HttpMethod.GET, path: '/usage' },
+  { method: HttpMethod.GET, path: '/approvals' },
   { method: HttpMethod.GET, path: '/health', open: true },
 ];
 

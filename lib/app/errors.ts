@@ -35,3 +35,16 @@ export class RequestInProgress extends AgentKernelError {
     super('request-in-progress', `${what} is still being handled.`);
   }
 }
+
+/**
+ * A decision for a paused run someone else already decided (its resume ran or runs): refused,
+ * nothing runs. The same code as a second claim's (`run-already-resumed`, HTTP 409).
+ */
+export class RunAlreadyDecided extends AgentKernelError {
+  constructor(sessionId: string, runId: string, status: string) {
+    super(
+      'run-already-resumed',
+      `Run "${runId}" of session "${sessionId}" was already decided by someone else (it is ${status} now).`,
+    );
+  }
+}

@@ -2,10 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { AgentKernelError, AgentNotFound } from '../core/errors.js';
 import { bindingOf, boundTo } from '../core/ownership.js';
 import type { Reply } from '../core/requests.js';
-import type { Decision } from '../core/runner.js';
-import type { SessionData } from '../core/session.js';
-import { PausedRunNotFound } from '../core/stores.js';
-import type { AcceptedMessage, RunInputWire, RunJob } from '../transport/protocol.js';
+import type { RunInputWire, RunJob } from '../transport/protocol.js';
 import { NotFound } from './errors.js';
 import { leaseIdOf } from './fair-use.js';
 import { makeIdempotent } from './idempotent.js';
@@ -14,10 +11,17 @@ import { asJson } from './jobs/run-log.js';
 import { runRecorded, type SyncRunDeps } from './jobs/sync-run.js';
 import { AccessPolicy, type SessionLife } from './policy.js';
 import type { FrontDoorDeps, JobQueue, SubscriptionFormat, TurnRunner } from './ports.js';
+import {
+  type Accepted,
+  type Call,
+  type FrontParts,
+  type ResumeRequest,
+  Resumes,
+} from './resume.js';
 import { CLAIM_MARGIN_MS, MAX_TURN_MS, publicRun, RunRecords, type RunRef } from './run-records.js';
 import { checkId } from './validation.js';
 
-export type Accepted = Omit<AcceptedMessage, 'type'>;
+export type { Accepted, ResumeRequest } from './resume.js';
 
 /** A run as every front asks for it; `principal` is what the edge read, checked here. */
 export interface RunRequest {
@@ -29,26 +33,6 @@ export interface RunRequest {
   input: RunInputWire;
   /** The WebSocket connection that asked: subscribed once the session is the caller's. */
   connectionId?: string;
-}
-
-export interface ResumeRequest {
-  principal: unknown;
-  requestId?: string;
-  sessionId: string;
-  runId: string;
-  decisions: readonly Decision[];
-  connectionId?: string;
-  /** The approvals queue: configured approvers may decide for the owner. */
-  channel?: 'approvals';
-}
-
-interface Call<R> {
-  principal: string;
-  sessionId: string;
-  request: R;
-  timeoutMs?: number;
-  /** Set once the use case ran here: unset, the answer was a stored one (an idempotent replay). */
-  ran?: boolean;
 }
 
 /**
@@ -66,8 +50,7 @@ export class FrontDoor {
   readonly #ids: ServerIds;
   readonly #submitRun: (call: Call<RunRequest>) => Promise<Accepted>;
   readonly #runNow: (call: Call<RunRequest>) => Promise<Reply>;
-  readonly #submitResume: (call: Call<ResumeRequest>) => Promise<Accepted>;
-  readonly #resumeNow: (call: Call<ResumeRequest>) => Promise<Reply>;
+  readonly #resumes: Resumes;
 
   constructor(deps: FrontDoorDeps) {
     this.#deps = deps;
@@ -97,11 +80,9 @@ export class FrontDoor {
             : undefined,
       });
     const run = (r: RunRequest) => ({ agent: r.agent, input: r.input });
-    const resume = (r: ResumeRequest) => ({ runId: r.runId, decisions: r.decisions });
     this.#submitRun = idempotent('queued-run', (call) => this.#queueRun(call), run);
     this.#runNow = idempotent('run', (call) => this.#runHere(call), run);
-    this.#submitResume = idempotent('queued-resume', (call) => this.#queueResume(call), resume);
-    this.#resumeNow = idempotent('resume', (call) => this.#resumeHere(call), resume);
+    this.#resumes = new Resumes(this.#parts(idempotent));
   }
 
   /** Queues a turn (WebSocket, async HTTP): `accepted` once the session is the caller's. */
@@ -121,19 +102,13 @@ export class FrontDoor {
   }
 
   /** Queues the resume of a paused run (WebSocket, approvals queue). */
-  async submitResume(request: ResumeRequest): Promise<Accepted> {
-    const call = this.#resumeCall(request);
-    const accepted = await this.#submitResume(call);
-    await this.#answered(call, request.connectionId);
-    return accepted;
+  submitResume(request: ResumeRequest): Promise<Accepted> {
+    return this.#resumes.submit(request);
   }
 
   /** Resumes a paused run here (HTTP decisions, invoke). */
-  async resumeNow(request: ResumeRequest, options: { timeoutMs?: number } = {}): Promise<Reply> {
-    const call = { ...this.#resumeCall(request), ...options };
-    const reply = await this.#resumeNow(call);
-    await this.#answered(call);
-    return reply;
+  resumeNow(request: ResumeRequest, options: { timeoutMs?: number } = {}): Promise<Reply> {
+    return this.#resumes.now(request, options);
   }
 
   async subscribe(
@@ -221,14 +196,6 @@ export class FrontDoor {
     return { principal, sessionId, request };
   }
 
-  #resumeCall(request: ResumeRequest): Call<ResumeRequest> {
-    const principal = this.policy.principal(request.principal);
-    if (request.requestId !== undefined) checkId('requestId', request.requestId);
-    checkId('sessionId', request.sessionId);
-    checkId('runId', request.runId);
-    return { principal, sessionId: request.sessionId, request };
-  }
-
   async #queueRun(call: Call<RunRequest>): Promise<Accepted> {
     const { principal, sessionId, request } = call;
     call.ran = true;
@@ -301,58 +268,6 @@ export class FrontDoor {
     });
   }
 
-  async #queueResume(call: Call<ResumeRequest>): Promise<Accepted> {
-    const { principal, request } = call;
-    call.ran = true;
-    const { actor, session } = await this.#decider(principal, request);
-    const { runId } = request;
-    const paused = await this.#paused(session, runId);
-    const requestId = request.requestId ?? this.#newId();
-    const accept = () => this.#sendResume(request, actor, session, paused.agent, requestId);
-    // Back-office approvers deciding for owners are not metered as the owner's runs.
-    if (request.channel === 'approvals') return accept();
-    return this.#admitQueued(principal, runId, requestId, accept);
-  }
-
-  async #sendResume(
-    request: ResumeRequest,
-    actor: string,
-    session: SessionData,
-    agent: string,
-    requestId: string,
-  ): Promise<Accepted> {
-    const { sessionId, runId } = request;
-    // Conditional: the paused run's record (and its seq) is kept; only a run without one gets one.
-    await this.#records.queued({ runId, sessionId, agent, ...bindingOf(session) });
-    await this.#send({
-      kind: 'resume',
-      requestId,
-      principal: actor,
-      agent,
-      sessionId,
-      runId,
-      decisions: [...request.decisions],
-      ...(request.connectionId ? { connectionId: request.connectionId } : {}),
-      enqueuedAt: this.#now(),
-    });
-    return { requestId, sessionId, runId };
-  }
-
-  async #resumeHere(call: Call<ResumeRequest>) {
-    const { principal, sessionId, request, timeoutMs } = call;
-    call.ran = true;
-    const turns = this.#turns();
-    const { actor, session } = await this.#decider(principal, request);
-    const { runId } = request;
-    const paused = await this.#paused(session, runId);
-    const ref = { runId, sessionId, agent: paused.agent, ...bindingOf(session) };
-    const turn = () =>
-      this.#recorded(ref, { timeoutMs, resume: true }, (signal) =>
-        turns.resume(sessionId, runId, request.decisions, { principal: actor, signal }),
-      );
-    return request.channel === 'approvals' ? turn() : this.#admitHere(principal, timeoutMs, turn);
-  }
-
   /** Fair use: a queued run counts in flight from here until the worker reports its end. */
   #admitQueued<T>(principal: string, runId: string, requestId: string, accept: () => Promise<T>) {
     const fair = this.#deps.fairUse;
@@ -372,29 +287,29 @@ export class FrontDoor {
     return this.#deps.fairUse.usage(who);
   }
 
-  /** The owner deciding, or (approvals queue only) a configured approver deciding for them. */
-  async #decider(
-    principal: string,
-    request: ResumeRequest,
-  ): Promise<{ actor: string; session: SessionData }> {
-    if (request.channel === 'approvals') {
-      const { owner, session } = await this.policy.decider(principal, request.sessionId);
-      return { actor: owner, session };
-    }
-    return { actor: principal, session: await this.policy.owned(principal, request.sessionId) };
-  }
-
-  /** The paused run, if it is of the session's current life (not one kept from before a clear). */
-  async #paused(session: SessionData, runId: string) {
-    const paused = await this.#deps.pausedRuns.get(session.id, runId);
-    if (!paused || !boundTo(paused, session)) throw new PausedRunNotFound(session.id, runId);
-    return paused;
+  /** What the resume use cases (lib/app/resume.ts) share with the rest of the front door. */
+  #parts(idempotent: FrontParts['idempotent']): FrontParts {
+    return {
+      deps: this.#deps,
+      policy: this.policy,
+      records: this.#records,
+      now: this.#now,
+      newId: this.#newId,
+      idempotent,
+      admitQueued: (principal, runId, requestId, accept) =>
+        this.#admitQueued(principal, runId, requestId, accept),
+      admitHere: (principal, timeoutMs, turn) => this.#admitHere(principal, timeoutMs, turn),
+      recorded: (ref, options, turn) => this.#recorded(ref, options, turn),
+      send: (job) => this.#send(job),
+      turns: () => this.#turns(),
+      answered: (call, connectionId, mayRead) => this.#answered(call, connectionId, mayRead),
+    };
   }
 
   /** A sync turn between its run records (lib/app/jobs/sync-run.ts). */
   #recorded(
     ref: RunRef,
-    options: { timeoutMs: number | undefined; resume?: boolean },
+    options: { timeoutMs: number | undefined; resume?: boolean; refused?: 'winner' | 'conflict' },
     turn: (signal: AbortSignal | undefined) => Promise<Reply>,
   ): Promise<Reply> {
     const { sessions, pausedRuns, redact } = this.#deps;
@@ -412,10 +327,15 @@ export class FrontDoor {
    * After an answer: the session is the caller's when the request ran here (the policy claimed or
    * checked it). A replayed answer (idempotency) is given only while the session is still the
    * caller's: after a clear or expiry and another's claim it is `not-found`, as the session is.
-   * Then the requester's connection is subscribed.
+   * Then the requester's connection is subscribed. `mayRead` replaces the owner check where an
+   * approver may have asked (a decision for another's run).
    */
-  async #answered(call: Call<unknown>, connectionId?: string): Promise<void> {
-    if (!call.ran) await this.policy.owned(call.principal, call.sessionId);
+  async #answered(
+    call: Call<unknown>,
+    connectionId?: string,
+    mayRead?: () => Promise<unknown>,
+  ): Promise<void> {
+    if (!call.ran) await (mayRead ? mayRead() : this.policy.owned(call.principal, call.sessionId));
     if (connectionId) await this.#connections().subscribe(connectionId, call.sessionId);
   }
 

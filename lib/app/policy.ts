@@ -120,6 +120,11 @@ export class AccessPolicy {
     throw notFound(sessionId);
   }
 
+  /** A configured approver: it may list and decide every session's paused runs. */
+  isApprover(principal: string): boolean {
+    return this.#approvers.has(principal);
+  }
+
   #check(principal: string, sessionId: string, data: SessionData): void {
     if (!isOwner(data.owner, principal)) throw notFound(sessionId);
   }

@@ -123,10 +123,17 @@ export class RunnerError extends AgentKernelError {
   }
 }
 
-/** A framework package the caller asked for is not installed. */
+/** A package the caller asked for (a framework SDK, an optional peer) is not installed. */
 export class MissingDependency extends AgentKernelError {
-  constructor(pkg: string, feature: string) {
-    super('missing-dependency', `${feature} needs the package "${pkg}": npm install ${pkg}`);
+  readonly package: string;
+
+  constructor(pkg: string, feature: string, options?: { cause?: unknown }) {
+    super(
+      'missing-dependency',
+      `${feature} needs the package "${pkg}": npm install ${pkg}`,
+      options,
+    );
+    this.package = pkg;
   }
 }
 

@@ -24,6 +24,9 @@ await runCommand(async () => {
   const { startLocalStack } = await import('./stack.js');
   const stack = await startLocalStack({ port });
   const offline = process.env.OPENAI_API_KEY === 'offline';
+  // The stack's first approver (APPROVER_PRINCIPALS, `back-office` by default): the inbox's token.
+  const approver = (process.env.APPROVER_PRINCIPALS ?? 'back-office').split(',')[0]?.trim();
+  const approverToken = approver ? await stack.tokenFor(approver) : undefined;
   console.log(`Agent Kernel local stack${offline ? ' (offline: scripted model server)' : ''}
   playground     ${stack.playgroundUrl}   (open it in a browser, paste the TOKEN below)
   agents         ${entry ?? 'the demo (examples/demo/agents.ts)'}: ${process.env.AGENT_NAMES}
@@ -40,7 +43,13 @@ Try:  npx wscat -c "${stack.wsUrl}?token=$TOKEN"
 Chat with it from another terminal (after the TOKEN line above):
       AGENT_KERNEL_WS_URL=${stack.wsUrl} AGENT_KERNEL_TOKEN=$TOKEN AGENT_KERNEL_HTTP_URL=${stack.httpUrl} AGENT_KERNEL_APPROVALS_QUEUE_URL=${stack.queues.approvals} npm run chat
 A paused run can be decided from the approvals queue too (it waits for the outcome):
-      npm run approve -- --api ${stack.httpUrl} --token $TOKEN ${stack.queues.approvals} <sessionId> <runId> <callId> [approved|denied]
+      npm run approve -- --api ${stack.httpUrl} --token $TOKEN ${stack.queues.approvals} <sessionId> <runId> <callId> [approved|denied]${
+        approverToken
+          ? `
+Or from the approvals inbox, ${stack.playgroundUrl}#/approvals, with the token of ${approver} (an approver):
+APPROVER_TOKEN=${approverToken}`
+          : ''
+      }
 Ctrl+C stops everything.`);
 
   let stopping = false;

@@ -3,6 +3,7 @@
 import { api, config, refusal, TOKEN_KEY, token } from './api.js';
 import { route } from './console.js';
 import { approvalCard, clearLog, item, pre, setStatus, showError, textOf } from './view.js';
+import { watchPause } from './watch.js';
 
 const SESSION_KEY = 'agent-kernel.playground.session';
 
@@ -176,6 +177,20 @@ function showPause(sessionId, runId, interruptions) {
     }),
   );
   cards[0]?.focus();
+  watchPause(sessionId, runId, {
+    open: () => state.pauses.get(runId) === pause,
+    onMoved: () => {
+      state.pauses.delete(runId);
+      for (const card of cards) card.settle('Decided elsewhere (an approver, or another page).');
+      setStatus('Decided elsewhere: the run resumes…');
+    },
+    onEnded: (record) => {
+      if (record.reply?.text) item('assistant').textContent = record.reply.text;
+      if (record.error)
+        item('error', 'Error').append(`${record.error.message} (${record.error.code})`);
+      setStatus('Done.');
+    },
+  });
 }
 
 function resume(runId, pause) {

@@ -1,12 +1,19 @@
 // The console around the chat: the hash names the view; each view renders into #console.
 import { token } from './api.js';
 import { h } from './dom.js';
+import { inboxView } from './inbox.js';
 import { parseRoute } from './router.js';
 import { runView } from './run-view.js';
 import { sessionsView, sessionView } from './sessions.js';
 import { usageView } from './usage.js';
 
-const VIEWS = { sessions: sessionsView, session: sessionView, run: runView, usage: usageView };
+const VIEWS = {
+  sessions: sessionsView,
+  session: sessionView,
+  run: runView,
+  usage: usageView,
+  inbox: inboxView,
+};
 
 let rendering = 0;
 

@@ -20,6 +20,7 @@ export function parseRoute(hash) {
     return { view: 'run', sessionId, runId };
   }
   if (root === 'usage' && parts.length === 1) return { view: 'usage' };
+  if (root === 'approvals' && parts.length === 1) return { view: 'inbox' };
   return { view: 'missing' };
 }
 
@@ -27,6 +28,7 @@ export const links = {
   chat: '#/',
   sessions: '#/sessions',
   usage: '#/usage',
+  inbox: '#/approvals',
   session: (sessionId) => `#/sessions/${encodeURIComponent(sessionId)}`,
   run: (sessionId, runId) =>
     `#/sessions/${encodeURIComponent(sessionId)}/runs/${encodeURIComponent(runId)}`,

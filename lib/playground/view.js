@@ -104,7 +104,7 @@ export function approvalCard(interruption, decide) {
     verdict.textContent = text;
     li.append(verdict);
   };
-  return { li, focus: () => approve.focus() };
+  return { li, focus: () => approve.focus(), settle: (text) => done(text) };
 }
 
 function button(text, onClick) {

@@ -11,6 +11,7 @@ import {
 } from './store-contract-context.js';
 import { sessionHistoryContract } from './store-contract-history.js';
 
+export * from './store-contract-approvals.js';
 export * from './store-contract-connections.js';
 export {
   CONTRACT_TTL_SECONDS,

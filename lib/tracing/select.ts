@@ -1,3 +1,4 @@
+import { importPeer } from '../core/peer.js';
 import { noopTracer, type Tracer } from '../core/tracer.js';
 import { CloudWatchTracer, type CloudWatchTracerOptions } from './cloudwatch.js';
 import { type TracingConfig, tracingConfigFromEnv } from './config.js';
@@ -62,7 +63,10 @@ function otelBackend(options: CreateTracerOptions, config: TracingConfig): Trace
 async function loadOtel(): Promise<typeof import('./otel.js')> {
   // Bundles deployed without an OTel preset define this as "false" (infra/bundling.ts): esbuild
   // then drops this branch and, with it, the OTel SDK.
-  if (process.env.AGENT_KERNEL_BUNDLE_OTEL !== 'false') return import('./otel.js');
+  if (process.env.AGENT_KERNEL_BUNDLE_OTEL !== 'false') {
+    // otel.js imports the OTel SDK and exporter, optional peers: a missing one is named.
+    return importPeer(() => import('./otel.js'), 'The OTel tracing backend');
+  }
   throw new TracingConfigInvalid(
     'AGENT_KERNEL_TRACING names an OTel preset, but this bundle was built without the OTel backend (set the CDK context "tracing" and deploy again)',
   );

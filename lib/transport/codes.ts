@@ -149,7 +149,8 @@ export const ERROR_CODES = {
   'invalid-context': { source: 'runtime', meaning: 'The framework context was not JSON.' },
   'missing-dependency': {
     source: 'runtime',
-    meaning: "The agent's framework package is not installed in the function.",
+    meaning:
+      "A package the feature needs (the agent's framework SDK, an optional AWS SDK client, the OTel SDK) is not installed in the function; the message names it and the npm install command.",
   },
   'model-behavior-error': {
     source: 'runtime',

@@ -40,6 +40,14 @@ describe('npm start (the README command), used as a user would', () => {
     });
     expect((await fetch(`${stack.http}/agents`)).status).toBe(401);
     expect((await fetch(`${stack.http}/health`)).status).toBe(200);
+    // The approver token it prints opens the approvals inbox (every session's paused runs).
+    const approver = /^APPROVER_TOKEN=(\S+)$/m.exec(stack.printed())?.[1];
+    const inbox = await fetch(`${stack.http}/approvals`, {
+      headers: { authorization: `Bearer ${approver}` },
+    });
+    expect(inbox.status).toBe(200);
+    expect(await inbox.json()).toMatchObject({ approvals: [], approver: true });
+    expect(stack.printed()).toContain('#/approvals, with the token of back-office');
   });
 
   it('npm run chat, with the variables it prints, streams a reply and resumes an approved booking', async () => {

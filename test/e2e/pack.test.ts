@@ -112,6 +112,10 @@ describe('npm pack', () => {
       '@aws-lambda-powertools',
       '@middy',
       '@smithy',
+      // The local stack's and the functions' packages (devDependencies since issue 28).
+      '@ag-ui',
+      'jose',
+      'ws',
     ]) {
       expect(installed(scope), scope).toBe('');
     }

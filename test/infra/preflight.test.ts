@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { awsAccountApi } from '../../infra/account-api.js';
 import { configFromContext } from '../../infra/config.js';
 import { PROJECT_ROOT } from '../../infra/constructs/kernel-function.js';
-import { deploy } from '../../infra/deploy.js';
+import { deploy, parseDeployArgs } from '../../infra/deploy.js';
 import { type CheckName, type CheckResult, runPreflight } from '../../infra/preflight.js';
 import { type AwsStandIn, startAwsStandIn } from './aws-stand-in.js';
 
@@ -310,6 +310,34 @@ describe('npm run deploy (infra/deploy.ts)', () => {
     expect(skipped.output).toContain('notifies NOBODY');
     const none = await run(['--skip-preflight']);
     expect(none.events).toEqual(['cdk']);
+  });
+
+  it('reads its flags anywhere on the line and hands cdk the rest as given, in order', () => {
+    const parsed = parseDeployArgs([
+      '--profile',
+      'dev',
+      '--context=alarmEmail=ops@example.com',
+      '--skip-model-key',
+      '-c',
+      'stackName=Mine',
+      '--no-alarms',
+      '--',
+      '--skip-preflight',
+    ]);
+    expect(parsed.skip).toEqual(new Set(['model-key']));
+    expect(parsed.noAlarms).toBe(true);
+    // After `--` nothing is ours.
+    expect(parsed.skipPreflight).toBe(false);
+    expect(parsed.context).toEqual({ alarmEmail: 'ops@example.com', stackName: 'Mine' });
+    expect(parsed.cdkArgs).toEqual([
+      '--profile',
+      'dev',
+      '--context=alarmEmail=ops@example.com',
+      '-c',
+      'stackName=Mine',
+      '--',
+      '--skip-preflight',
+    ]);
   });
 
   it('a misspelt key or flag stops before AWS or cdk is asked anything', async () => {

@@ -204,6 +204,7 @@ describe('HTTP API', () => {
     expect(routes.map((p) => `${p.RouteKey} ${p.AuthorizationType}`).sort()).toEqual([
       'DELETE /sessions/{id} CUSTOM',
       'GET /agents CUSTOM',
+      'GET /approvals CUSTOM',
       'GET /health NONE',
       'GET /sessions CUSTOM',
       'GET /sessions/{id} CUSTOM',

@@ -25,7 +25,12 @@ export interface SyncRunDeps {
 export async function runRecorded(
   deps: SyncRunDeps,
   ref: RunRef,
-  options: { timeoutMs?: number | undefined; resume?: boolean },
+  options: {
+    timeoutMs?: number | undefined;
+    resume?: boolean;
+    /** A refused resume: the winner's outcome (a retry of the owner's), or the refusal itself. */
+    refused?: 'winner' | 'conflict';
+  },
   turn: (signal: AbortSignal | undefined) => Promise<Reply>,
 ): Promise<Reply> {
   const attempt = await deps.records.start(ref);
@@ -44,7 +49,8 @@ export async function runRecorded(
       }
       err = timeoutError(options.timeoutMs ?? 0, ref);
     }
-    if (options.resume && err instanceof AgentKernelError && REFUSED_RESUME.has(err.code)) {
+    const refused = err instanceof AgentKernelError && REFUSED_RESUME.has(err.code);
+    if (options.resume && refused && options.refused !== 'conflict') {
       // Another attempt holds the run: its requester gets that attempt's outcome (terminal rule).
       const ended = await awaitRunEnd(() => deps.records.get(ref.sessionId, ref.runId), {
         until: Date.now() + (options.timeoutMs ?? MAX_TURN_MS),

@@ -1,3 +1,5 @@
+import { MissingDependency } from '../../core/errors.js';
+import { importPeer } from '../../core/peer.js';
 import type { Config } from '../wiring/config.js';
 
 /** Where a secret lives: a Secrets Manager secret or an SSM SecureString parameter (by name). */
@@ -44,6 +46,8 @@ export async function readSecretText(
   try {
     text = await fetch(source, client);
   } catch (err) {
+    // The client package not installed: its own error names the package and the command.
+    if (err instanceof MissingDependency) throw err;
     // Only the error's name and message (AWS's own words): no `cause`, whose raw response could
     // hold more than a log should see.
     const { name, message } = err instanceof Error ? err : { name: 'Error', message: String(err) };
@@ -66,7 +70,10 @@ export async function fetchFromSecretsManager(
   source: SecretSource,
   client: Record<string, unknown>,
 ): Promise<string | undefined> {
-  const sm = await import('@aws-sdk/client-secrets-manager');
+  const sm = await importPeer(
+    () => import('@aws-sdk/client-secrets-manager'),
+    'Reading a secret from AWS Secrets Manager',
+  );
   const secrets = new sm.SecretsManagerClient(client);
   try {
     const out = await secrets.send(new sm.GetSecretValueCommand({ SecretId: source.name }));

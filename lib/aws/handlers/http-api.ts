@@ -1,6 +1,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from 'aws-lambda';
+import { listApprovals } from '../../app/approvals-inbox.js';
 import { NotFound } from '../../app/errors.js';
 import type { FrontDoor } from '../../app/front-door.js';
 import { RunEvents } from '../../app/run-events.js';
@@ -35,7 +36,9 @@ export function httpPrincipalOf(event: HttpEvent): unknown {
 
 /**
  * The HTTP API: `POST /runs`, `GET /sessions/{id}`, `GET /sessions/{id}/runs/{runId}`,
- * `POST /sessions/{id}/runs/{runId}/decisions`, `GET /sessions` (the caller's own), `GET /sessions/{id}/turns`, `GET /agents`, `GET /usage` (the caller's own
+ * `POST /sessions/{id}/runs/{runId}/decisions` (the owner, or a configured approver for them),
+ * `GET /approvals` (the paused runs the caller may decide), `GET /sessions` (the caller's own),
+ * `GET /sessions/{id}/turns`, `GET /agents`, `GET /usage` (the caller's own
  * fair-use counters and tokens per day), `GET /health`. Parse → front door
  * → JSON; every error is a JSON body with a code. Sync runs end inside API Gateway's 29 s.
  */
@@ -92,6 +95,9 @@ async function route(door: FrontDoor, deployed: Deployment, event: HttpEvent): P
   if (method === 'GET' && path === 'sessions') {
     return json(200, await listSessions(sessionsOf(door, deployed), principal, query(event)));
   }
+  if (method === 'GET' && path === 'approvals') {
+    return json(200, await listApprovals(inboxOf(door, deployed), principal, query(event)));
+  }
   const [root, sessionId, runs, runId, action] = parts;
   if (root === 'sessions' && sessionId) {
     if (method === 'GET' && parts.length === 2) {
@@ -125,6 +131,8 @@ async function route(door: FrontDoor, deployed: Deployment, event: HttpEvent): P
         sessionId,
         runId,
         decisions: body.message.decisions,
+        // A configured approver may decide here for the owner (the approvals inbox).
+        channel: 'http' as const,
       };
       const timeoutMs = deployed.config.SYNC_RUN_TIMEOUT_MS;
       return json(200, await door.resumeNow(request, { timeoutMs }));
@@ -162,6 +170,14 @@ async function postRun(
 function sessionsOf(door: FrontDoor, deployed: Deployment) {
   const { sessionIndex: index } = deployed;
   return { policy: door.policy, sessions: deployed.runtime.sessions, index };
+}
+
+function inboxOf(door: FrontDoor, deployed: Deployment) {
+  const { runtime, approvals: index } = deployed;
+  const pausedRuns = {
+    get: (s: string, r: string) => runtime.pausedRuns?.get(s, r) ?? Promise.resolve(undefined),
+  };
+  return { policy: door.policy, sessions: runtime.sessions, pausedRuns, index };
 }
 
 function query(event: HttpEvent): { limit?: string; cursor?: string } {

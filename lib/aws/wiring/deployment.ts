@@ -1,5 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { FairUse } from '../../app/fair-use.js';
+import type { PendingApprovalIndex } from '../../app/ports/approvals.js';
 import { Runtime } from '../../core/runtime.js';
 import { noopTracer, type Tracer } from '../../core/tracer.js';
 import {
@@ -35,6 +36,8 @@ export interface Deployment {
   readonly idempotency: DynamoIdempotencyStore;
   /** Each principal's sessions, newest first (`GET /sessions`). */
   readonly sessionIndex: DynamoSessionIndex;
+  /** The paused runs waiting for decisions (`GET /approvals`): the paused-run store's index. */
+  readonly approvals?: PendingApprovalIndex | undefined;
   /** The deployment's id key (lib/app/ids.ts): server-made ids nobody else can compute. */
   readonly idKey: DynamoIdKeyStore;
   readonly ledger: DynamoToolLedger;
@@ -88,9 +91,10 @@ export function buildDeployment(
   const tableName = config.TABLE_NAME as string;
   const stores = { client, tableName, ttlSeconds: config.SESSION_TTL_SECONDS };
   const redactor = options.redactor;
+  const pausedRuns = new DynamoPausedRunStore(stores);
   const runtime = new Runtime({
     sessions: new DynamoSessionStore(stores),
-    pausedRuns: new DynamoPausedRunStore(stores),
+    pausedRuns,
     pausedRunTtlMs: config.PAUSED_RUN_TTL_SECONDS * 1000,
     // Above the longest function timeout, or a second resume could repeat a live one's tool calls.
     resumeClaimMs: config.RESUME_CLAIM_SECONDS * 1000,
@@ -112,6 +116,7 @@ export function buildDeployment(
     connections: new DynamoConnectionStore(stores),
     idempotency: new DynamoIdempotencyStore(stores),
     sessionIndex: new DynamoSessionIndex(stores),
+    approvals: pausedRuns,
     idKey: new DynamoIdKeyStore(stores),
     ledger: built.ledger,
     journal: built.journal,

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { importPeer } from '../../core/peer.js';
 import {
   describeSource,
   fetchFromSecretsManager,
@@ -75,7 +76,10 @@ async function fetchFromSsm(
   source: ModelSecretSource,
   client: Record<string, unknown>,
 ): Promise<string | undefined> {
-  const ssm = await import('@aws-sdk/client-ssm');
+  const ssm = await importPeer(
+    () => import('@aws-sdk/client-ssm'),
+    'Reading the model key from SSM Parameter Store',
+  );
   const parameters = new ssm.SSMClient(client);
   try {
     const out = await parameters.send(

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { PendingApprovalIndex, PendingApprovalPosition } from '../../app/ports/approvals.js';
 import { type PausedRun, PausedRunSchema } from '../../core/paused-run.js';
 import { parsePausedRun } from '../../core/paused-run-migrations.js';
 import {
@@ -13,6 +14,7 @@ import {
   RunAlreadyResumed,
 } from '../../core/stores.js';
 import { jsonProblem, parseStoredJson, toStoredJson } from '../json.js';
+import { addToIndex, indexedOf, pagePending, removeFromIndex } from './approval-index.js';
 import { DynamoBase, isConditionFailed } from './base.js';
 import { chunkKeys, decode, encode, readChunks, writeChunks } from './codec.js';
 import { keys } from './table.js';
@@ -24,8 +26,12 @@ const LIMIT = 350_000;
  * one conditional update, with the claim's `claimToken` and `claimedUntil` (epoch ms) next to it,
  * outside the versioned record; the rest is the record's JSON (brotli when large, chunked as
  * `PAUSEDSTATE#<runId>#<generation>#<n>` past 350 KB, a prefix `PAUSED#` queries never match).
+ * Each run has its pending-approval index items (approval-index.ts), written first, removed after.
  */
-export class DynamoPausedRunStore extends DynamoBase implements PausedRunStore {
+export class DynamoPausedRunStore
+  extends DynamoBase
+  implements PausedRunStore, PendingApprovalIndex
+{
   async put(run: PausedRun): Promise<void> {
     const parsed = PausedRunSchema.safeParse(run);
     if (!parsed.success) {
@@ -46,6 +52,9 @@ export class DynamoPausedRunStore extends DynamoBase implements PausedRunStore {
       sk: keys.paused(run.runId),
       status,
       agent: run.agent,
+      sessionId: run.sessionId,
+      runId: run.runId,
+      owner: run.owner,
       createdAt: run.createdAt,
       enc: encoded.enc,
       expiresAt,
@@ -61,7 +70,20 @@ export class DynamoPausedRunStore extends DynamoBase implements PausedRunStore {
         chunks: await writeChunks(this, pk, prefix, bytes, LIMIT, expiresAt),
       });
     }
-    await this.doc.send(new PutCommand({ TableName: this.table, Item: item }));
+    await addToIndex(this, run, expiresAt);
+    const { Attributes } = await this.doc.send(
+      new PutCommand({ TableName: this.table, Item: item, ReturnValues: 'ALL_OLD' }),
+    );
+    // The same run paused again: the earlier pause's index items go.
+    const old =
+      Attributes && indexedOf({ ...Attributes, sessionId: run.sessionId, runId: run.runId });
+    if (old && (old.createdAt !== run.createdAt || old.owner !== run.owner)) {
+      await removeFromIndex(this, old);
+    }
+  }
+
+  pending(options: { owner?: string; limit: number; after?: PendingApprovalPosition }) {
+    return pagePending(this, options);
   }
 
   async get(sessionId: string, runId: string): Promise<PausedRun | undefined> {
@@ -162,6 +184,8 @@ export class DynamoPausedRunStore extends DynamoBase implements PausedRunStore {
         ReturnValues: 'ALL_OLD',
       }),
     );
+    const indexed = Attributes && indexedOf({ ...Attributes, sessionId, runId });
+    if (indexed) await removeFromIndex(this, indexed);
     if (typeof Attributes?.gen === 'string' && typeof Attributes.chunks === 'number') {
       await this.deleteQuietly(
         chunkKeys(pk, chunkPrefix(runId, Attributes.gen), Attributes.chunks),

@@ -65,6 +65,19 @@ export const keys = {
   ownerEntry: (createdAt: number, sessionId: string) =>
     `S#${String(createdAt).padStart(13, '0')}#${sessionId}`,
   ownerEntryPrefix: 'S#',
+  /**
+   * The pending-approval index (approval-index.ts): every paused run waiting for decisions, and
+   * each owner's, in the sessions family (the functions that pause runs write it), under pks no
+   * session id can have.
+   */
+  approvals: (owner?: string) =>
+    owner === undefined
+      ? `${PARTITIONS.session}!approvals`
+      : `${PARTITIONS.session}!approvals#${owner}`,
+  /** One paused run of the index: `P#<created, 13 digits>#<sessionId>#<runId>`, oldest first. */
+  approvalEntry: (createdAt: number, sessionId: string, runId: string) =>
+    `P#${String(createdAt).padStart(13, '0')}#${sessionId}#${runId}`,
+  approvalEntryPrefix: 'P#',
   lease: 'LEASE',
   /** State chunks of one generation of a session head: `STATE#<generation>#<chunk>`. */
   stateChunks: (generation: string) => `STATE#${generation}#`,

@@ -1,4 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import {
+  comparePending,
+  type PendingApprovalEntry,
+  type PendingApprovalIndex,
+  type PendingApprovalPosition,
+} from '../../app/ports/approvals.js';
 import { type PausedRun, PausedRunSchema } from '../../core/paused-run.js';
 import {
   DEFAULT_RESUME_CLAIM_MS,
@@ -17,8 +23,11 @@ interface Entry {
   claim?: { token: string; claimedUntil: number };
 }
 
-/** Paused runs in process memory; each run expires at its own `expiresAt`. */
-export class InMemoryPausedRunStore implements PausedRunStore {
+/**
+ * Paused runs in process memory; each run expires at its own `expiresAt`. The pending-approval
+ * index is the runs themselves, read in index order.
+ */
+export class InMemoryPausedRunStore implements PausedRunStore, PendingApprovalIndex {
   readonly #runs = new Map<string, Entry>();
   readonly #clock: Clock;
 
@@ -78,6 +87,19 @@ export class InMemoryPausedRunStore implements PausedRunStore {
 
   async delete(sessionId: string, runId: string): Promise<void> {
     this.#runs.delete(key(sessionId, runId));
+  }
+
+  async pending(options: { owner?: string; limit: number; after?: PendingApprovalPosition }) {
+    const { owner, after, limit } = options;
+    const all: PendingApprovalEntry[] = [];
+    for (const entry of this.#runs.values()) {
+      const run = this.#view(entry);
+      if (!run || (owner !== undefined && run.owner !== owner)) continue;
+      const { sessionId, runId, createdAt } = run;
+      all.push({ sessionId, runId, createdAt, ...(run.owner ? { owner: run.owner } : {}) });
+    }
+    const later = all.filter((e) => !after || comparePending(e, after) > 0).sort(comparePending);
+    return { entries: later.slice(0, limit), more: later.length > limit };
   }
 
   #read(sessionId: string, runId: string): { run: PausedRun; entry: Entry } | undefined {

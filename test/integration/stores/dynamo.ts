@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, inject } from 'vitest';
 import { createDynamoClient, createTable } from '../../../lib/stores/index.js';
+import { quickRetries } from '../../helpers/quick-retries.js';
 
 /** The two emulators the global setup started; every store test runs against both. */
 export function dynamoTargets(): { name: string; endpoint: string }[] {
@@ -16,9 +17,9 @@ afterAll(() => {
   for (const client of clients.splice(0)) client.destroy();
 });
 
-/** A fresh client (destroyed after the file's tests). */
+/** A fresh client (destroyed after the file's tests), its retry waits shortened (quick-retries.ts). */
 export function newClient(endpoint: string): DynamoDBClient {
-  const client = createDynamoClient({ endpoint, region: 'us-east-1' });
+  const client = quickRetries(createDynamoClient({ endpoint, region: 'us-east-1' }));
   clients.push(client);
   return client;
 }

@@ -14,6 +14,7 @@ import {
   connectionStoreContract,
   idempotencyStoreContract,
   pausedRunStoreContract,
+  pendingApprovalIndexContract,
   quotaStoreContract,
   runJournalStoreContract,
   runRecordStoreContract,
@@ -33,6 +34,7 @@ for (const { name, endpoint } of dynamoTargets()) {
     sessionStoreContract(name, async (c) => new DynamoSessionStore(await options(c)));
     sessionLockContract(name, async (c) => new DynamoSessionLock(await options(c)));
     pausedRunStoreContract(name, async (c) => new DynamoPausedRunStore(await options(c)));
+    pendingApprovalIndexContract(name, async (c) => new DynamoPausedRunStore(await options(c)));
     runRecordStoreContract(name, async (c) => new DynamoRunRecordStore(await options(c)));
     connectionStoreContract(name, async (c) => new DynamoConnectionStore(await options(c)));
     idempotencyStoreContract(name, async (c) => new DynamoIdempotencyStore(await options(c)));

@@ -12,6 +12,7 @@ import {
   connectionStoreContract,
   idempotencyStoreContract,
   pausedRunStoreContract,
+  pendingApprovalIndexContract,
   quotaStoreContract,
   runJournalStoreContract,
   runRecordStoreContract,
@@ -23,6 +24,7 @@ import {
 sessionStoreContract('in-memory', (c) => new InMemorySessionStore(c));
 sessionLockContract('in-process', () => new InProcessSessionLock());
 pausedRunStoreContract('in-memory', (c) => new InMemoryPausedRunStore(c));
+pendingApprovalIndexContract('in-memory', (c) => new InMemoryPausedRunStore(c));
 runRecordStoreContract('in-memory', (c) => new InMemoryRunRecordStore(c));
 connectionStoreContract('in-memory', (c) => new InMemoryConnectionStore(c));
 idempotencyStoreContract('in-memory', (c) => new InMemoryIdempotencyStore(c));

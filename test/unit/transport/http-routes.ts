@@ -35,7 +35,7 @@ function paths(words: readonly string[]): string[][] {
   const all: string[][] = [];
   for (let n = 0; n < MAX_SEGMENTS; n++) {
     level = level.flatMap((path) => words.map((w) => [...path, w]));
-    all.push(...level);
+    for (const path of level) all.push(path);
   }
   return all;
 }
@@ -76,10 +76,8 @@ function templateOf(method: string, segments: readonly string[], documented: rea
  * "Route … was not found." And the routes the CDK construct creates on API Gateway.
  */
 export async function servedRoutes(documented: readonly string[]) {
-  const runtime = new Runtime({
-    sessions: new InMemorySessionStore(),
-    pausedRuns: new InMemoryPausedRunStore(),
-  });
+  const pausedRuns = new InMemoryPausedRunStore();
+  const runtime = new Runtime({ sessions: new InMemorySessionStore(), pausedRuns });
   const deployed = {
     config: loadConfig({ AUTH_MODE: 'hs256', JWT_SECRET: 'docs-test-secret' }),
     runtime,
@@ -87,6 +85,7 @@ export async function servedRoutes(documented: readonly string[]) {
     connections: new InMemoryConnectionStore(),
     idempotency: new InMemoryIdempotencyStore(),
     sessionIndex: new InMemorySessionIndex(),
+    approvals: pausedRuns,
     // As the stack deploys it (quotas on by default): GET /usage is served.
     fairUse: new FairUse(new InMemoryQuotaStore(), {
       limits: {},
