@@ -13,18 +13,31 @@
  * the worker built for `tracing=cloudwatch,otlp`, imported with that backend on (it loads lazily).
  * Fails (exit 1) when the approvals bundle holds the agents entry, a framework or the Runtime.
  *
+ * Then each function's cold import next to a hand-written peer (bench/bundle-peers.ts).
+ *
  *   npm run bench:bundles          BENCH_IMPORTS=9 npm run bench:bundles
+ *   BENCH_BUNDLES=peers npm run bench:bundles   (only the peers; BENCH_PAIRS pairs, default 9)
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { performance } from 'node:perf_hooks';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { build, type Metafile } from 'esbuild';
-import { BUNDLE, bundleDefine, externalModules } from '../infra/bundling.js';
+import { BUNDLE } from '../infra/bundling.js';
+import { comparePeers, printPeers } from './bundle-peers.js';
+import {
+  bundleFile,
+  coldImport,
+  median,
+  ms,
+  nodeBinary,
+  ROOT,
+  scratchDir,
+  type Timing,
+} from './bundle-tools.js';
 
-const ROOT = resolve(import.meta.dirname, '..');
 const IMPORTS = Number(process.env.BENCH_IMPORTS ?? 5);
+const PAIRS = Number(process.env.BENCH_PAIRS ?? 9);
+const ONLY_PEERS = process.env.BENCH_BUNDLES === 'peers';
 const AIMED = new Set(['ws-connect', 'ws-disconnect', 'ws-message', 'fanout', 'authorizer']);
 const names = readdirSync(join(ROOT, 'functions'))
   .filter((f) => f.endsWith('.ts'))
@@ -36,82 +49,28 @@ const FRAMEWORK_WORKERS: [label: string, agents: string][] = [
   ['worker (strands)', 'examples/strands/agents.ts'],
   ['worker (mastra)', 'examples/mastra/agents.ts'],
 ];
-const entries: [label: string, fn: string, agents?: string][] = [
-  ...names.map((name): [string, string] => [name, name]),
-  ...FRAMEWORK_WORKERS.map(([label, agents]): [string, string, string] => [
-    label,
-    'worker',
-    agents,
-  ]),
-];
-// Inside the project, so a bundle's external `@aws-sdk/*` imports resolve from node_modules.
-const cache = join(ROOT, 'node_modules', '.cache');
-mkdirSync(cache, { recursive: true });
-const out = mkdtempSync(join(cache, 'bundles-'));
-// What the functions read at cold start: present, so importing a bundle runs its real init.
-const env = {
-  ...process.env,
-  NODE_OPTIONS: BUNDLE.nodeOptions,
-  AWS_REGION: 'us-east-1',
-  TABLE_NAME: 'bench',
-  RUN_QUEUE_URL: 'http://127.0.0.1:9/000000000000/runs.fifo',
-  EVENTS_QUEUE_URL: 'http://127.0.0.1:9/000000000000/events.fifo',
-  APPROVALS_QUEUE_URL: 'http://127.0.0.1:9/000000000000/approvals',
-  APPROVAL_REQUESTS_QUEUE_URL: 'http://127.0.0.1:9/000000000000/requests',
-  AUTH_MODE: 'hs256',
-  JWT_SECRET: 'bench-secret-bench-secret',
-  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-};
+const entries: [label: string, fn: string, agents?: string][] = ONLY_PEERS
+  ? []
+  : [
+      ...names.map((name): [string, string] => [name, name]),
+      ...FRAMEWORK_WORKERS.map(([label, agents]): [string, string, string] => [
+        label,
+        'worker',
+        agents,
+      ]),
+    ];
+const out = scratchDir();
 
-/** A Node.js binary per measured version: `current` is this process's, others come from npx. */
-function nodeBinary(version: string): string {
-  if (version === 'current') return process.execPath;
-  const found = spawnSync(
-    'npx',
-    ['-y', '-p', `node@${version}`, 'node', '-e', 'process.stdout.write(process.execPath)'],
-    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  if (found.status !== 0) throw new Error(`node@${version} via npx failed: ${found.stderr}`);
-  return found.stdout.trim();
-}
-
-const NODES = (process.env.BENCH_NODES ?? '22,24').split(',').map((version) => {
-  const bin = nodeBinary(version.trim());
-  const v = spawnSync(bin, ['-v'], { encoding: 'utf8' }).stdout.trim();
-  return { version: v, bin };
-});
+const NODES = (process.env.BENCH_NODES ?? (ONLY_PEERS ? '22' : '22,24'))
+  .split(',')
+  .map((version) => {
+    const bin = nodeBinary(version.trim());
+    const v = spawnSync(bin, ['-v'], { encoding: 'utf8' }).stdout.trim();
+    return { version: v, bin };
+  });
 
 // Only the functions that run agents may load these (issue #16: approvals routes decisions only).
 const AGENTS_ONLY = [/^examples\//, /^lib\/frameworks\//, /^lib\/core\/runtime\.ts$/, /@openai\//];
-
-/**
- * One fresh process importing `file`: its wall time from spawn to exit, and inside it the import's
- * own wall and CPU time (user + system), which a busy machine disturbs less than the former.
- */
-function coldImport(
-  file: string,
-  node: string,
-  extraEnv: Record<string, string> = {},
-): { process: number; import: number; cpu: number } {
-  const script = `const t = performance.now(), c = process.cpuUsage();
-await import(${JSON.stringify(file)});
-const u = process.cpuUsage(c);
-process.stdout.write(JSON.stringify({ import: performance.now() - t, cpu: (u.user + u.system) / 1000 }));`;
-  const started = performance.now();
-  const result = spawnSync(node, ['--input-type=module', '-e', script], {
-    env: { ...env, ...extraEnv },
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const elapsed = performance.now() - started;
-  if (result.status !== 0) throw new Error(`import of ${file} failed: ${result.stderr}`);
-  return { process: elapsed, ...JSON.parse(result.stdout) };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] as number;
-}
 
 async function bundle(
   label: string,
@@ -122,29 +81,15 @@ async function bundle(
 ): Promise<[string, string[]]> {
   const variant = `${bundleAwsSdk ? 'bundled' : 'external'}-${tracing.join('-')}`;
   const file = join(out, variant, label, 'index.mjs');
-  const result = await build({
-    entryPoints: [join(ROOT, 'functions', `${name}.ts`)],
+  const inputs = await bundleFile({
+    entry: `functions/${name}.ts`,
     outfile: file,
-    bundle: true,
-    platform: BUNDLE.platform,
-    format: BUNDLE.format,
-    target: BUNDLE.target,
-    mainFields: [...BUNDLE.mainFields],
-    minify: BUNDLE.minify,
-    keepNames: BUNDLE.keepNames,
-    sourcemap: BUNDLE.sourcemap,
-    sourcesContent: BUNDLE.sourcesContent,
-    banner: { js: BUNDLE.banner },
-    external: externalModules(bundleAwsSdk),
-    ...(agents ? { alias: { '#agents': join(ROOT, agents) } } : {}),
-    define: bundleDefine(tracing),
-    metafile: true,
-    logLevel: 'error',
+    bundleAwsSdk,
+    agents,
+    tracing,
   });
-  return [file, Object.keys((result.metafile as Metafile).inputs)];
+  return [file, inputs];
 }
-
-type Timing = ReturnType<typeof coldImport>;
 
 /** Interleaved cold imports of `file` and the empty module under one Node.js binary; medians. */
 function measure(file: string, empty: string, node: string, extraEnv: Record<string, string> = {}) {
@@ -163,8 +108,8 @@ function measure(file: string, empty: string, node: string, extraEnv: Record<str
   };
 }
 
-const ms = (value: number) => `${value.toFixed(0)} ms`;
 const leaks: string[] = [];
+let peersMissed = false;
 
 try {
   const empty = join(out, 'empty.mjs');
@@ -202,7 +147,7 @@ try {
   }
   // The worker as deployed with `-c tracing=cloudwatch` and `-c tracing=cloudwatch,otlp`,
   // each imported with its backends on (as on Lambda), side by side.
-  for (const tracing of [['cloudwatch'], ['cloudwatch', 'otlp']]) {
+  for (const tracing of ONLY_PEERS ? [] : [['cloudwatch'], ['cloudwatch', 'otlp']]) {
     const label = `worker (tracing=${tracing.join(',')})`;
     const [file] = await bundle(label, 'worker', true, undefined, tracing);
     const bytes = readFileSync(file);
@@ -220,18 +165,23 @@ try {
     }
     rows.push([...cells, ''].join(' | '));
   }
-  console.log(
-    `bundles: infra/bundling.ts options, ${IMPORTS} interleaved cold imports each with ${BUNDLE.nodeOptions}, under ${NODES.map((n) => `Node ${n.version}`).join(' and ')}`,
-  );
-  const heads = NODES.flatMap((n) => {
-    const v = n.version.split('.')[0];
-    return [`empty process (${v})`, `import difference (${v})`, `import CPU (${v})`];
-  });
-  console.log(
-    `| function | AWS SDK | minified | gzipped | ${heads.join(' | ')} | aim (300 KB, 40 ms; ${NODES[0]?.version.split('.')[0]}) |`,
-  );
-  console.log(`|${'---|'.repeat(heads.length + 5)}`);
-  for (const row of rows) console.log(`| ${row} |`);
+  if (!ONLY_PEERS) {
+    console.log(
+      `bundles: infra/bundling.ts options, ${IMPORTS} interleaved cold imports each with ${BUNDLE.nodeOptions}, under ${NODES.map((n) => `Node ${n.version}`).join(' and ')}`,
+    );
+    const heads = NODES.flatMap((n) => {
+      const v = n.version.split('.')[0];
+      return [`empty process (${v})`, `import difference (${v})`, `import CPU (${v})`];
+    });
+    console.log(
+      `| function | AWS SDK | minified | gzipped | ${heads.join(' | ')} | aim (300 KB, 40 ms; ${NODES[0]?.version.split('.')[0]}) |`,
+    );
+    console.log(`|${'---|'.repeat(heads.length + 5)}`);
+    for (const row of rows) console.log(`| ${row} |`);
+  }
+  const first = NODES[0] as { version: string; bin: string };
+  const peers = await comparePeers(out, first.bin, PAIRS);
+  if (!printPeers(peers, PAIRS, first.version)) peersMissed = true;
 } finally {
   rmSync(out, { recursive: true, force: true });
 }
@@ -242,3 +192,6 @@ if (leaks.length > 0) {
   );
   process.exitCode = 1;
 }
+
+// The aim is printed, not enforced: a loaded machine can push a ratio either way.
+if (peersMissed) console.log('peers: an aimed function is above its peer by more than the aim');

@@ -17,7 +17,8 @@
 import { fork } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { FUNCTIONS } from '../infra/functions.js';
+import { configFromContext } from '../infra/config.js';
+import { tunedFunctions } from '../infra/functions.js';
 import type { Counts, Measured } from './cost-measure.js';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 20);
@@ -49,7 +50,10 @@ export const PRICES = {
   httpApiRequest: 1.0 / 1e6, // per 512 KB request, first 300 million
 } as const;
 
-const MEMORY = new Map(FUNCTIONS.map((f) => [f.name as string, f.memorySize]));
+/** Each function's memory as a default deploy sizes it (infra/config-memory.ts). */
+const MEMORY = new Map(
+  tunedFunctions(configFromContext({})).map((f) => [f.name as string, f.memorySize]),
+);
 
 /** Quantities for 1,000 turns. */
 interface Usage {
@@ -222,12 +226,17 @@ if (process.env.BENCH_COST_CHILD) {
   console.log(
     `cost: ${TURNS} turns per mode (${TOKENS}-token answers, one tool call, 1 in ${PAUSE_EVERY} paused and approved, ${TURNS_PER_CONNECTION} turns per connection and session), scaled to 1,000; the model ${TTFT_SECONDS} s to first token, ${TOKENS_PER_SECOND} tokens/s; a turn took ${(fanout.turnMs / 1000).toFixed(1)} s (sqs-fanout) and ${(direct.turnMs / 1000).toFixed(1)} s (direct) at the client; us-east-1 list prices, arm64`,
   );
+  const columns: [string, Usage][] = [
+    ['sqs-fanout (measured)', measuredUsage(fanout)],
+    ['direct (measured)', measuredUsage(direct)],
+    ['per-token + 5 s polls (computed)', perTokenUsage(fanout)],
+  ];
+  console.log(table(columns));
+  const total = (u: Usage) => Object.values(dollars(u)).reduce((s, v) => s + v, 0);
+  const [sqsFanout, directMode, perToken] = columns.map(([, u]) => total(u)) as number[];
+  const worker = MEMORY.get('worker');
   console.log(
-    table([
-      ['sqs-fanout (measured)', measuredUsage(fanout)],
-      ['direct (measured)', measuredUsage(direct)],
-      ['per-token + 5 s polls (computed)', perTokenUsage(fanout)],
-    ]),
+    `\nthe one-message-per-token design costs ${((perToken ?? 0) / (sqsFanout ?? 1)).toFixed(1)}× sqs-fanout and ${((perToken ?? 0) / (directMode ?? 1)).toFixed(1)}× direct (aim ≥ 5×); the worker billed at ${worker} MB (infra/config-memory.ts)`,
   );
   const per = (m: Measured) => {
     const c = m.turnsCounts;

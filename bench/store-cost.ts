@@ -4,7 +4,7 @@
  * chat-like text and of incompressible base64, through a Runtime with the DynamoDB session store
  * and lease. Aim: one read and one conditional write per turn for the store below 350 KB. Then
  * the run journal's extra requests and bytes per turn with 0, 1, 5 and 20 tool calls
- * (journal-cost.ts).
+ * (journal-cost.ts), and the stored events' extra writes per streamed turn (events-cost.ts).
  *
  *   npm run bench:store       BENCH_TURNS=10 BENCH_DYNAMODB_LOCAL=0 npm run bench:store
  */
@@ -20,6 +20,7 @@ import {
   DynamoSessionLock,
   DynamoSessionStore,
 } from '../lib/stores/index.js';
+import { eventsCost } from './events-cost.js';
 import { journalCost } from './journal-cost.js';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 5);
@@ -155,6 +156,7 @@ for (const [name, start] of targets) {
       }
     }
     await journalCost(name, endpoint.url);
+    await eventsCost(name, endpoint.url);
   } finally {
     await endpoint.stop();
   }

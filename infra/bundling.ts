@@ -37,12 +37,20 @@ export const BUNDLE = {
 export const OTEL_PRESETS = ['otlp', 'langfuse', 'logfire', 'openllmetry'] as const;
 
 /**
- * esbuild `define`s for the deployed tracing backends: without an OTel preset the OTel backend's
- * lazy import is dead code (lib/tracing/select.ts), so the bundle holds no OTel SDK.
+ * esbuild `define`s for what the deployment uses: without an OTel preset the OTel backend's lazy
+ * import is dead code (lib/tracing/select.ts), so the bundle holds no OTel SDK (nor the Secrets
+ * Manager client the presets' credentials need); without a model key in an SSM parameter
+ * (`-c modelParameterName`) the SSM client is left out (lib/aws/wiring/model-secret.ts).
  */
-export function bundleDefine(tracing: readonly string[]): Record<string, string> {
+export function bundleDefine(
+  tracing: readonly string[],
+  options: { modelParameter?: boolean } = {},
+): Record<string, string> {
   const otel = tracing.some((name) => (OTEL_PRESETS as readonly string[]).includes(name));
-  return otel ? {} : { 'process.env.AGENT_KERNEL_BUNDLE_OTEL': '"false"' };
+  return {
+    ...(otel ? {} : { 'process.env.AGENT_KERNEL_BUNDLE_OTEL': '"false"' }),
+    ...(options.modelParameter ? {} : { 'process.env.AGENT_KERNEL_BUNDLE_SSM': '"false"' }),
+  };
 }
 
 /** What esbuild must not bundle: the AWS SDK, unless it is to be bundled (the pinned version). */

@@ -1,5 +1,18 @@
 import * as z from 'zod';
-import { OTEL_PRESETS } from './bundling.js';
+import {
+  between,
+  endpoint,
+  flag,
+  InvalidContextError,
+  list,
+  origin,
+  retention,
+  secretName,
+  YEAR,
+} from './config-fields.js';
+import { AGENT_MEMORY_MB, WORKER_MEMORY_MB } from './config-memory.js';
+import { type QuotaSettings, quotaLimit, quotasFromContext } from './config-quotas.js';
+import { TRACING_BACKENDS, type TracingSettings, tracingFromContext } from './config-tracing.js';
 import {
   concurrency,
   DEFAULT_MODEL_SECRET_NAME,
@@ -10,6 +23,10 @@ import {
   NO_MODEL_SECRET,
   nearestKey,
 } from './deploy-config.js';
+
+export { InvalidContextError, LOG_RETENTION_DAYS } from './config-fields.js';
+export type { QuotaSettings } from './config-quotas.js';
+export type { TracingSettings } from './config-tracing.js';
 
 /** Where the model provider's API key lives: only its name reaches the functions, never the value. */
 export type ModelSecret = { secretName: string } | { parameterName: string };
@@ -46,6 +63,8 @@ export interface KernelConfig extends DeploySettings {
   readonly logRetentionDays: number;
   readonly sessionTtlSeconds: number;
   readonly pausedRunTtlSeconds: number;
+  /** How long a run's streamed events are kept for reconnects (EVENTS_TTL_SECONDS). */
+  readonly eventsTtlSeconds: number;
   /**
    * How long the worker holds streamed events before sending a batch (EVENT_BATCH_MAX_DELAY_MS,
    * default 100): longer windows send fewer SQS messages and posts per token for more latency.
@@ -71,6 +90,8 @@ export interface KernelConfig extends DeploySettings {
   readonly playground?: boolean;
   /** Memory (MB) of the functions that run agents (invoke, http, worker). */
   readonly agentMemoryMb: number;
+  /** Memory (MB) of the worker (infra/config-memory.ts: sized from bench:memory). */
+  readonly workerMemoryMb: number;
   /** The worker's timeout (s); the run queue's visibility is six times it. */
   readonly workerTimeoutSeconds: number;
   /** Messages per fan-out invocation (events queue batch size). */
@@ -87,115 +108,10 @@ export interface KernelConfig extends DeploySettings {
   readonly streamReservedConcurrency?: number;
 }
 
-/** The stack's fair-use limits (an absent one is no limit); a principal's override item wins. */
-export interface QuotaSettings {
-  readonly enabled: boolean;
-  readonly connections?: number;
-  readonly runsInFlight?: number;
-  readonly runsPerMinute?: number;
-  readonly tokensPerDay?: number;
-}
-
-/**
- * The functions' tracing backends (AGENT_KERNEL_TRACING) and the OTel presets' endpoints; their
- * credentials stay in the Secrets Manager secret `secretName`, read at cold start by name.
- */
-export interface TracingSettings {
-  readonly backends: readonly string[];
-  readonly secretName?: string;
-  /** Variables set on every function (names and URLs only, never a credential). */
-  readonly environment: Readonly<Record<string, string>>;
-}
-
 export type ApiGatewayAccountRole = 'create' | 'existing' | 'none';
 export type LambdaRuntime = 'nodejs24.x' | 'nodejs22.x';
 /** One line to change the runtime of every function (bench/bundles compares cold imports). */
 export const DEFAULT_LAMBDA_RUNTIME: LambdaRuntime = 'nodejs24.x';
-
-/**
- * A context value AWS would refuse (or one the kernel cannot work with), found at synth. Shaped
- * like lib's AgentKernelError (code + message), which infra may not import (architecture.md).
- */
-export class InvalidContextError extends Error {
-  readonly code = 'invalid-context';
-
-  constructor(message: string) {
-    super(message);
-    this.name = 'InvalidContextError';
-  }
-}
-
-/** CloudWatch Logs' RetentionInDays values (anything else fails at deploy, cfn-lint E3030). */
-export const LOG_RETENTION_DAYS = [
-  1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288,
-  3653,
-] as const;
-
-const list = z
-  .union([z.array(z.string()), z.string()], { error: 'must be a comma-separated list' })
-  .transform((value) =>
-    (Array.isArray(value) ? value : value.split(',')).map((item) => item.trim()).filter(Boolean),
-  );
-const flag = z.union(
-  [z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')],
-  { error: 'must be true or false' },
-);
-/** An integer within [min, max]; the message names the range and why it is the range. */
-const between = (min: number, max: number, fallback: number, why: string) =>
-  z.coerce
-    .number({ error: `must be a whole number ${min}..${max} (${why})` })
-    .int(`must be a whole number ${min}..${max} (${why})`)
-    .min(min, `must be ${min}..${max} (${why})`)
-    .max(max, `must be ${min}..${max} (${why})`)
-    .default(fallback);
-const retentionValues = `must be one of CloudWatch Logs' retention values: ${LOG_RETENTION_DAYS.join(', ')}`;
-const retention = z.coerce
-  .number({ error: retentionValues })
-  .refine((days) => (LOG_RETENTION_DAYS as readonly number[]).includes(days), {
-    message: retentionValues,
-  })
-  .default(30);
-// Secrets Manager names: letters, digits and /_+=.@- (1..512).
-const secretName = z
-  .string()
-  .regex(
-    /^[A-Za-z0-9/_+=.@-]{1,512}$/,
-    'must be a Secrets Manager name (letters, digits, /_+=.@-)',
-  );
-const origin = z
-  .string()
-  .regex(
-    /^(\*|https?:\/\/[^/\s*]+(:\d+)?)$/,
-    'each must be * or an origin like https://app.example.com',
-  );
-const YEAR = 365 * 24 * 3600;
-const TRACING_BACKENDS = ['cloudwatch', 'none', ...OTEL_PRESETS] as const;
-const endpoint = z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' });
-/** Endpoint knobs: the preset that reads each and the variable (the vendor's own name) it sets. */
-const ENDPOINTS = {
-  otlpEndpoint: ['otlp', 'OTEL_EXPORTER_OTLP_ENDPOINT'],
-  langfuseBaseUrl: ['langfuse', 'LANGFUSE_BASE_URL'],
-  logfireBaseUrl: ['logfire', 'LOGFIRE_BASE_URL'],
-  traceloopBaseUrl: ['openllmetry', 'TRACELOOP_BASE_URL'],
-} as const;
-/** Presets that cannot send without a credential. */
-const NEED_SECRET = ['langfuse', 'logfire'];
-
-/** A fair-use limit: a whole number ≥ 1, or `none` for no limit. */
-const quotaLimit = (fallback: number | 'none') =>
-  z
-    .union(
-      [
-        z.literal('none'),
-        z.coerce
-          .number()
-          .int('must be a whole number or none')
-          .min(1, 'must be at least 1, or none (no limit)')
-          .max(1_000_000_000_000, 'must be at most 10^12, or none'),
-      ],
-      { error: 'must be a whole number 1..10^12, or none (no limit)' },
-    )
-    .default(fallback);
 
 /** Context keys (cdk.json or `cdk -c key=value`); every one is optional. */
 const ContextSchema = z.object({
@@ -238,6 +154,7 @@ const ContextSchema = z.object({
   logRetentionDays: retention,
   sessionTtlSeconds: between(60, 10 * YEAR, 7 * 24 * 3600, 'a minute to ten years'),
   pausedRunTtlSeconds: between(60, 10 * YEAR, 24 * 3600, 'a minute to ten years'),
+  eventsTtlSeconds: between(60, 10 * YEAR, 24 * 3600, 'a minute to ten years'),
   eventBatchMaxDelayMs: z.coerce
     .number({ error: 'must be a whole number 1..1000 ms' })
     .int('must be a whole number 1..1000 ms')
@@ -264,7 +181,8 @@ const ContextSchema = z.object({
   lambdaRuntime: z
     .enum(['nodejs24.x', 'nodejs22.x'], 'must be nodejs24.x or nodejs22.x')
     .default(DEFAULT_LAMBDA_RUNTIME),
-  agentMemoryMb: between(128, 10_240, 1024, "Lambda's memory range, MB"),
+  agentMemoryMb: between(128, 10_240, AGENT_MEMORY_MB, "Lambda's memory range, MB"),
+  workerMemoryMb: between(128, 10_240, WORKER_MEMORY_MB, "Lambda's memory range, MB"),
   // Lambda allows 900 s; below 60 s the run deadline margin (20 s) leaves a turn too little.
   workerTimeoutSeconds: between(60, 900, 900, "Lambda's 900 s limit; 60 s for the deadline margin"),
   // Absent: sized for accountConcurrency (deploy-config.ts).
@@ -367,6 +285,7 @@ export function configFromContext(context: Record<string, unknown>): KernelConfi
     logRetentionDays: c.logRetentionDays,
     sessionTtlSeconds: c.sessionTtlSeconds,
     pausedRunTtlSeconds: c.pausedRunTtlSeconds,
+    eventsTtlSeconds: c.eventsTtlSeconds,
     ...(c.eventBatchMaxDelayMs ? { eventBatchMaxDelayMs: c.eventBatchMaxDelayMs } : {}),
     corsOrigins: c.corsOrigins,
     retainTable: c.retainTable,
@@ -378,6 +297,7 @@ export function configFromContext(context: Record<string, unknown>): KernelConfi
     ...(c.playground ? { playground: true } : {}),
     lambdaRuntime: c.lambdaRuntime,
     agentMemoryMb: c.agentMemoryMb,
+    workerMemoryMb: c.workerMemoryMb,
     workerTimeoutSeconds: c.workerTimeoutSeconds,
     fanoutBatchSize: c.fanoutBatchSize,
     maxReceiveCount: c.maxReceiveCount,
@@ -387,20 +307,6 @@ export function configFromContext(context: Record<string, unknown>): KernelConfi
     ...(c.streamReservedConcurrency === undefined
       ? {}
       : { streamReservedConcurrency: c.streamReservedConcurrency }),
-  };
-}
-
-function quotasFromContext(c: z.output<typeof ContextSchema>): QuotaSettings {
-  const pick = (value: number | 'none') => (value === 'none' ? undefined : value);
-  const limits = {
-    connections: pick(c.quotaConnections),
-    runsInFlight: pick(c.quotaRunsInFlight),
-    runsPerMinute: pick(c.quotaRunsPerMinute),
-    tokensPerDay: pick(c.quotaTokensPerDay),
-  };
-  return {
-    enabled: c.quotas,
-    ...Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined)),
   };
 }
 
@@ -414,37 +320,6 @@ function modelSecretOf(c: z.output<typeof ContextSchema>): { modelSecret?: Model
   if (c.modelSecretName) return { modelSecret: { secretName: c.modelSecretName } };
   if (c.bedrockModelArns.length > 0) return {};
   return { modelSecret: { secretName: DEFAULT_MODEL_SECRET_NAME } };
-}
-
-/** The tracing knobs together: a preset's endpoint or secret without the preset is a mistake. */
-function tracingFromContext(c: z.output<typeof ContextSchema>): TracingSettings {
-  const backends = [...new Set(c.tracing)];
-  const fail = (message: string) => new InvalidContextError(`Invalid tracing context: ${message}`);
-  if (backends.includes('none') && backends.length > 1)
-    throw fail('none cannot be listed with others.');
-  const environment: Record<string, string> = {};
-  // Unset is cloudwatch on Lambda: only a choice of yours reaches the functions.
-  if (backends.join(',') !== 'cloudwatch') environment.AGENT_KERNEL_TRACING = backends.join(',');
-  for (const [key, [preset, variable]] of Object.entries(ENDPOINTS)) {
-    const url = c[key as keyof typeof ENDPOINTS];
-    if (!url) continue;
-    if (!backends.includes(preset))
-      throw fail(`${key} is set but tracing does not list ${preset}.`);
-    environment[variable] = url;
-  }
-  const needing = backends.filter((name) => NEED_SECRET.includes(name));
-  if (needing.length > 0 && !c.tracingSecretName) {
-    throw fail(
-      `${needing.join(', ')} needs tracingSecretName: a Secrets Manager secret holding its keys as JSON (docs/tracing.md).`,
-    );
-  }
-  const otel = backends.some((name) => (OTEL_PRESETS as readonly string[]).includes(name));
-  if (c.tracingSecretName && !otel) {
-    throw fail('tracingSecretName is set but tracing lists no OTel preset to read it.');
-  }
-  if (!c.tracingSecretName) return { backends, environment };
-  environment.AGENT_KERNEL_TRACING_SECRET_NAME = c.tracingSecretName;
-  return { backends, secretName: c.tracingSecretName, environment };
 }
 
 /** CloudFormation stack names: a letter, then letters, digits and hyphens (128 at most). */

@@ -1,5 +1,6 @@
 import { Duration } from 'aws-cdk-lib';
 import { PARTITIONS } from '../lib/stores/dynamodb/table.js';
+import { AGENT_MEMORY_MB, SMALL_MEMORY_MB } from './config-memory.js';
 
 /** Every Lambda function of the kernel; each has its entry file `functions/<name>.ts`. */
 export const FUNCTION_NAMES = [
@@ -129,8 +130,8 @@ export interface FunctionSpec {
   readonly copyDirs?: readonly string[];
 }
 
-const AGENT_MEMORY = 1024;
-const SMALL_MEMORY = 256;
+const AGENT_MEMORY = AGENT_MEMORY_MB;
+const SMALL_MEMORY = SMALL_MEMORY_MB;
 
 /** The function table: name → entry → access (environment and grants) → trigger. */
 export const FUNCTIONS: readonly FunctionSpec[] = [
@@ -271,6 +272,7 @@ export function consumerOf(
 /** The settings the context may change (validated in config.ts against AWS's limits). */
 export interface FunctionTuning {
   readonly agentMemoryMb: number;
+  readonly workerMemoryMb: number;
   readonly workerTimeoutSeconds: number;
   readonly workerMaxConcurrency: number;
   readonly fanoutBatchSize: number;
@@ -286,7 +288,7 @@ export function tunedFunctions(tuning: FunctionTuning): FunctionSpec[] {
     if (spec.name === 'worker' && spec.trigger) {
       return {
         ...spec,
-        memorySize,
+        memorySize: tuning.workerMemoryMb,
         timeout: Duration.seconds(tuning.workerTimeoutSeconds),
         trigger: { ...spec.trigger, maxConcurrency: tuning.workerMaxConcurrency },
       };

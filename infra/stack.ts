@@ -2,21 +2,16 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
   Annotations,
-  Aws,
-  CfnOutput,
   Duration,
   RemovalPolicy,
   Stack,
   type StackProps,
-  Tags,
   Validations,
 } from 'aws-cdk-lib';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import type { CfnFunction, FunctionUrl, IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { CfnFunction, FunctionUrl } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import type { KernelConfig } from './config.js';
@@ -30,12 +25,10 @@ import { KernelQueue } from './constructs/queues.js';
 import { streamUrlOf } from './constructs/stream-url.js';
 import { KernelTable } from './constructs/table.js';
 import { KernelWebSocketApi } from './constructs/websocket-api.js';
-import { OWNER_TAG } from './deploy-config.js';
 import {
   type Access,
   consumerOf,
   type DynamoAction,
-  FAMILY_PARTITIONS,
   type FunctionName,
   type FunctionSpec,
   type ItemFamily,
@@ -45,6 +38,9 @@ import {
   tunedFunctions,
 } from './functions.js';
 import { grantModelAccess } from './model-access.js';
+import { fairUseEnv, functionId, grantTable } from './stack-grants.js';
+import { stackOutputs } from './stack-outputs.js';
+import { grantSecretKeys, jwtSecret } from './stack-secrets.js';
 import { wireTracing } from './tracing.js';
 
 export interface AgentKernelStackProps extends StackProps {
@@ -148,6 +144,7 @@ export class AgentKernelStack extends Stack {
         bundleAwsSdk: config.bundleAwsSdk,
         runtime: config.lambdaRuntime,
         tracing: config.tracing.backends,
+        modelParameter: config.modelSecret !== undefined && 'parameterName' in config.modelSecret,
       });
       this.functions.set(spec.name, fn);
       this.grantAccess(spec, fn.function, config);
@@ -270,7 +267,7 @@ export class AgentKernelStack extends Stack {
       errorRatePercent: 5,
       ...(this.alarmTopic ? { notify: this.alarmTopic } : {}),
     });
-    this.outputs(monitoring);
+    stackOutputs(this, monitoring);
   }
 
   /** Environment and grants for one function, from its access list. */
@@ -304,7 +301,8 @@ export class AgentKernelStack extends Stack {
       env('TABLE_NAME', this.table.table.tableName);
       env('SESSION_TTL_SECONDS', String(config.sessionTtlSeconds));
       env('PAUSED_RUN_TTL_SECONDS', String(config.pausedRunTtlSeconds));
-      this.grantTable(fn, table);
+      env('EVENTS_TTL_SECONDS', String(config.eventsTtlSeconds));
+      grantTable(fn, this.table.table.tableArn, table);
     }
     const send = (flag: Access, queue: QueueName, variable: string) => {
       const q = this.queues[queue];
@@ -321,7 +319,7 @@ export class AgentKernelStack extends Stack {
     }
     if (access.has('runs-agents')) grantModelAccess(this, fn, config, env);
     if (config.tracing.secretName || access.has('runs-agents') || access.has('verify-tokens')) {
-      this.grantSecretKeys(fn, config);
+      grantSecretKeys(fn, config);
     }
     if (access.has('verify-tokens')) {
       env('AUTH_MODE', config.auth.mode);
@@ -329,7 +327,7 @@ export class AgentKernelStack extends Stack {
         // Only the name: the authorizer reads the value at cold start (lib/aws/handlers/authorizer.ts),
         // so it is never in the function's configuration, the template or the cloud assembly.
         env('JWT_SECRET_NAME', config.auth.secretName);
-        this.jwtSecret(config.auth.secretName).grantRead(fn);
+        jwtSecret(this, config, config.auth.secretName).grantRead(fn);
         if (config.auth.issuer) env('JWT_ISSUER', config.auth.issuer);
         if (config.auth.audience) env('JWT_AUDIENCE', config.auth.audience);
       } else {
@@ -338,59 +336,6 @@ export class AgentKernelStack extends Stack {
         env('JWT_AUDIENCE', config.auth.audience);
       }
     }
-  }
-
-  /**
-   * The account-level API Gateway logging role that WebSocket access logs need: created here,
-   * already set, or none (access logs off, with a warning saying how to turn them on).
-   */
-  /** The development JWT secret, referenced once however many functions verify tokens. */
-  private jwtSecret(secretName: string): ISecret {
-    const found = this.node.tryFindChild('JwtSecret') as ISecret | undefined;
-    if (found) return found;
-    if (this.config.auth.mode !== 'hs256' || !this.config.auth.create) {
-      return Secret.fromSecretNameV2(this, 'JwtSecret', secretName);
-    }
-    // jwtSecret=create: a random value nobody typed; mint-token.ts reads it by name. The tag
-    // tells the preflight the secret is this stack's, not one a deploy would collide with.
-    const secret = new Secret(this, 'JwtSecret', {
-      secretName,
-      description: 'HS256 key of development tokens (agent kernel authorizer)',
-      generateSecretString: { passwordLength: 64, excludePunctuation: true },
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
-    Tags.of(secret).add(OWNER_TAG, this.stackName);
-    Validations.of(secret).acknowledge(
-      {
-        id: 'AwsSolutions-SMG4',
-        reason:
-          'A development HS256 key: rotating it would invalidate every token at once; production stacks use authMode=jwks.',
-      },
-      {
-        id: 'Serverless-SecretsManagerRotation',
-        reason: 'A development HS256 key (see AwsSolutions-SMG4).',
-      },
-    );
-    return secret;
-  }
-
-  /** kms:Decrypt on the secrets' customer-managed keys, through Secrets Manager and SSM only. */
-  private grantSecretKeys(fn: IFunction, config: KernelConfig): void {
-    if (config.secretKmsKeyArns.length === 0) return;
-    fn.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['kms:Decrypt'],
-        resources: [...config.secretKmsKeyArns],
-        conditions: {
-          StringEquals: {
-            'kms:ViaService': [
-              `secretsmanager.${Aws.REGION}.${Aws.URL_SUFFIX}`,
-              `ssm.${Aws.REGION}.${Aws.URL_SUFFIX}`,
-            ],
-          },
-        },
-      }),
-    );
   }
 
   private accountRole(config: KernelConfig): { accessLogs: boolean; dependsOn?: Construct } {
@@ -403,68 +348,4 @@ export class AgentKernelStack extends Stack {
     if (config.apiGatewayAccountRole === 'existing') return { accessLogs: true };
     return { accessLogs: true, dependsOn: new ApiGatewayAccountRole(this, 'ApiGatewayAccount') };
   }
-
-  /**
-   * One statement per item family: only the actions listed, on the table only (it has no index),
-   * and only on items whose partition key starts with the family's prefixes.
-   */
-  private grantTable(fn: IFunction, table: TableAccess): void {
-    for (const [family, actions] of Object.entries(table) as Families) {
-      fn.addToRolePolicy(
-        new PolicyStatement({
-          actions: actions.map((action) => `dynamodb:${action}`),
-          resources: [this.table.table.tableArn],
-          conditions: {
-            'ForAllValues:StringLike': {
-              'dynamodb:LeadingKeys': FAMILY_PARTITIONS[family].map((prefix) => `${prefix}*`),
-            },
-          },
-        }),
-      );
-    }
-  }
-
-  private outputs(monitoring: KernelMonitoring): void {
-    const out = (id: string, value: string, description: string) =>
-      new CfnOutput(this, id, { value, description });
-    out('TableName', this.table.table.tableName, 'DynamoDB table of sessions and runs');
-    for (const [name, q] of Object.entries(this.queues)) {
-      out(`${name[0]!.toUpperCase()}${name.slice(1)}QueueUrl`, q.queue.queueUrl, `${name} queue`);
-    }
-    if (this.webSocket) out('WebSocketUrl', this.webSocket.stage.url, 'wss:// URL for clients');
-    if (this.http) out('HttpUrl', this.http.url, 'HTTP API base URL');
-    if (this.streamUrl) out('StreamUrl', this.streamUrl.url, 'Streaming runs (SSE) URL');
-    const invoke = this.functions.get('invoke');
-    if (invoke) out('InvokeFunctionName', invoke.function.functionName, 'Direct invoke target');
-    out('DashboardName', monitoring.dashboard.dashboardName, 'CloudWatch dashboard');
-    // For the deploy's next steps (infra/next-steps.ts): how clients get a token.
-    out('AuthMode', this.config.auth.mode, 'hs256 (development secret) or jwks');
-    if (this.config.auth.mode === 'hs256') {
-      out('JwtSecretName', this.config.auth.secretName, 'Secrets Manager secret (name only)');
-    }
-    if (this.alarmTopic) out('AlarmTopicArn', this.alarmTopic.topicArn, 'Alarm notifications');
-    const model = this.config.modelSecret;
-    if (model) {
-      const name = 'secretName' in model ? model.secretName : model.parameterName;
-      out('ModelSecretName', name, 'Model API key: Secrets Manager secret or SSM parameter (name)');
-    }
-    if (this.approvalRequests) {
-      out('ApprovalTopicArn', this.approvalRequests.topic.topicArn, 'Approval requests (SNS)');
-    }
-  }
-}
-
-/** `ws-connect` → `WsConnectFunction`: stable construct ids (and so stable logical ids). */
-function functionId(name: string): string {
-  return `${name.replace(/(^|-)(\w)/g, (_, _dash, c: string) => c.toUpperCase())}Function`;
-}
-
-/** Fair use on (the default): QUOTAS and the stack's limits (absent: no limit). */
-function fairUseEnv(config: KernelConfig, env: (name: string, value: string) => void): void {
-  env('QUOTAS', 'on');
-  const { connections, runsInFlight, runsPerMinute, tokensPerDay } = config.quotas;
-  if (connections !== undefined) env('QUOTA_CONNECTIONS', String(connections));
-  if (runsInFlight !== undefined) env('QUOTA_RUNS_IN_FLIGHT', String(runsInFlight));
-  if (runsPerMinute !== undefined) env('QUOTA_RUNS_PER_MINUTE', String(runsPerMinute));
-  if (tokensPerDay !== undefined) env('QUOTA_TOKENS_PER_DAY', String(tokensPerDay));
 }

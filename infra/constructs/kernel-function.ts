@@ -44,6 +44,8 @@ export interface KernelFunctionProps {
   readonly copyDirs?: readonly string[];
   /** The deployed tracing backends: without an OTel preset the bundle leaves the OTel SDK out. */
   readonly tracing?: readonly string[];
+  /** The model key is an SSM parameter: only then does the bundle hold the SSM client. */
+  readonly modelParameter?: boolean;
 }
 
 const RUNTIMES: Record<LambdaRuntime, Runtime> = {
@@ -102,7 +104,9 @@ export class KernelFunction extends Construct {
         sourcesContent: BUNDLE.sourcesContent,
         // By default our pinned `@aws-sdk/*` is bundled; `bundleAwsSdk: false` uses the runtime's.
         externalModules: externalModules(props.bundleAwsSdk ?? true),
-        define: bundleDefine(props.tracing ?? ['cloudwatch']),
+        define: bundleDefine(props.tracing ?? ['cloudwatch'], {
+          modelParameter: props.modelParameter === true,
+        }),
         ...(props.agentsEntry ? agentsBundling(props.agentsEntry, PROJECT_ROOT) : {}),
         ...(props.copyDirs ? { commandHooks: copying(props.copyDirs) } : {}),
       },

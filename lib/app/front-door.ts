@@ -10,7 +10,7 @@ import { processIdKey, ServerIds } from './ids.js';
 import { asJson } from './jobs/run-log.js';
 import { runRecorded, type SyncRunDeps } from './jobs/sync-run.js';
 import { AccessPolicy, type SessionLife } from './policy.js';
-import type { FrontDoorDeps, JobQueue, SubscriptionFormat, TurnRunner } from './ports.js';
+import type { FrontDoorDeps, JobQueue, SentSeqs, SubscriptionFormat, TurnRunner } from './ports.js';
 import {
   type Accepted,
   type Call,
@@ -257,11 +257,12 @@ export class FrontDoor {
         ...bindingOf(session),
       };
       // A session cleared meanwhile is created again in the incarnation the record carries.
-      return this.#recorded(ref, { timeoutMs }, (signal) =>
+      return this.#recorded(ref, { timeoutMs }, (signal, sent) =>
         turns.run(request.agent, sessionId, request.input, {
           runId,
           principal,
           signal,
+          sent,
           ...(incarnation ? { incarnation } : {}),
         }),
       );
@@ -310,7 +311,7 @@ export class FrontDoor {
   #recorded(
     ref: RunRef,
     options: { timeoutMs: number | undefined; resume?: boolean; refused?: 'winner' | 'conflict' },
-    turn: (signal: AbortSignal | undefined) => Promise<Reply>,
+    turn: (signal: AbortSignal | undefined, sent: SentSeqs) => Promise<Reply>,
   ): Promise<Reply> {
     const { sessions, pausedRuns, redact } = this.#deps;
     const deps: SyncRunDeps = {

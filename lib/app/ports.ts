@@ -22,18 +22,29 @@ export interface AgentCatalog {
 }
 
 /** Runs a turn here and now (sync HTTP, invoke): the Runtime. */
+/** What a streaming turn sent: the seq of the message that carried its terminal event. */
+export interface SentSeqs {
+  terminal?: number;
+}
+
 export interface TurnRunner {
   run(
     agent: string,
     sessionId: string,
     input: RunInputWire,
-    options: { runId: string; principal: string; incarnation?: string; signal?: AbortSignal },
+    options: {
+      runId: string;
+      principal: string;
+      incarnation?: string;
+      signal?: AbortSignal;
+      sent?: SentSeqs;
+    },
   ): Promise<Reply>;
   resume(
     sessionId: string,
     runId: string,
     decisions: readonly Decision[],
-    options: { principal: string; signal?: AbortSignal },
+    options: { principal: string; signal?: AbortSignal; sent?: SentSeqs },
   ): Promise<Reply>;
   clearSession(
     sessionId: string,

@@ -6,7 +6,7 @@ import { PausedRunNotFound } from '../core/stores.js';
 import type { AcceptedMessage, RunJob } from '../transport/protocol.js';
 import { RunAlreadyDecided } from './errors.js';
 import type { AccessPolicy } from './policy.js';
-import type { FrontDoorDeps, TurnRunner } from './ports.js';
+import type { FrontDoorDeps, SentSeqs, TurnRunner } from './ports.js';
 import type { RunRecords, RunRef } from './run-records.js';
 import { checkId } from './validation.js';
 
@@ -65,7 +65,7 @@ export interface FrontParts {
   recorded(
     ref: RunRef,
     options: { timeoutMs: number | undefined; resume?: boolean; refused?: 'winner' | 'conflict' },
-    turn: (signal: AbortSignal | undefined) => Promise<Reply>,
+    turn: (signal: AbortSignal | undefined, sent: SentSeqs) => Promise<Reply>,
   ): Promise<Reply>;
   send(job: RunJob): Promise<void>;
   turns(): TurnRunner;
@@ -184,8 +184,12 @@ export class Resumes {
     const refused = decider.forOwner ? 'conflict' : 'winner';
     const turn = () =>
       this.#parts
-        .recorded(ref, { timeoutMs, resume: true, refused }, (signal) =>
-          turns.resume(sessionId, runId, request.decisions, { principal: decider.actor, signal }),
+        .recorded(ref, { timeoutMs, resume: true, refused }, (signal, sent) =>
+          turns.resume(sessionId, runId, request.decisions, {
+            principal: decider.actor,
+            signal,
+            sent,
+          }),
         )
         .catch(async (err: unknown) => {
           // The winner ended and deleted the run between our read and our claim.

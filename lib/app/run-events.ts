@@ -127,6 +127,38 @@ export class RunEvents {
     }
   }
 
+  /**
+   * A reconnect on a new connection (WebSocket `subscribe` with `afterSeq`): once the run is the
+   * caller's and `after` a seq it sent, the messages stored after `after`; then `live()` starts
+   * the live delivery (subscribes the connection) and what was stored meanwhile follows. Every
+   * message is stored before it is posted, so one stored after the last read is posted live:
+   * none is missed. One stored between `live()` and the last read comes both ways, and a live one
+   * may arrive before it — the client orders by seq and drops a seq it has
+   * (lib/transport/seq-order.ts). Bad input is refused before anything is subscribed.
+   */
+  async *replay(
+    principal: unknown,
+    sessionId: string,
+    runId: string,
+    options: { after?: unknown; live: () => Promise<void> },
+  ): AsyncGenerator<EventsMessage> {
+    let after = parseSeq(options.after, 'afterSeq');
+    const record = await this.#owned(principal, sessionId, runId);
+    // The highest seq only grows: checked now, `after` stays valid once subscribed.
+    if (after >= 0) await this.#highest(record, after, 'afterSeq');
+    let live = false;
+    for (;;) {
+      const page = await this.#read(record, after, PAGE_MAX, false);
+      for (const message of page.messages) yield message;
+      after = page.after;
+      if (page.more) continue;
+      if (!live) await options.live();
+      // Ended: nothing comes live; else once more, for what was stored before `live()`.
+      if (page.ended || live) return;
+      live = true;
+    }
+  }
+
   /** The run record when the run is the caller's, in the session's current life; else not-found. */
   async #owned(principal: unknown, sessionId: string, runId: string): Promise<RunRecord> {
     const who = this.#policy.principal(principal);
@@ -184,17 +216,23 @@ export class RunEvents {
    * client has it); `after` above every seq the run has sent is a client error, not a wait.
    */
   async #caughtUp(record: RunRecord, after: number): Promise<boolean> {
+    const last = await this.#highest(record, after);
+    if (last?.events.some((e) => TERMINAL.has(e.type)) && last.seq <= after) return true;
+    return hasEnded(record) && (record.terminalSeq ?? -1) === after;
+  }
+
+  /** The run's last stored message; `after` above every seq the run has sent is `invalid-seq`. */
+  async #highest(record: RunRecord, after: number, name = 'after') {
     const last = await this.#deps.events.last(record.sessionId, record.runId);
     const highest = Math.max(last?.seq ?? -1, record.terminalSeq ?? -1);
     if (after > highest) {
       throw new InvalidSeq(
         highest < 0
           ? `Run "${record.runId}" has sent nothing yet: reconnect without a seq.`
-          : `Run "${record.runId}" has sent seqs up to ${highest}; \`after\` ${after} is above it.`,
+          : `Run "${record.runId}" has sent seqs up to ${highest}; \`${name}\` ${after} is above it.`,
       );
     }
-    if (last?.events.some((e) => TERMINAL.has(e.type)) && last.seq <= after) return true;
-    return hasEnded(record) && (record.terminalSeq ?? -1) === after;
+    return last;
   }
 }
 

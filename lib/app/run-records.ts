@@ -95,10 +95,13 @@ export class RunRecords {
     return { ref, previous, owned: result.applied };
   }
 
-  /** The reply of a sync run or resume; its terminal event takes the run's next seq. */
-  async finished(attempt: SyncAttempt, reply: Reply): Promise<void> {
+  /**
+   * The reply of a sync run or resume. Its terminal event went out at `sentSeq` when the turn
+   * streamed (SSE); else (nothing sent) it takes the run's next seq.
+   */
+  async finished(attempt: SyncAttempt, reply: Reply, sentSeq?: number): Promise<void> {
     const { ref, previous } = attempt;
-    const terminalSeq = runNextSeq(previous);
+    const terminalSeq = sentSeq ?? runNextSeq(previous);
     const seqs = { terminalSeq, nextSeq: terminalSeq + 1 };
     const times = { createdAt: previous?.createdAt ?? this.#now(), updatedAt: this.#now() };
     if (reply.status === 'completed') {
@@ -128,7 +131,7 @@ export class RunRecords {
   async failed(
     attempt: SyncAttempt,
     error: { code: string; message: string },
-    options: { stillPaused?: boolean } = {},
+    options: { stillPaused?: boolean; terminalSeq?: number | undefined } = {},
   ): Promise<void> {
     const { ref, previous } = attempt;
     if (!attempt.owned || REFUSED_RESUME.has(error.code)) return;
@@ -137,7 +140,7 @@ export class RunRecords {
       : error.code === 'run-timeout'
         ? 'timed-out'
         : 'failed';
-    const terminalSeq = runNextSeq(previous);
+    const terminalSeq = options.terminalSeq ?? runNextSeq(previous);
     await this.#store.transition(
       {
         ...base(ref, previous),

@@ -7,4 +7,5 @@ export * from './errors.js';
 export * from './fifo.js';
 export * from './parse.js';
 export * from './protocol.js';
+export * from './seq-order.js';
 export { isDeltaEvent, jsonBytes, splitDeltaEvent } from './sizing.js';

@@ -86,12 +86,27 @@ export const ResumeMessageSchema = z.strictObject({
 });
 
 // requestId is optional here: it only lets a client match an `error` to its subscribe.
-export const SubscribeMessageSchema = z.strictObject({
-  action: z.literal('subscribe'),
-  requestId: RequestIdSchema.optional(),
-  sessionId: SessionIdSchema,
-  format: SubscriptionFormatSchema.optional(),
-});
+// With runId: the run's stored messages after `afterSeq` (absent: from seq 0) are sent first
+// (reconnect); the live ones follow as for any subscriber (docs/protocol.md, "Reconnect").
+export const SubscribeMessageSchema = z
+  .strictObject({
+    action: z.literal('subscribe'),
+    requestId: RequestIdSchema.optional(),
+    sessionId: SessionIdSchema,
+    format: SubscriptionFormatSchema.optional(),
+    runId: RunIdSchema.optional(),
+    afterSeq: SeqSchema.optional(),
+  })
+  .check((ctx) => {
+    if (ctx.value.afterSeq !== undefined && ctx.value.runId === undefined) {
+      ctx.issues.push({
+        code: 'custom',
+        input: ctx.value,
+        path: ['runId'],
+        message: 'is required with afterSeq (the run whose seqs they are)',
+      });
+    }
+  });
 
 export const UnsubscribeMessageSchema = z.strictObject({
   action: z.literal('unsubscribe'),

@@ -6,6 +6,7 @@ import {
   LOG_RETENTION_DAYS,
   stackNameFromContext,
 } from '../../infra/config.js';
+import { WORKER_MEMORY_MB } from '../../infra/config-memory.js';
 import { FUNCTIONS, tunedFunctions } from '../../infra/functions.js';
 
 // Every context knob against what AWS accepts: a bad value fails the synth with a typed error
@@ -16,10 +17,13 @@ const refused: [key: string, value: unknown, message: RegExp][] = [
   ['logRetentionDays', 'forever', /logRetentionDays/],
   ['sessionTtlSeconds', 10, /sessionTtlSeconds: must be 60\.\./],
   ['pausedRunTtlSeconds', 1.5, /pausedRunTtlSeconds: must be a whole number/],
+  ['eventsTtlSeconds', 30, /eventsTtlSeconds: must be 60\.\./],
   ['eventBatchMaxDelayMs', 0, /eventBatchMaxDelayMs: must be 1\.\.1000 ms/],
   ['eventBatchMaxDelayMs', 1001, /eventBatchMaxDelayMs/],
   ['agentMemoryMb', 127, /agentMemoryMb: must be 128\.\.10240/],
   ['agentMemoryMb', 10_241, /agentMemoryMb: must be 128\.\.10240/],
+  ['workerMemoryMb', 127, /workerMemoryMb: must be 128\.\.10240/],
+  ['workerMemoryMb', 'lots', /workerMemoryMb: must be a whole number 128\.\.10240/],
   ['workerTimeoutSeconds', 901, /workerTimeoutSeconds: must be 60\.\.900 .*900 s/],
   ['workerTimeoutSeconds', 30, /workerTimeoutSeconds: must be 60\.\.900/],
   ['workerMaxConcurrency', 1, /workerMaxConcurrency: must be 2\.\.1000/],
@@ -177,6 +181,7 @@ describe('context knobs accepted', () => {
       tableDeletionProtection: true,
       lambdaRuntime: 'nodejs24.x',
       agentMemoryMb: 1024,
+      workerMemoryMb: WORKER_MEMORY_MB,
       workerTimeoutSeconds: 900,
       fanoutBatchSize: 10,
       maxReceiveCount: 5,
@@ -262,10 +267,20 @@ describe('the function table within AWS limits', () => {
     }
   });
 
+  it('the worker takes workerMemoryMb (sized); http, invoke and stream take agentMemoryMb', () => {
+    const specs = tunedFunctions(configFromContext({ workerMemoryMb: 640, agentMemoryMb: 1536 }));
+    const memory = Object.fromEntries(specs.map((spec) => [spec.name, spec.memorySize]));
+    expect(memory).toMatchObject({ worker: 640, http: 1536, invoke: 1536, stream: 1536 });
+    expect(memory.fanout).toBe(256);
+    const defaults = tunedFunctions(configFromContext({}));
+    expect(defaults.find((spec) => spec.name === 'worker')?.memorySize).toBe(WORKER_MEMORY_MB);
+  });
+
   it("every tuning stays within Lambda's limits at both ends of each knob", () => {
     for (const tuning of [
       {
         agentMemoryMb: 128,
+        workerMemoryMb: 128,
         workerTimeoutSeconds: 60,
         workerMaxConcurrency: 2,
         fanoutBatchSize: 1,
@@ -274,6 +289,7 @@ describe('the function table within AWS limits', () => {
       },
       {
         agentMemoryMb: 10_240,
+        workerMemoryMb: 10_240,
         workerTimeoutSeconds: 900,
         workerMaxConcurrency: 1000,
         fanoutBatchSize: 10,

@@ -134,6 +134,10 @@ describe('functions', () => {
       DELIVERY_MODE: 'sqs-fanout',
     });
     expect(env('Worker').WEBSOCKET_ENDPOINT).toBeUndefined();
+    // Stored events are kept a day by default, on every function that stores or reads them.
+    for (const name of ['Worker', 'WsMessage', 'Http']) {
+      expect(env(name).EVENTS_TTL_SECONDS, name).toBe('86400');
+    }
     expect(env('WsMessage')).toMatchObject({
       RUN_QUEUE_URL: { Ref: queue('Run') },
       WEBSOCKET_ENDPOINT: expect.anything(),

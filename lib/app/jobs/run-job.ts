@@ -3,24 +3,26 @@ import type { StreamEvent } from '../../core/events.js';
 import { bindingOf, isOwner } from '../../core/ownership.js';
 import type { JsonValue, SessionData } from '../../core/session.js';
 import { EventBatcher } from '../../transport/batcher.js';
-import { type Delivery, emitBatches } from '../../transport/delivery.js';
+import { emitBatches } from '../../transport/delivery.js';
 import type { EventsMessage, TurnJob } from '../../transport/protocol.js';
-import type { UsageTally } from '../fair-use.js';
-import type { JobLogger, JobPorts, PipelineMetric } from '../ports/jobs.js';
-import { type RunRecord, runNextSeq, terminalEventOf } from '../ports/run-records.js';
+import type { RunRecord } from '../ports/run-records.js';
 import { REFUSED_RESUME } from '../run-records.js';
 import { afterTurn } from './after-turn.js';
-import { awaitRunEnd } from './run-end.js';
+import type { JobContext, JobResult, Outcome } from './job-context.js';
 import { asJson, RunLog } from './run-log.js';
+import {
+  closeQuietly,
+  count,
+  deliverStored,
+  deliveryOf,
+  recover,
+  refused,
+  resumeStored,
+} from './run-recovery.js';
 import { continuingSeq, storedFirst } from './stored-events.js';
 import { finished, storedEarlier, storedReply } from './stored-turn.js';
 
-export type Outcome = Extract<StreamEvent, { type: 'run-finished' | 'run-paused' | 'run-error' }>;
-
-/** How an attempt ended: done (the job is complete), or to be retried soon. */
-export type JobResult =
-  | { readonly done: true; readonly status: string }
-  | { readonly done: false; readonly reason: string };
+export type { JobContext, JobResult, Outcome };
 
 /** Failures a later attempt may not meet; retried while receives remain, before any terminal event. */
 const RETRYABLE = new Set([
@@ -32,25 +34,6 @@ const RETRYABLE = new Set([
 ]);
 /** A second resume of a run: the first (or an earlier attempt of this job) owns its outcome. */
 const REFUSED = REFUSED_RESUME;
-
-export interface JobContext {
-  /** Where the job runs: the runtime, the run records, delivery, announcements, metrics. */
-  readonly ports: JobPorts;
-  readonly job: TurnJob;
-  readonly logger?: JobLogger | undefined;
-  /** Aborted a safe margin before the function's deadline (reason: RunTimeout). */
-  readonly signal: AbortSignal;
-  /** Epoch ms after which post-turn steps stop retrying. */
-  readonly until: number;
-  /** This is the message's last receive: a retryable failure is reported, not retried. */
-  readonly lastAttempt: boolean;
-  /** The message was received before: an earlier attempt may have stored the turn and died. */
-  readonly redelivered: boolean;
-  /** About when a retried job comes back (announced in `run-retrying`). */
-  readonly retryInSeconds?: number;
-  /** Fair use: the attempt's model tokens, from its events (lib/app/fair-use.ts). */
-  readonly usage?: UsageTally;
-}
 
 /**
  * One attempt of a run or resume job. Never throws once the turn's outcome is known (the turn
@@ -377,33 +360,6 @@ function alone<E extends Extract<Outcome, { type: 'run-finished' | 'run-paused' 
   return { type: 'run-paused', runId, sessionId, interruptions } as E;
 }
 
-/**
- * The run already ended (another channel, an earlier attempt): send its stored terminal event to
- * this job's requester and the session's subscribers, as the same message (seq and content) the
- * run's end sent, so a client that has it drops the copy. Writes nothing.
- */
-async function deliverStored(ctx: JobContext, record: RunRecord): Promise<JobResult> {
-  const event = terminalEventOf(record) as StreamEvent | undefined;
-  if (event) {
-    const seq = record.terminalSeq ?? runNextSeq(record);
-    const where = { metrics: ctx.ports.metrics, runId: ctx.job.runId, until: ctx.until };
-    await afterTurn(
-      'stored-terminal',
-      () =>
-        deliveryOf(ctx).deliver({
-          type: 'events',
-          sessionId: record.sessionId,
-          runId: record.runId,
-          seq,
-          events: [event],
-        }),
-      where,
-    );
-  }
-  ctx.logger?.info('job found its run ended', { runId: ctx.job.runId, status: record.status });
-  return { done: true, status: record.status };
-}
-
 /** A resume that failed with its paused run still waiting stays paused (it can be resumed). */
 async function failedStatus(ctx: JobContext): Promise<'failed' | 'paused'> {
   if (ctx.job.kind !== 'resume') return 'failed';
@@ -411,88 +367,6 @@ async function failedStatus(ctx: JobContext): Promise<'failed' | 'paused'> {
     ?.get(ctx.job.sessionId, ctx.job.runId)
     .catch(() => undefined);
   return run?.status === 'pending' ? 'paused' : 'failed';
-}
-
-/** The resumed turn's session when it is stored, else undefined. */
-async function resumeStored(ctx: JobContext, log: RunLog): Promise<SessionData | undefined> {
-  const session = await ctx.ports.runtime.sessions.load(ctx.job.sessionId).catch(() => undefined);
-  const paused = await ctx.ports.runtime.pausedRuns
-    ?.get(ctx.job.sessionId, ctx.job.runId)
-    .catch(() => undefined);
-  // Stored: the session's marker is gone while the run was still paused (claimed or pending), or
-  // a resume of it was running (a takeover found it stored and deleted the paused run).
-  if (!session) return undefined;
-  const marked = session.data.paused?.some((p) => p.runId === ctx.job.runId) ?? false;
-  return !marked && (!!paused || log.previous?.status === 'running') ? session.data : undefined;
-}
-
-/**
- * A duplicate resume: the other attempt owns the run's events and record; this one writes
- * nothing. It waits (until its deadline) for the other attempt to end the run, then sends its
- * requester the stored terminal event; past the deadline the job comes back later (its last
- * receive gives up, counted).
- */
-async function refused(
-  ctx: JobContext,
-  error: Extract<Outcome, { type: 'run-error' }>,
-): Promise<JobResult> {
-  const { sessionId, runId } = ctx.job;
-  count(ctx, 'ResumesRefused', { runId, code: error.code });
-  const pausedRuns = ctx.ports.runtime.pausedRuns;
-  // No run at all (a guessed or long-gone id): there is no winner to wait for.
-  const known = await ctx.ports.runs.get(sessionId, runId);
-  if (!known && !(await pausedRuns?.get(sessionId, runId)))
-    return { done: true, status: 'refused' };
-  const record = await awaitRunEnd(() => ctx.ports.runs.get(sessionId, runId), {
-    until: ctx.until,
-    pending: async () => (await pausedRuns?.get(sessionId, runId))?.status === 'pending',
-  });
-  if (record) return deliverStored(ctx, record);
-  if (ctx.lastAttempt) return { done: true, status: 'refused' };
-  return { done: false, reason: 'run-in-progress' };
-}
-
-/**
- * The turn is stored but its end was lost (a crash, or a failure right after the save): record
- * it completed, drop the paused run of a resume, and send the run-finished it never sent.
- */
-async function recover(
-  ctx: JobContext,
-  log: RunLog,
-  stored: { text: string; output?: JsonValue },
-  open?: EventBatcher,
-): Promise<JobResult> {
-  const { job } = ctx;
-  const { sessionId, runId } = job;
-  const where = { metrics: ctx.ports.metrics, runId, until: ctx.until };
-  count(ctx, 'TurnsRecovered', { runId, requestId: job.requestId });
-  if (job.kind === 'resume') {
-    await afterTurn(
-      'paused-run-delete',
-      async () => ctx.ports.runtime.pausedRuns?.delete(sessionId, runId),
-      where,
-    );
-  }
-  const { agent } = log.base;
-  const reply = { status: 'completed' as const, runId, sessionId, agent, ...stored };
-  const from = open
-    ? undefined
-    : await continuingSeq(ctx.ports.events, job, log.previous, true, log.firstSeq);
-  const delivery = storedFirst(deliveryOf(ctx), ctx.ports.events, log.base);
-  const batcher =
-    open ??
-    new EventBatcher({
-      sessionId,
-      runId,
-      firstSeq: from?.firstSeq ?? log.firstSeq,
-      sink: (message) => delivery.deliver(message),
-    });
-  await batcher.flush().catch(() => undefined);
-  const terminalSeq = batcher.nextSeq;
-  await batcher.push({ type: 'run-finished', runId, reply }).catch(() => undefined);
-  await closeQuietly(ctx, batcher);
-  await log.end('completed', batcher.nextSeq, { reply: asJson(reply), terminalSeq });
-  return { done: true, status: 'run-finished' };
 }
 
 /** The turn paused and was stored, but its run-paused was lost: send it, record and announce. */
@@ -509,24 +383,4 @@ async function recoverPause(
   const nextSeq = await deliverOutcome(ctx, log, batcher, outcome, state);
   await recordOutcome(ctx, log, outcome, nextSeq, state.terminalSeq);
   return { done: true, status: 'run-paused' };
-}
-
-async function closeQuietly(ctx: JobContext, batcher: EventBatcher): Promise<void> {
-  try {
-    await batcher.close();
-  } catch (err) {
-    count(ctx, 'PostTurnStepFailures', {
-      step: 'delivery',
-      runId: ctx.job.runId,
-      error: String(err),
-    });
-  }
-}
-
-function deliveryOf(ctx: JobContext): Delivery {
-  return ctx.ports.delivery(ctx.job);
-}
-
-function count(ctx: JobContext, name: PipelineMetric, properties: Record<string, unknown>) {
-  ctx.ports.metrics.count(name, properties);
 }

@@ -2,6 +2,7 @@ import { AgentKernelError, RunAborted, SessionForbidden, toErrorInfo } from '../
 import type { Reply } from '../../core/requests.js';
 import type { SessionData } from '../../core/session.js';
 import { NotFound } from '../errors.js';
+import type { SentSeqs } from '../ports.js';
 import { MAX_TURN_MS, REFUSED_RESUME, type RunRecords, type RunRef } from '../run-records.js';
 import { retrying } from './retry.js';
 import { awaitRunEnd, replyOf } from './run-end.js';
@@ -31,12 +32,14 @@ export async function runRecorded(
     /** A refused resume: the winner's outcome (a retry of the owner's), or the refusal itself. */
     refused?: 'winner' | 'conflict';
   },
-  turn: (signal: AbortSignal | undefined) => Promise<Reply>,
+  turn: (signal: AbortSignal | undefined, sent: SentSeqs) => Promise<Reply>,
 ): Promise<Reply> {
   const attempt = await deps.records.start(ref);
+  // A streaming turn fills in the seq its terminal event went out at: the record's terminalSeq.
+  const sent: SentSeqs = {};
   let reply: Reply;
   try {
-    reply = await withTimeout(options.timeoutMs, turn);
+    reply = await withTimeout(options.timeoutMs, (signal) => turn(signal, sent));
   } catch (thrown) {
     let err = thrown;
     if (isTimeout(err)) {
@@ -44,7 +47,7 @@ export async function runRecorded(
       const known = await whatIsStored(deps, ref).catch(() => undefined);
       if (known?.reply) {
         reply = known.reply;
-        await finish(deps, attempt, reply);
+        await finish(deps, attempt, reply, sent);
         return reply;
       }
       err = timeoutError(options.timeoutMs ?? 0, ref);
@@ -65,10 +68,11 @@ export async function runRecorded(
     const stillPaused = options.resume
       ? await deps.stillPaused(ref.sessionId, ref.runId).catch(() => false)
       : false;
-    await deps.records.failed(attempt, { ...info, message: redact(info.message) }, { stillPaused });
+    const failure = { ...info, message: redact(info.message) };
+    await deps.records.failed(attempt, failure, { stillPaused, terminalSeq: sent.terminal });
     throw error;
   }
-  await finish(deps, attempt, reply);
+  await finish(deps, attempt, reply, sent);
   return reply;
 }
 
@@ -77,10 +81,10 @@ async function finish(
   deps: SyncRunDeps,
   attempt: Awaited<ReturnType<RunRecords['start']>>,
   reply: Reply,
+  sent: SentSeqs,
 ) {
-  await retrying(() => deps.records.finished(attempt, reply), { attempts: 4, baseMs: 200 }).catch(
-    () => undefined,
-  );
+  const record = () => deps.records.finished(attempt, reply, sent.terminal);
+  await retrying(record, { attempts: 4, baseMs: 200 }).catch(() => undefined);
 }
 
 const TIMED_OUT = Symbol('timed-out');

@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream';
 import { FrontDoor } from '../../app/front-door.js';
-import type { TurnRunner } from '../../app/ports.js';
+import type { SentSeqs, TurnRunner } from '../../app/ports.js';
 import { AgentKernelError } from '../../core/errors.js';
 import type { StreamEvent } from '../../core/events.js';
 import type { Reply } from '../../core/requests.js';
@@ -39,6 +39,8 @@ export function frontDoorWith(
 export interface EventSink {
   push(event: StreamEvent): Promise<void>;
   close(): Promise<void>;
+  /** A sink that numbers its messages (the native batcher): the seq its next one would take. */
+  readonly nextSeq?: number;
 }
 
 /** Whose turn a sink streams (the stored events' binding) and whether it continues a run. */
@@ -61,18 +63,30 @@ export function streamingTurns(
     run: async (agent, sessionId, input, options) => {
       const { principal: owner, incarnation } = options;
       const sink = await open(sessionId, options.runId, { owner, incarnation, resume: false });
-      return drain(runtime.stream(agent, sessionId, input, options), sink);
+      const { sent, ...rest } = options;
+      return drain(runtime.stream(agent, sessionId, input, rest), sink, sent);
     },
     resume: async (sessionId, runId, decisions, options) => {
       const sink = await open(sessionId, runId, { owner: options.principal, resume: true });
-      return drain(runtime.resumeStream(sessionId, runId, decisions, options), sink);
+      const { sent, ...rest } = options;
+      return drain(runtime.resumeStream(sessionId, runId, decisions, rest), sink, sent);
     },
     clearSession: (sessionId, options) => runtime.clearSession(sessionId, options),
   };
 }
 
-/** Streams a turn's events and answers as `Runtime.run` would: its reply, or its error. */
-async function drain(events: AsyncIterable<StreamEvent>, batcher: EventSink): Promise<Reply> {
+const TERMINAL = new Set(['run-finished', 'run-paused', 'run-error']);
+
+/**
+ * Streams a turn's events and answers as `Runtime.run` would: its reply, or its error. The
+ * terminal event is the last one pushed: once closed, it went out in the sink's last message.
+ */
+async function drain(
+  events: AsyncIterable<StreamEvent>,
+  batcher: EventSink,
+  sent?: SentSeqs,
+): Promise<Reply> {
+  let ended = false;
   let agent = '';
   let text = '';
   let reply: Reply | undefined;
@@ -93,9 +107,11 @@ async function drain(events: AsyncIterable<StreamEvent>, batcher: EventSink): Pr
       };
     }
     if (event.type === 'run-error') failure = new AgentKernelError(event.code, event.message);
+    ended ||= TERMINAL.has(event.type);
     await batcher.push(event);
   }
   await batcher.close();
+  if (sent && ended && batcher.nextSeq !== undefined) sent.terminal = batcher.nextSeq - 1;
   if (failure) throw failure;
   if (!reply) throw new AgentKernelError('internal-error', 'The run ended early.');
   return reply;

@@ -1,10 +1,12 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { retryAfterOf } from '../../app/fair-use.js';
 import type { FrontDoor } from '../../app/front-door.js';
+import { RunEvents } from '../../app/run-events.js';
 import { AgentKernelError, toErrorInfo } from '../../core/errors.js';
 import { activeSpan } from '../../core/tracer.js';
+import { type AgUiEventsMessage, toAgUiMessage } from '../../transport/ag-ui.js';
 import { parseInbound } from '../../transport/parse.js';
-import type { ClientMessage, ServerMessage } from '../../transport/protocol.js';
+import type { ClientMessage, ServerMessage, SubscribeMessage } from '../../transport/protocol.js';
 import { type AwsClients, clientsFor } from '../adapters/clients.js';
 import { postTo } from '../adapters/post-to-session.js';
 import { type Redacting, redactWith } from '../middleware/http-errors.js';
@@ -49,7 +51,8 @@ export function createMessageHandler(
       connectionId,
       endpoint: endpointOf(event, deployed.config.WEBSOCKET_ENDPOINT),
     };
-    const reply = (message: ServerMessage) => postTo(ready, deployed.connections, target, message);
+    const reply = (message: ServerMessage | AgUiEventsMessage) =>
+      postTo(ready, deployed.connections, target, message);
     // A binary frame arrives as base64: its bytes must be UTF-8 (the gate says so, typed).
     const raw = event.isBase64Encoded
       ? Buffer.from(event.body ?? '', 'base64')
@@ -62,7 +65,10 @@ export function createMessageHandler(
     const message = parsed.message;
     const door = doorOf(deployed);
     try {
-      const answer = await dispatch(door, message, principalOf(event), connectionId);
+      const answer =
+        message.action === 'subscribe' && message.runId !== undefined
+          ? await replayRun(deployed, door, message, principalOf(event), connectionId, reply)
+          : await dispatch(door, message, principalOf(event), connectionId);
       if (answer) {
         logger?.info('job queued', { action: message.action });
         await reply(answer);
@@ -129,6 +135,36 @@ async function dispatch(
       return { type: 'accepted', ...(await door.submitClear({ principal, requestId, sessionId })) };
     }
   }
+}
+
+/**
+ * `subscribe` with a runId (a reconnect): the connection is subscribed to the session, then the
+ * run's stored messages after `afterSeq` are posted to it (RunEvents.replay); the live ones come
+ * from fan-out as to any subscriber. The client orders by seq and drops a seq it has.
+ */
+async function replayRun(
+  deployed: MessageDeployment,
+  door: FrontDoor,
+  message: SubscribeMessage,
+  principal: string | undefined,
+  connectionId: string,
+  reply: (message: ServerMessage | AgUiEventsMessage) => Promise<unknown>,
+): Promise<undefined> {
+  const { sessionId, runId = '', afterSeq, format } = message;
+  if (!deployed.events) throw new AgentKernelError('internal-error', 'No stored events here.');
+  const reader = new RunEvents({
+    sessions: deployed.sessions,
+    runs: deployed.runs,
+    events: deployed.events,
+  });
+  const stored = reader.replay(principal, sessionId, runId, {
+    after: afterSeq,
+    live: () => door.subscribe(principal, connectionId, sessionId, format),
+  });
+  for await (const events of stored) {
+    await reply(format === 'ag-ui' ? toAgUiMessage(events) : events);
+  }
+  return undefined;
 }
 
 /** The job carries this span's trace header: the worker's and fan-out's spans join this trace. */

@@ -95,19 +95,29 @@ export function observability(
   // A root segment off Lambda is named after the function, as Lambda names its own.
   const config = env.AGENT_KERNEL_SERVICE_NAME ? {} : { serviceName: service };
   // The presets' credentials come from Secrets Manager at cold start, before the OTel backend.
-  const secret = env.AGENT_KERNEL_TRACING_SECRET_NAME;
+  // A bundle built without the OTel backend (infra/bundling.ts) has none to prepare: the test
+  // folds to undefined there, so neither the loader nor the Secrets Manager client is bundled.
+  const prepareOtel =
+    process.env.AGENT_KERNEL_BUNDLE_OTEL === 'false'
+      ? undefined
+      : tracingSecretLoader(env, redactor);
   const tracer = createTracer({
     env,
     config,
     redactor,
     logger: logPortOf(logger),
-    ...(secret ? { prepareOtel: async () => void (await loadTracingSecret(env, redactor)) } : {}),
+    ...(prepareOtel ? { prepareOtel } : {}),
     onBackendError: (error) =>
       logger.error('tracing backend unavailable: its spans are not recorded', {
         error: error as Error,
       }),
   });
   return { logger, tracer, redactor };
+}
+
+function tracingSecretLoader(env: Record<string, string | undefined>, redactor: Redactor) {
+  if (!env.AGENT_KERNEL_TRACING_SECRET_NAME) return undefined;
+  return async () => void (await loadTracingSecret(env, redactor));
 }
 
 // The middleware every function's front is built of (lib/aws/middleware/handler-stack.ts), where they were.

@@ -67,6 +67,15 @@ async function fetchSecret(
   client: Record<string, unknown>,
 ): Promise<string | undefined> {
   if (source.kind === 'secrets-manager') return fetchFromSecretsManager(source, client);
+  // A bundle for a key in Secrets Manager leaves the SSM client out (infra/bundling.ts).
+  if (process.env.AGENT_KERNEL_BUNDLE_SSM !== 'false') return fetchFromSsm(source, client);
+  throw ssmNotBundled();
+}
+
+async function fetchFromSsm(
+  source: ModelSecretSource,
+  client: Record<string, unknown>,
+): Promise<string | undefined> {
   const ssm = await importPeer(
     () => import('@aws-sdk/client-ssm'),
     'Reading the model key from SSM Parameter Store',
@@ -80,6 +89,16 @@ async function fetchSecret(
   } finally {
     parameters.destroy();
   }
+}
+
+function ssmNotBundled(): ConfigError {
+  return new ConfigError([
+    {
+      variable: 'MODEL_SECRET_PARAMETER',
+      message:
+        'is set, but this bundle was built without the SSM client (deploy with -c modelParameterName)',
+    },
+  ]);
 }
 
 const SecretMap = z.record(z.string(), z.string());

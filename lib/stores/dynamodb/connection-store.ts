@@ -124,9 +124,12 @@ export class DynamoConnectionStore extends DynamoBase implements ConnectionStore
 
   async subscribers(sessionId: string): Promise<Subscription[]> {
     const found: Subscription[] = [];
+    // Consistent: a reconnect subscribes, then reads the stored events; a message stored after
+    // that read must find the subscription, or the client would miss it (RunEvents.replay).
     for await (const item of this.queryPrefix(
       keys.subscriptions(sessionId),
       keys.subscriptionPrefix,
+      { consistent: true },
     )) {
       if (this.expired(item)) continue;
       const { pk: _pk, sk: _sk, expiresAt: _ttl, ...rest } = item;

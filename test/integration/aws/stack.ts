@@ -258,6 +258,7 @@ export function messageViewOf(deployed: Deployment): MessageDeployment {
     sessions: runtime.sessions,
     pausedRuns: runtime.pausedRuns,
     runs: deployed.runs,
+    events: deployed.events,
     idempotency: deployed.idempotency,
     idKey: deployed.idKey,
     agentNames: new Set(runtime.agents.map((agent) => agent.name)),

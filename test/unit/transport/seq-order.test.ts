@@ -1,0 +1,61 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { SeqOrder } from '../../../lib/transport/index.js';
+import { ClientMessageSchema } from '../../../lib/transport/protocol.js';
+
+const message = (seq: number, last: number) => ({
+  seq,
+  events: [{ type: seq === last ? 'run-finished' : 'text-delta' }],
+});
+
+describe('SeqOrder (a reconnecting client: stored and live messages, in seq order, once each)', () => {
+  it('any arrival order with repeats gives afterSeq+1 … terminal once, gap-free', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 30 }),
+        fc.integer({ min: -1, max: 30 }),
+        fc.array(fc.nat(), { maxLength: 40 }),
+        fc.infiniteStream(fc.nat()),
+        (last, from, repeats, shuffle) => {
+          const after = Math.min(from, last);
+          // Both senders: every seq after `after`, some again, in any order.
+          const all = [...Array(last - after).keys()].map((i) => i + after + 1);
+          const sent = [...all, ...repeats.map((r) => all[r % Math.max(all.length, 1)])]
+            .filter((s): s is number => s !== undefined)
+            .map((s) => ({ s, key: shuffle.next().value }))
+            .sort((a, b) => a.key - b.key)
+            .map(({ s }) => message(s, last));
+          const order = new SeqOrder(after);
+          const out = sent.flatMap((m) => order.accept(m));
+          expect(out.map((m) => m.seq)).toEqual(all);
+          expect(order.ended).toBe(all.length > 0);
+          expect(order.waiting).toBe(0);
+        },
+      ),
+    );
+  });
+
+  it('holds a message back until the seqs before it came, and drops what is had', () => {
+    const order = new SeqOrder(4);
+    expect(order.accept(message(7, 9))).toEqual([]);
+    expect(order.accept(message(4, 9))).toEqual([]);
+    expect(order.waiting).toBe(1);
+    expect(order.accept(message(5, 9)).map((m) => m.seq)).toEqual([5]);
+    expect(order.accept(message(6, 9)).map((m) => m.seq)).toEqual([6, 7]);
+    expect(order.next).toBe(8);
+    expect(order.accept(message(7, 9))).toEqual([]);
+  });
+
+  it('subscribe: afterSeq is a whole number and needs the runId it counts in', () => {
+    const ok = { action: 'subscribe', sessionId: 's', runId: 'r', afterSeq: 3 };
+    expect(ClientMessageSchema.safeParse(ok).success).toBe(true);
+    expect(ClientMessageSchema.safeParse({ ...ok, afterSeq: undefined }).success).toBe(true);
+    for (const afterSeq of [-1, 1.5, '3', null]) {
+      expect(ClientMessageSchema.safeParse({ ...ok, afterSeq }).success).toBe(false);
+    }
+    const { runId: _r, ...noRun } = ok;
+    const parsed = ClientMessageSchema.safeParse(noRun);
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues[0]?.path).toEqual(['runId']);
+  });
+});
