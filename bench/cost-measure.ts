@@ -38,6 +38,8 @@ export interface Counts {
   wru: number;
   /** WRU of session saves (head and state chunks): the unit of a "session write". */
   sessionWriteWru: number;
+  /** WRU of the stored events kept for reconnects (`EVENTS#` items, issue 30). */
+  eventsWru: number;
   sessionSaves: number;
   /** Billable SQS requests by queue (the URL's last segment); empty receives apart. */
   sqs: Record<string, number>;
@@ -75,6 +77,7 @@ const empty = (): Counts => ({
   rru: 0,
   wru: 0,
   sessionWriteWru: 0,
+  eventsWru: 0,
   sessionSaves: 0,
   sqs: {},
   idleReceives: 0,
@@ -115,6 +118,7 @@ function countDynamo(command: any, output: any, error: any): void {
   counts.wru += units;
   const item = command.input.Item ?? command.input.Key;
   const sk = String(item?.sk ?? '');
+  if (sk.startsWith('EVENTS#')) counts.eventsWru += units;
   if (String(item?.pk ?? '').startsWith('SESSION#') && (sk === 'META' || sk.startsWith('STATE#'))) {
     counts.sessionWriteWru += units;
     if (sk === 'META') counts.sessionSaves++;

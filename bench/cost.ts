@@ -238,6 +238,14 @@ if (process.env.BENCH_COST_CHILD) {
   console.log(
     `\nthe one-message-per-token design costs ${((perToken ?? 0) / (sqsFanout ?? 1)).toFixed(1)}× sqs-fanout and ${((perToken ?? 0) / (directMode ?? 1)).toFixed(1)}× direct (aim ≥ 5×); the worker billed at ${worker} MB (infra/config-memory.ts)`,
   );
+  // The stored events (issue 30) are in the WRU above; their share of each bill, printed apart.
+  const events = (m: Measured, bill: number | undefined) => {
+    const usd = (m.turnsCounts.eventsWru / m.turns) * 1000 * PRICES.dynamoWru;
+    return `${m.mode} $${usd.toFixed(4)} (+${((100 * usd) / ((bill ?? 0) - usd)).toFixed(1)}% on the bill without them)`;
+  };
+  console.log(
+    `stored events for reconnects, per 1,000 turns: ${events(fanout, sqsFanout)}, ${events(direct, directMode)}`,
+  );
   const per = (m: Measured) => {
     const c = m.turnsCounts;
     const lambda = Object.entries(c.lambda)

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import * as semconv from '@opentelemetry/semantic-conventions/incubating';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Runtime } from '../../../lib/core/index.js';
@@ -102,6 +103,13 @@ describe.each(nativeRunners)('GenAI messages of the $name runner', ({ agent }) =
         BigInt(a.startTimeUnixNano ?? 0) < BigInt(b.startTimeUnixNano ?? 0) ? -1 : 1,
       );
     expect(chats).toHaveLength(2);
+    for (const chat of chats) {
+      // The conventions' required and (the model being known) conditionally required attributes.
+      expect(chat.attributes[semconv.ATTR_GEN_AI_OPERATION_NAME]).toBe('chat');
+      expect(chat.attributes[semconv.ATTR_GEN_AI_PROVIDER_NAME]).toMatch(/^[a-z][a-z0-9_.]*$/);
+      expect(chat.attributes[semconv.ATTR_GEN_AI_REQUEST_MODEL]).toEqual(expect.any(String));
+      expect(chat.name).toBe(`chat ${chat.attributes[semconv.ATTR_GEN_AI_REQUEST_MODEL]}`);
+    }
     const [first, second] = chats as [ReceivedSpan, ReceivedSpan];
     const firstIn = messages(first, 'gen_ai.input.messages', validateInput);
     const firstOut = messages(first, 'gen_ai.output.messages', validateOutput);
