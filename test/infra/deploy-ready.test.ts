@@ -203,6 +203,7 @@ describe('knobs reach the template', () => {
     const tuned = synth({
       lambdaRuntime: 'nodejs22.x',
       agentMemoryMb: '2048',
+      workerMemoryMb: '512',
       workerTimeoutSeconds: '600',
       workerMaxConcurrency: '100',
       fanoutBatchSize: '5',
@@ -212,7 +213,7 @@ describe('knobs reach the template', () => {
     for (const [, p] of fns) expect(p.Runtime).toBe('nodejs22.x');
     const of = (name: string) => fns.find(([id]) => id === name)![1];
     expect([of('Worker').MemorySize, of('Http').MemorySize, of('Fanout').MemorySize]).toEqual([
-      2048, 2048, 256,
+      512, 2048, 256,
     ]);
     expect(of('Worker').Timeout).toBe(600);
     expect(of('Worker').Environment.Variables.JOB_MAX_RECEIVES).toBe('8');

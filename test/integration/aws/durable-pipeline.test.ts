@@ -14,9 +14,12 @@ const proxy = useDynamoProxy();
 const { pipeline, killAt, redeliverUntilDone } = crashPipeline(server, endpoints, proxy);
 
 const isJournalQuery = (r: DynamoRequest) => r.operation === 'Query' && r.body.includes('JOURNAL#');
-/** The journal's update that records a tool call's outcome: the tool has just run. */
+/**
+ * The journal write that carries the tool call's outcome: the tool has run. Its outcome rides on
+ * the run's next journal write, here the runner's last one (a `#R#` records item).
+ */
 const isCallFinish = (r: DynamoRequest) =>
-  r.operation === 'UpdateItem' && r.body.includes('JOURNAL#') && r.body.includes('#T#');
+  r.operation === 'PutItem' && r.body.includes('JOURNAL#') && r.body.includes('#R#');
 /** A model request asking for the next step before any tool ran (the one that asks for the tool). */
 const asksForTool = (r: RecordedRequest) =>
   !JSON.stringify(r.body?.input ?? '').includes('function_call_output');
