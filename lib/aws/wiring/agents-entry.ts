@@ -1,3 +1,4 @@
+import type { AgentToolsMap } from '../../app/agent-tools.js';
 import type { Agent } from '../../core/agent.js';
 import type { RunJournalStore } from '../../core/journal.js';
 import type { ToolLedger } from '../../core/ledger.js';
@@ -13,6 +14,11 @@ import { AgentsEntryError } from './errors.js';
 export interface AgentsDefinition {
   agents?: readonly Agent[];
   modules?: readonly Module<unknown>[];
+  /**
+   * Each agent's own ToolSpecs with the Executor that runs them, by agent name: what `/mcp`
+   * lists and calls for the agents MCP_AGENT_TOOLS opts in (docs/protocol.md).
+   */
+  agentTools?: AgentToolsMap;
 }
 
 /**
