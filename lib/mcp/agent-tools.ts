@@ -1,7 +1,7 @@
 /**
  * The opted-in agents' own tools on `/mcp` (MCP_AGENT_TOOLS): `<agent>__<tool>`, the ToolSpec's
  * JSON Schema as `inputSchema`, annotations from its declared effects. A call runs through the
- * use case of lib/app/agent-tools.ts (the agent's Executor, as the calling principal); bad
+ * use case of lib/mcp/agent-tool-calls.ts (the agent's Executor, as the calling principal); bad
  * arguments are MCP's -32602, a failure of the tool itself an `isError` result (MCP's tool error).
  */
 import {
@@ -10,9 +10,9 @@ import {
   McpError,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { AgentToolCall, ExposedTool } from '../app/agent-tools.js';
 import { AgentKernelError } from '../core/errors.js';
 import { modelVisibleError, ToolArgsInvalid, ToolLayerError } from '../tools/errors.js';
+import type { AgentToolCall, ExposedTool } from './agent-tool-calls.js';
 import { annotationsOf, type ExtraTools, type McpErrorData } from './server.js';
 
 export function agentToolsServed(

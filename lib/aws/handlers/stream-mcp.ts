@@ -1,4 +1,3 @@
-import { agentToolCaller, exposedTools } from '../../app/agent-tools.js';
 import type { FrontDoor } from '../../app/front-door.js';
 import type { RawMessage } from '../../transport/parse.js';
 import type { Deployment } from '../wiring/deployment.js';
@@ -63,10 +62,12 @@ async function agentToolsOf(
   } catch {
     return undefined; // the door refuses this principal's every call anyway
   }
-  const [{ agentToolsServed }, { SERVER_TOOL_NAMES }] = await Promise.all([
-    import('../../mcp/agent-tools.js'),
-    import('../../mcp/server.js'),
-  ]);
+  const [{ agentToolsServed }, { agentToolCaller, exposedTools }, { SERVER_TOOL_NAMES }] =
+    await Promise.all([
+      import('../../mcp/agent-tools.js'),
+      import('../../mcp/agent-tool-calls.js'),
+      import('../../mcp/server.js'),
+    ]);
   const reserved = new Set([...SERVER_TOOL_NAMES, ...agents.map((a) => a.name)]);
   const exposed = exposedTools(deployed.agentTools, optIn, reserved);
   return agentToolsServed(exposed, who, agentToolCaller(deployed.idempotency));

@@ -1,9 +1,9 @@
-import type { AgentToolsMap } from '../../app/agent-tools.js';
 import type { Agent } from '../../core/agent.js';
 import type { RunJournalStore } from '../../core/journal.js';
 import type { ToolLedger } from '../../core/ledger.js';
 import type { Module } from '../../core/module.js';
 import type { Tracer } from '../../core/tracer.js';
+import type { AgentToolsMap } from '../../mcp/agent-tool-calls.js';
 import { AgentsEntryError } from './errors.js';
 
 /**

@@ -1,9 +1,9 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { AgentToolsMap } from '../../app/agent-tools.js';
 import type { FairUse } from '../../app/fair-use.js';
 import type { PendingApprovalIndex } from '../../app/ports/approvals.js';
 import { Runtime } from '../../core/runtime.js';
 import { noopTracer, type Tracer } from '../../core/tracer.js';
+import type { AgentToolsMap } from '../../mcp/agent-tool-calls.js';
 import {
   DynamoConnectionStore,
   DynamoIdempotencyStore,

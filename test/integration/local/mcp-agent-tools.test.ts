@@ -156,6 +156,24 @@ describe("the opted-in agents' own tools on /mcp (local stack)", () => {
     await bob.close();
   });
 
+  it('racing calls with one key: the side effect happens once', async () => {
+    const client = await clientAs('dave');
+    const params = { name: 'demo__increment', arguments: { by: 1 }, _meta: { [KEY]: 'race' } };
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 6 }, () => client.callTool(params)),
+    );
+    await client.close();
+
+    expect(effects.increments.get('dave')).toBe(1);
+    for (const outcome of outcomes) {
+      if (outcome.status === 'fulfilled') {
+        expect(outcome.value.structuredContent).toEqual({ count: 1, principal: 'dave' });
+      } else {
+        expect(outcome.reason).toMatchObject({ data: { code: 'request-in-progress' } });
+      }
+    }
+  });
+
   it('bad input runs nothing: wrong args, unknown tool, a non-opted agent, the gated tool', async () => {
     const before = { ...effects, increments: new Map(effects.increments) };
     const client = await clientAs('carol');
@@ -202,6 +220,8 @@ describe("the opted-in agents' own tools on /mcp (local stack)", () => {
   });
 
   it('no token: 401 with a Bearer challenge, nothing listed or run', async () => {
+    const total = () => [...effects.increments.values()].reduce((a, b) => a + b, 0);
+    const before = total();
     const response = await fetch(`${stack.streamUrl}/mcp`, {
       method: 'POST',
       headers: {
@@ -219,6 +239,6 @@ describe("the opted-in agents' own tools on /mcp (local stack)", () => {
     expect(response.headers.get('www-authenticate')).toBe('Bearer');
     const body = (await response.json()) as { error: { code: number } };
     expect(body.error.code).toBe(-32001);
-    expect(effects.increments.get('?')).toBeUndefined();
+    expect(total()).toBe(before);
   });
 });

@@ -6,11 +6,11 @@
  * never exposed: no person can approve a direct call, so it must not run unapproved.
  */
 import { randomUUID } from 'node:crypto';
+import { makeIdempotent } from '../app/idempotent.js';
+import type { IdempotencyStore } from '../app/ports/idempotency.js';
 import { denyAll } from '../tools/approval.js';
 import type { ToolRunner } from '../tools/runner.js';
 import type { AnyToolSpec } from '../tools/spec.js';
-import { makeIdempotent } from './idempotent.js';
-import type { IdempotencyStore } from './ports/idempotency.js';
 
 /** An agent's ToolSpecs and the runner its framework calls them through (the agents entry's). */
 export interface AgentTools {
