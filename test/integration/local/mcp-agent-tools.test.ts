@@ -8,6 +8,7 @@ const effects = vi.hoisted(() => ({
   increments: new Map<string, number>(),
   wired: 0,
   ghost: 0,
+  failed: 0,
   hooked: 0,
 }));
 
@@ -44,6 +45,15 @@ vi.mock('#agents', async (importOriginal) => {
       return { wired: true };
     },
   });
+  const fail = defineTool({
+    name: 'fail',
+    description: 'Always fails.',
+    input: z.object({}),
+    handler: () => {
+      effects.failed += 1;
+      throw new Error('boom');
+    },
+  });
   const secret = defineTool({
     name: 'secret',
     description: 'Not opted in.',
@@ -72,7 +82,7 @@ vi.mock('#agents', async (importOriginal) => {
       return {
         ...original.createAgents(deps),
         agentTools: {
-          demo: { tools: [lookup, increment, wire], executor },
+          demo: { tools: [lookup, increment, wire, fail], executor },
           ghost: { tools: [secret], executor },
         },
       };
@@ -172,6 +182,20 @@ describe("the opted-in agents' own tools on /mcp (local stack)", () => {
         expect(outcome.reason).toMatchObject({ data: { code: 'request-in-progress' } });
       }
     }
+  });
+
+  it("a tool's own failure is an isError result; it claims no key, so a retry runs again", async () => {
+    const client = await clientAs('erin');
+    const params = { name: 'demo__fail', arguments: {}, _meta: { [KEY]: 'fail-1' } };
+    const first = await client.callTool(params);
+    const second = await client.callTool(params);
+    await client.close();
+
+    for (const result of [first, second]) {
+      expect(result.isError).toBe(true);
+      expect(result.structuredContent).toMatchObject({ error: { kind: 'tool-failed' } });
+    }
+    expect(effects.failed).toBe(2);
   });
 
   it('bad input runs nothing: wrong args, unknown tool, a non-opted agent, the gated tool', async () => {
