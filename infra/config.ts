@@ -106,6 +106,8 @@ export interface KernelConfig extends DeploySettings {
    * this caps its concurrent streams (and keeps them from starving the other functions).
    */
   readonly streamReservedConcurrency?: number;
+  /** Agents whose own tools `/mcp` exposes (MCP_AGENT_TOOLS on the stream function; `*`: all). */
+  readonly mcpAgentTools?: readonly string[];
 }
 
 export type ApiGatewayAccountRole = 'create' | 'existing' | 'none';
@@ -211,6 +213,11 @@ const ContextSchema = z.object({
     .min(1, "must be 1..900 (the account's reservable concurrency)")
     .max(900, "must be 1..900 (the account's reservable concurrency)")
     .optional(),
+  mcpAgentTools: list
+    .pipe(
+      z.array(z.string().regex(/^(\*|[A-Za-z0-9_-]{1,64})$/, 'each must be * or an agent name')),
+    )
+    .optional(),
 });
 
 export const CONTEXT_KEYS = Object.keys(
@@ -307,6 +314,7 @@ export function configFromContext(context: Record<string, unknown>): KernelConfi
     ...(c.streamReservedConcurrency === undefined
       ? {}
       : { streamReservedConcurrency: c.streamReservedConcurrency }),
+    ...(c.mcpAgentTools?.length ? { mcpAgentTools: c.mcpAgentTools } : {}),
   };
 }
 

@@ -201,6 +201,9 @@ export class AgentKernelStack extends Stack {
     const streamHandler = this.functions.get('stream')?.function;
     const apis = { httpUrl: this.http?.url, wsUrl: this.webSocket?.stage.url };
     if (streamHandler) this.streamUrl = streamUrlOf(streamHandler, config, apis);
+    if (streamHandler && config.mcpAgentTools) {
+      streamHandler.addEnvironment('MCP_AGENT_TOOLS', config.mcpAgentTools.join(','));
+    }
     if (streamHandler && config.streamReservedConcurrency !== undefined) {
       // The Function URL's throttle: no API Gateway stage in front of it (docs/operations.md).
       const cfn = streamHandler.node.defaultChild as CfnFunction;

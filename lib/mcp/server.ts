@@ -47,6 +47,8 @@ const LooseCallSchema = z.object({
 });
 const RESUME_TOOL = 'resume_run';
 const READ_TOOL = 'read_run';
+/** The server's own tools' names: an agent's tool never shadows one. */
+export const SERVER_TOOL_NAMES: ReadonlySet<string> = new Set([RESUME_TOOL, READ_TOOL]);
 const Id = z.string().min(1).max(200);
 const AgentArgs = z.strictObject({ message: RunInputSchema, sessionId: Id.optional() });
 const ResumeArgs = z.strictObject({ sessionId: Id, runId: Id, decisions: DecisionsSchema });
@@ -161,19 +163,26 @@ function resultOf(reply: Reply): CallToolResult {
   return { content: [{ type: 'text', text }], structuredContent: { ...reply, resume } };
 }
 
+/** More tools (the opted-in agents' own, lib/mcp/agent-tools.ts): undefined from `call` if not one. */
+export interface ExtraTools {
+  readonly tools: readonly Tool[];
+  call(name: string, args: unknown, key: string | undefined): Promise<CallToolResult> | undefined;
+}
+
 export interface McpRequestOptions {
   readonly door: FrontDoor;
   readonly principal: unknown;
   readonly agents: readonly AgentEntry[];
+  readonly extra?: ExtraTools;
 }
 
-function serverFor({ door, principal, agents }: McpRequestOptions): Server {
+function serverFor({ door, principal, agents, extra }: McpRequestOptions): Server {
   const server = new Server(
     { name: 'agent-kernel', version: '1' },
     { capabilities: { tools: { listChanged: false } } },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: [...agents.map(agentTool), ...SERVER_TOOLS],
+    tools: [...agents.map(agentTool), ...SERVER_TOOLS, ...(extra?.tools ?? [])],
   }));
   // A loose schema, so the SDK's own check of tools/call answers bad params with -32602
   // (with the strict one, the parse fails first and the client reads an internal error).
@@ -196,6 +205,8 @@ function serverFor({ door, principal, agents }: McpRequestOptions): Server {
         const run = (await door.readRun(principal, sessionId, runId)) as Record<string, unknown>;
         return { content: [{ type: 'text', text: JSON.stringify(run) }], structuredContent: run };
       }
+      const extraCall = extra?.call(name, args, key as string | undefined);
+      if (extraCall) return await extraCall;
       if (!agents.some((a) => a.name === name)) {
         throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${name.slice(0, 100)}"`, {
           code: 'agent-not-found',

@@ -14,6 +14,7 @@ beforeAll(() => {
     quotaRunsInFlight: 3,
     quotaTokensPerDay: 500000,
     streamReservedConcurrency: 25,
+    mcpAgentTools: 'demo,other',
   };
   tuned = synthesise({ functionsDir: dir, bundle: false, context });
   defaults = synthesise({ functionsDir: dir, bundle: false });
@@ -57,5 +58,11 @@ describe('fair use in the stack', () => {
   it('streamReservedConcurrency caps the Function URL’s concurrent streams', () => {
     expect(fnOf(tuned, 'Stream').ReservedConcurrentExecutions).toBe(25);
     expect(fnOf(tuned, 'Http').ReservedConcurrentExecutions).toBeUndefined();
+  });
+
+  it('mcpAgentTools reaches the stream function alone as MCP_AGENT_TOOLS; unset by default', () => {
+    expect(fnOf(tuned, 'Stream').Environment.Variables.MCP_AGENT_TOOLS).toBe('demo,other');
+    expect(fnOf(tuned, 'Http').Environment.Variables.MCP_AGENT_TOOLS).toBeUndefined();
+    expect(fnOf(defaults, 'Stream').Environment.Variables.MCP_AGENT_TOOLS).toBeUndefined();
   });
 });

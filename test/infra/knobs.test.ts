@@ -83,6 +83,7 @@ const refused: [key: string, value: unknown, message: RegExp][] = [
   ['quotaTokensPerDay', -5, /quotaTokensPerDay: must be at least 1/],
   ['streamReservedConcurrency', 0, /streamReservedConcurrency: must be 1\.\.900/],
   ['streamReservedConcurrency', 901, /streamReservedConcurrency: must be 1\.\.900/],
+  ['mcpAgentTools', 'demo,bad name', /mcpAgentTools: each must be \* or an agent name/],
 ];
 
 const BEDROCK = 'arn:aws:bedrock:eu-west-1::foundation-model/anthropic.claude-3-haiku';
@@ -162,6 +163,7 @@ describe('context knobs accepted', () => {
     ['quotaRunsPerMinute', 'none', 'quotas', { enabled: true, connections: 20, runsInFlight: 10 }],
     ['quotaTokensPerDay', '2000000', 'quotas.tokensPerDay', 2_000_000],
     ['streamReservedConcurrency', '50', 'streamReservedConcurrency', 50],
+    ['mcpAgentTools', 'demo, other', 'mcpAgentTools', ['demo', 'other']],
     [
       'corsOrigins',
       'https://a.example.com, http://localhost:5173',

@@ -1,3 +1,4 @@
+import type { FrontDoor } from '../../app/front-door.js';
 import type { RawMessage } from '../../transport/parse.js';
 import type { Deployment } from '../wiring/deployment.js';
 import type { HttpEvent } from './http-api.js';
@@ -37,11 +38,39 @@ export async function mcpRoute(
       name: a.name,
       description: a.description,
     }));
-    response = await handleMcpRequest(requestOf(event, body), { door, principal, agents });
+    const extra = await agentToolsOf(deployed, door, principal, agents);
+    const options = { door, principal, agents, ...(extra ? { extra } : {}) };
+    response = await handleMcpRequest(requestOf(event, body), options);
   }
   const headers = Object.fromEntries(response.headers.entries());
   // A whole response at once: SseResponse.error writes any status, headers and body.
   out.error({ statusCode: response.status, headers, body: await response.text() });
+}
+
+/** The opted-in agents' own tools (MCP_AGENT_TOOLS), for a principal the door accepts. */
+async function agentToolsOf(
+  deployed: Deployment,
+  door: FrontDoor,
+  principal: unknown,
+  agents: readonly { name: string }[],
+) {
+  const optIn = deployed.config.MCP_AGENT_TOOLS;
+  if (!optIn || !deployed.agentTools) return undefined;
+  let who: string;
+  try {
+    who = door.policy.principal(principal);
+  } catch {
+    return undefined; // the door refuses this principal's every call anyway
+  }
+  const [{ agentToolsServed }, { agentToolCaller, exposedTools }, { SERVER_TOOL_NAMES }] =
+    await Promise.all([
+      import('../../mcp/agent-tools.js'),
+      import('../../mcp/agent-tool-calls.js'),
+      import('../../mcp/server.js'),
+    ]);
+  const reserved = new Set([...SERVER_TOOL_NAMES, ...agents.map((a) => a.name)]);
+  const exposed = exposedTools(deployed.agentTools, optIn, reserved);
+  return agentToolsServed(exposed, who, agentToolCaller(deployed.idempotency));
 }
 
 function requestOf(event: HttpEvent, body: RawMessage): Request {

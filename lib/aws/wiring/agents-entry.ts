@@ -3,6 +3,7 @@ import type { RunJournalStore } from '../../core/journal.js';
 import type { ToolLedger } from '../../core/ledger.js';
 import type { Module } from '../../core/module.js';
 import type { Tracer } from '../../core/tracer.js';
+import type { AgentToolsMap } from '../../mcp/agent-tool-calls.js';
 import { AgentsEntryError } from './errors.js';
 
 /**
@@ -13,6 +14,11 @@ import { AgentsEntryError } from './errors.js';
 export interface AgentsDefinition {
   agents?: readonly Agent[];
   modules?: readonly Module<unknown>[];
+  /**
+   * Each agent's own ToolSpecs with the Executor that runs them, by agent name: what `/mcp`
+   * lists and calls for the agents MCP_AGENT_TOOLS opts in (docs/protocol.md).
+   */
+  agentTools?: AgentToolsMap;
 }
 
 /**

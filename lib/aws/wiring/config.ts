@@ -92,6 +92,18 @@ export const ConfigSchema = z.object({
     .transform((names) => new Set(names.split(',')))
     .optional(),
   /**
+   * Agents whose own ToolSpecs `/mcp` also lists and calls (comma-separated, or `*` for all):
+   * a deployer's opt-in. Unset: only the agents themselves are MCP tools.
+   */
+  MCP_AGENT_TOOLS: z
+    .string()
+    .regex(
+      /^(\*|[A-Za-z0-9_-]{1,64}(,[A-Za-z0-9_-]{1,64})*)$/,
+      '`*` or comma-separated agent names',
+    )
+    .transform((names) => new Set(names.split(',')))
+    .optional(),
+  /**
    * Back-office principals (comma-separated) that may decide any session's paused runs from the
    * approvals queue, acting for the session's owner. Unset: only owners decide.
    */

@@ -3,6 +3,7 @@ import type { FairUse } from '../../app/fair-use.js';
 import type { PendingApprovalIndex } from '../../app/ports/approvals.js';
 import { Runtime } from '../../core/runtime.js';
 import { noopTracer, type Tracer } from '../../core/tracer.js';
+import type { AgentToolsMap } from '../../mcp/agent-tool-calls.js';
 import {
   DynamoConnectionStore,
   DynamoIdempotencyStore,
@@ -47,6 +48,8 @@ export interface Deployment {
   readonly tracer: Tracer;
   /** Fair use per principal (QUOTAS=on), else undefined. */
   readonly fairUse?: FairUse | undefined;
+  /** The agents entry's own tools per agent (`/mcp` exposes those MCP_AGENT_TOOLS opts in). */
+  readonly agentTools?: AgentToolsMap | undefined;
 }
 
 export interface DeploymentOptions {
@@ -122,6 +125,7 @@ export function buildDeployment(
     journal: built.journal,
     tracer,
     fairUse: fairUseFor(config, stores),
+    agentTools: agents.agentTools,
   };
 }
 
