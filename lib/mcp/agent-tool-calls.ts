@@ -5,7 +5,7 @@
  * an idempotency key runs at most once per (principal, key). A tool that asks for approval is
  * never exposed: no person can approve a direct call, so it must not run unapproved.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { makeIdempotent } from '../app/idempotent.js';
 import type { IdempotencyStore } from '../app/ports/idempotency.js';
 import { denyAll } from '../tools/approval.js';
@@ -91,8 +91,19 @@ function run({ principal, tool, args, key }: AgentToolCall): Promise<unknown> {
     context: {},
     signal: AbortSignal.timeout(tool.spec.timeoutMs ?? CALL_BOUND_MS),
     // Stable across a client's retries: a downstream service can dedupe on it too.
-    ...(key === undefined ? {} : { idempotencyKey: `mcp:${principal}:${key}` }),
+    ...(key === undefined ? {} : { idempotencyKey: downstreamKey(principal, key) }),
   };
   // denyAll: defence in depth, an approval-gated tool is refused even if it were reached.
   return tool.executor.runSpec(tool.spec, args, ctx, { callId: runId, approval: denyAll });
+}
+
+/**
+ * The key a tool sees: a hash of (principal, key). Both may hold `:`, so joining them would let
+ * principal `a:b` with key `c` and principal `a` with key `b:c` share one downstream key.
+ */
+export function downstreamKey(principal: string, key: string): string {
+  const hash = createHash('sha256')
+    .update(JSON.stringify([principal, key]))
+    .digest('base64url');
+  return `mcp:${hash.slice(0, 32)}`;
 }

@@ -49,7 +49,10 @@ export async function guardCall<T>(
 ): Promise<T> {
   const { callId, tool } = call;
   const journal = ctx.journal;
-  const key = journal ? journal.idempotencyKey(callId) : idempotencyKeyOf(ctx.runId, callId);
+  // Outside a run's journal a caller's own key (an MCP client's) stays what the tool sees.
+  const key = journal
+    ? journal.idempotencyKey(callId)
+    : (ctx.idempotencyKey ?? idempotencyKeyOf(ctx.runId, callId));
   const callCtx: GuardedContext = { ...ctx, callId, idempotencyKey: key };
   const invoke = () => runWithToolContext(callCtx, () => run(callCtx));
   if (!journal) return invoke();
