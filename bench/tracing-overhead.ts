@@ -12,6 +12,8 @@
  *
  *   npm run bench:tracing            BENCH_TURNS=400 BENCH_REPS=5 npm run bench:tracing
  *   BENCH_XRAY=0 npm run bench:tracing     (EMF and logs only: the cost of the UDP sends apart)
+ *   BENCH_CONTROL=1 npm run bench:tracing  (+ a second untraced arm, the noise floor; a tracer
+ *     whose spans do nothing, the Runtime's traced paths alone; otel with no export)
  */
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, writeSync } from 'node:fs';
@@ -28,6 +30,7 @@ import { CloudWatchTracer, OtelTracer } from '../lib/tracing/index.js';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 200);
 const REPS = Number(process.env.BENCH_REPS ?? 3);
+const CONTROL = process.env.BENCH_CONTROL === '1';
 const WARMUP = 20;
 const TURNS_PER_SESSION = 8;
 
@@ -106,13 +109,38 @@ function makeRuntime(tracer: Tracer): Runtime {
   });
 }
 
-const arms = {
+/** A tracer whose spans record nothing: what the Runtime's traced paths cost on their own. */
+const BARE_SPAN = {
+  setAttributes() {},
+  setPayload() {},
+  recordError() {},
+  end() {},
+  traceHeader: () => undefined,
+};
+const bare: Tracer = { startSpan: () => BARE_SPAN };
+/** The otel backend with an exporter that drops every batch: its span work without the export. */
+const otelSpansOnly = new OtelTracer({
+  env: { AGENT_KERNEL_TRACING: 'otlp' },
+  exporters: [{ export: (_spans, done) => done({ code: 0 }), shutdown: async () => {} }],
+});
+
+const arms: Record<string, Runtime> = {
   off: makeRuntime(noopTracer),
   cloudwatch: makeRuntime(traced),
   otel: makeRuntime(otel),
 };
-const ARMS = Object.keys(arms) as ArmName[];
-type ArmName = keyof typeof arms;
+// BENCH_CONTROL=1: a second untraced arm (the noise floor of identical arms) and the two splits.
+if (CONTROL) {
+  arms['off-again'] = makeRuntime(noopTracer);
+  arms['bare-spans'] = makeRuntime(bare);
+  arms['otel-no-export'] = makeRuntime(otelSpansOnly);
+}
+const flushers: Record<string, () => Promise<void>> = {
+  otel: () => otel.flush(),
+  'otel-no-export': () => otelSpansOnly.flush(),
+};
+const ARMS = Object.keys(arms);
+type ArmName = string;
 
 async function turn(arm: ArmName, mode: 'run' | 'stream', n: number, prefix: string) {
   server.push(
@@ -120,11 +148,12 @@ async function turn(arm: ArmName, mode: 'run' | 'stream', n: number, prefix: str
     { text: 'Sunny in Paris.' },
   );
   const sessionId = `${prefix}-${arm}-${Math.floor(n / TURNS_PER_SESSION)}`;
+  const runtime = arms[arm] as Runtime;
   if (mode === 'run') {
-    await arms[arm].run('bench', sessionId, `Weather number ${n}?`);
+    await runtime.run('bench', sessionId, `Weather number ${n}?`);
     return;
   }
-  for await (const _event of arms[arm].stream('bench', sessionId, `Weather number ${n}?`)) {
+  for await (const _event of runtime.stream('bench', sessionId, `Weather number ${n}?`)) {
     // consume every event, as a client would
   }
 }
@@ -132,14 +161,14 @@ async function turn(arm: ArmName, mode: 'run' | 'stream', n: number, prefix: str
 /** A turn as one invocation: the otel arm exports its spans before "answering". */
 async function invocation(arm: ArmName, mode: 'run' | 'stream', n: number, prefix: string) {
   await turn(arm, mode, n, prefix);
-  if (arm === 'otel') await otel.flush();
+  await flushers[arm]?.();
 }
 
 type Medians = Record<ArmName, { wall: number; cpu: number }>;
 
 async function measure(mode: 'run' | 'stream', rep: number): Promise<Medians> {
-  const times: Record<ArmName, number[]> = { off: [], cloudwatch: [], otel: [] };
-  const cpu: Record<ArmName, number[]> = { off: [], cloudwatch: [], otel: [] };
+  const times: Record<ArmName, number[]> = Object.fromEntries(ARMS.map((arm) => [arm, []]));
+  const cpu: Record<ArmName, number[]> = Object.fromEntries(ARMS.map((arm) => [arm, []]));
   for (let n = 0; n < WARMUP + TURNS; n++) {
     // The server keeps every request: drop them so memory stays flat.
     if (n % 50 === 0) server.reset();
@@ -151,13 +180,14 @@ async function measure(mode: 'run' | 'stream', rep: number): Promise<Medians> {
       await invocation(arm, mode, n, `${mode}${rep}`);
       const used = process.cpuUsage(cpuStarted);
       if (n >= WARMUP) {
-        times[arm].push(performance.now() - started);
-        cpu[arm].push((used.user + used.system) / 1000);
+        times[arm]?.push(performance.now() - started);
+        cpu[arm]?.push((used.user + used.system) / 1000);
       }
     }
   }
-  const of = (arm: ArmName) => ({ wall: median(times[arm]), cpu: median(cpu[arm]) });
-  return { off: of('off'), cloudwatch: of('cloudwatch'), otel: of('otel') };
+  return Object.fromEntries(
+    ARMS.map((arm) => [arm, { wall: median(times[arm] ?? []), cpu: median(cpu[arm] ?? []) }]),
+  );
 }
 
 function median(values: number[]): number {
@@ -175,7 +205,7 @@ const load = () =>
 console.log(
   `tracing-overhead: ${TURNS} turns per arm (+${WARMUP} warm-up) x ${REPS} repetitions, each 2 model calls + 1 tool call, Node ${process.version}, load average ${load()}`,
 );
-const TRACED = ['cloudwatch', 'otel'] as const;
+const TRACED = ARMS.filter((arm) => arm !== 'off');
 type Ratios = Record<string, number[]>;
 const ratios: Ratios = {};
 const fmt = (v: number) => v.toFixed(3);
@@ -184,13 +214,13 @@ for (let rep = 1; rep <= REPS; rep++) {
     const m = await measure(mode, rep);
     for (const kind of ['wall', 'cpu'] as const) {
       const parts = TRACED.map((arm) => {
-        const ratio = m[arm][kind] / m.off[kind];
+        const ratio = (m[arm]?.[kind] ?? 0) / (m.off?.[kind] ?? 1);
         const key = `${mode} ${kind} ${arm}`;
         ratios[key] = [...(ratios[key] ?? []), ratio];
-        return `${arm} ${fmt(m[arm][kind])} ms, ratio ${fmt(ratio)}`;
+        return `${arm} ${fmt(m[arm]?.[kind] ?? 0)} ms, ratio ${fmt(ratio)}`;
       });
       console.log(
-        `rep ${rep} ${mode.padEnd(6)} ${kind.padEnd(4)} tracing off median ${fmt(m.off[kind])} ms | ${parts.join(' | ')}`,
+        `rep ${rep} ${mode.padEnd(6)} ${kind.padEnd(4)} tracing off median ${fmt(m.off?.[kind] ?? 0)} ms | ${parts.join(' | ')}`,
       );
     }
   }
@@ -207,6 +237,7 @@ for (const mode of ['run', 'stream'] as const) {
 }
 await traced.close();
 await otel.close();
+await otelSpansOnly.close();
 await server.close();
 closeSync(devNull);
 daemon.kill('SIGTERM');
