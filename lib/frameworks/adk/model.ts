@@ -102,7 +102,9 @@ export class KernelLlm extends BaseLlm {
     let usage: LlmResponse['usageMetadata'];
     const seen: LlmResponse[] = [];
     try {
-      const recorded = key ? (journal?.recordedModel(key, () => legacyKeyOf(request)) as LlmResponse[] | undefined) : undefined;
+      const recorded = key
+        ? (journal?.recordedModel(key, () => legacyKeyOf(request)) as LlmResponse[] | undefined)
+        : undefined;
       const source = recorded
         ? replay(recorded)
         : this.#live(request, stream, abortSignal, journal, key);

@@ -43,11 +43,15 @@ const JOURNAL_MIDDLEWARE: LanguageModelMiddleware = {
   specificationVersion: 'v4',
   wrapGenerate: async ({ doGenerate, params }) => {
     const journal = tryToolContext()?.journal;
-    return journal ? journaledGenerate(journal, keyOf(params), doGenerate, () => legacyKeyOf(params)) : doGenerate();
+    return journal
+      ? journaledGenerate(journal, keyOf(params), doGenerate, () => legacyKeyOf(params))
+      : doGenerate();
   },
   wrapStream: async ({ doStream, params }) => {
     const journal = tryToolContext()?.journal;
-    return journal ? journaledStream(journal, keyOf(params), doStream, () => legacyKeyOf(params)) : doStream();
+    return journal
+      ? journaledStream(journal, keyOf(params), doStream, () => legacyKeyOf(params))
+      : doStream();
   },
 };
 

@@ -68,11 +68,15 @@ function parseInput(input: unknown): unknown {
 const journalOnly = (): ModelLayer => ({
   generate: async (_model, options, next) => {
     const journal = tryToolContext()?.journal;
-    return journal ? journaledGenerate(journal, keyOf(options), next, () => legacyKeyOf(options)) : next();
+    return journal
+      ? journaledGenerate(journal, keyOf(options), next, () => legacyKeyOf(options))
+      : next();
   },
   stream: async (_model, options, next) => {
     const journal = tryToolContext()?.journal;
-    return journal ? journaledStream(journal, keyOf(options), next, () => legacyKeyOf(options)) : next();
+    return journal
+      ? journaledStream(journal, keyOf(options), next, () => legacyKeyOf(options))
+      : next();
   },
 });
 

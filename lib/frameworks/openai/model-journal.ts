@@ -30,7 +30,9 @@ export function journaledModel(model: Model): Model {
       const journal = tryToolContext()?.journal;
       if (!journal) return model.getResponse(request);
       const key = keyOf(request);
-      const recorded = journal.recordedModel(key, () => legacyKeyOf(request)) as RecordedResponse | undefined;
+      const recorded = journal.recordedModel(key, () => legacyKeyOf(request)) as
+        | RecordedResponse
+        | undefined;
       if (recorded) return toModelResponse(recorded);
       const response = await model.getResponse(request);
       if (callsTools(response.output)) await journal.recordModel(key, fromModelResponse(response));
@@ -49,7 +51,9 @@ async function* streamed(model: Model, request: ModelRequest): AsyncIterable<Str
     return;
   }
   const key = keyOf(request);
-  const recorded = journal.recordedModel(key, () => legacyKeyOf(request)) as RecordedResponse | undefined;
+  const recorded = journal.recordedModel(key, () => legacyKeyOf(request)) as
+    | RecordedResponse
+    | undefined;
   if (recorded) {
     // What the SDK's run loop needs of a stream: its start and the finished response. The
     // runner's event mapper emits the text and tool calls from the run items.

@@ -36,7 +36,9 @@ export function observeModel(agent: Agent, spans: StrandsModelSpans): void {
   agent.addMiddleware(InvokeModelStage, async function* (ctx, next) {
     const journal = tryToolContext()?.journal;
     const key = journal ? keyOf(ctx) : undefined;
-    const recorded = key ? (journal?.recordedModel(key, () => legacyKeyOf(ctx)) as Recorded | undefined) : undefined;
+    const recorded = key
+      ? (journal?.recordedModel(key, () => legacyKeyOf(ctx)) as Recorded | undefined)
+      : undefined;
     if (recorded) {
       for (const event of recorded.events) {
         yield new ModelStreamUpdateEvent({

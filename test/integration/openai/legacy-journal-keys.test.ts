@@ -20,11 +20,11 @@ import { InMemoryRunJournalStore } from '../../../lib/stores/memory/journal-stor
 import { InMemoryPausedRunStore } from '../../../lib/stores/memory/paused-run-store.js';
 import { InMemorySessionStore } from '../../../lib/stores/memory/session-store.js';
 import { CrashBeforeSave } from '../../../lib/testing/runner-contract/journal.js';
+import { collect } from '../../../lib/testing/runner-contract/world.js';
 import {
   type ScriptedModelServer,
   startScriptedModelServer,
 } from '../../../lib/testing/scripted-model-server.js';
-import { collect } from '../../../lib/testing/runner-contract/world.js';
 
 /**
  * The OpenAI runner's model-request key as the build before chained keys computed it, copied
@@ -148,7 +148,9 @@ describe('a journal written with the previous build’s model-request keys', () 
       // Assess
       expect(asked).toBe(2);
       expect(JSON.stringify(replay.at(-1))).toContain('Paid Bob.');
+      // The replay asked only for the step after the tool (its output in the request).
       expect(server.requests).toHaveLength(3);
+      expect(JSON.stringify(server.requests[2]?.body)).toContain('sent 10 to bob');
       expect(await readFile(effects, 'utf8')).toBe('bob\t10\n');
     });
   }
