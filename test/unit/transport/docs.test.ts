@@ -7,13 +7,7 @@ import { RunRecordSchema } from '../../../lib/app/ports/run-records.js';
 import { AgentReplySchema, PausedReplySchema } from '../../../lib/core/requests.js';
 import * as transport from '../../../lib/transport/index.js';
 import { ERROR_CODES } from '../../../lib/transport/index.js';
-import {
-  alphabet,
-  docsHandler,
-  METHODS,
-  servedRoutes,
-  servedTemplate,
-} from './http-routes.js';
+import { alphabet, docsHandler, METHODS, servedRoutes, servedTemplate } from './http-routes.js';
 
 /** The schemas an example may name: the wire's, and the replies and run records HTTP answers. */
 const schemas: Record<string, z.ZodType> = {
