@@ -33,6 +33,14 @@ export default defineConfig({
           include: ['test/unit/**/*.test.ts'],
           environment: 'node',
           env,
+          // Imports are most of a unit file's cost (lib, zod, the framework SDKs: 266 s of import
+          // against 101 s of tests over 111 files): a worker's module graph is shared by its
+          // files, as in infra. Unit files mock no modules, stub no globals or env and fake no
+          // timers; vitest still resets vi config and mocks per file.
+          isolate: false,
+          // 5 s is vitest's default: an esbuild bundle in otel-lazy.test.ts outlasted it at a
+          // load of 24 on two cores. A limit for hangs, not a speed claim.
+          testTimeout: 30_000,
         },
       },
       {
