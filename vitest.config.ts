@@ -63,14 +63,17 @@ export default defineConfig({
           environment: 'node',
           env,
           // A CDK synth bundles every function with esbuild: seconds when idle, far more on a
-          // busy two-core machine. Vitest's 5 s default made it fail for being slow, not wrong.
-          testTimeout: 120_000,
+          // busy two-core machine. Vitest's 5 s default made it fail for being slow, not wrong;
+          // at a load of 18–24 `npx tsx infra/deploy.ts --help` took over 60 s. Hang limits only.
+          testTimeout: 300_000,
           // Every infra file imports aws-cdk-lib, cdk-nag and the stack (seconds of CPU each);
           // sharing a worker's module graph imports them once per worker instead of once per
           // file (8 files: 64 s → 29 s of CPU). The files keep no module state of their own
           // beyond their temp dirs, and vitest still resets vi config and mocks per file.
           isolate: false,
-          hookTimeout: 180_000,
+          // The first in-process synth of a worker loads aws-cdk-lib and cdk-nag: over 120 s at a
+          // load of 17–24. The files set no lower limits of their own.
+          hookTimeout: 600_000,
         },
       },
       {
