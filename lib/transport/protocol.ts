@@ -197,7 +197,7 @@ export type ServerMessage = z.infer<typeof ServerMessageSchema>;
 
 // ---------------------------------------------------------------- SQS
 
-const jobBase = {
+const jobBase = () => ({
   requestId: RequestIdSchema,
   /** Who asked, as the edge authenticated them (lib/app fixed the session's owner first). */
   principal: PrincipalSchema,
@@ -206,26 +206,26 @@ const jobBase = {
   /** The WebSocket connection that sent the request, to subscribe it and answer errors. */
   connectionId: ConnectionIdSchema.optional(),
   enqueuedAt: TimestampSchema,
-};
+});
 
 /** Run queue (FIFO): group = sessionId so a session's turns run one at a time. */
 export const RunJobSchema = /* @__PURE__ */ lazySchema(() =>
   z.discriminatedUnion('kind', [
     z.strictObject({
       kind: z.literal('run'),
-      ...jobBase,
+      ...jobBase(),
       agent: AgentNameSchema,
       input: RunInputSchema,
     }),
     z.strictObject({
       kind: z.literal('resume'),
-      ...jobBase,
+      ...jobBase(),
       /** Informational: the paused run record names the agent. */
       agent: AgentNameSchema.optional(),
       decisions: WireDecisionsSchema,
     }),
     // In the session's FIFO group, so it never lands in the middle of a turn.
-    z.strictObject({ kind: z.literal('clear'), ...jobBase }),
+    z.strictObject({ kind: z.literal('clear'), ...jobBase() }),
   ]),
 );
 export type RunJob = z.infer<typeof RunJobSchema>;
