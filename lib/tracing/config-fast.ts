@@ -4,7 +4,6 @@
  * Each check accepts only what the schema certainly accepts and gives what it would give;
  * test/unit/tracing/config-fast.test.ts compares both.
  */
-import type { LogLevel, TracingConfig } from './config.js';
 
 const LEVELS: readonly string[] = ['debug', 'info', 'warn', 'error'];
 const PRESETS: readonly string[] = ['otlp', 'langfuse', 'logfire', 'openllmetry'];
@@ -17,7 +16,7 @@ const RATE = /^[0-9]{1,3}(?:\.[0-9]{1,9})?$/;
 export interface TracingEnv {
   AWS_LAMBDA_FUNCTION_NAME?: string;
   AGENT_KERNEL_TRACING?: string[];
-  AGENT_KERNEL_TRACE_PRINCIPAL?: TracingConfig['principal'];
+  AGENT_KERNEL_TRACE_PRINCIPAL?: 'hash' | 'omit' | 'plain';
   AGENT_KERNEL_SERVICE_NAME?: string;
   AGENT_KERNEL_METRICS_NAMESPACE?: string;
   AWS_XRAY_DAEMON_ADDRESS?: { host: string; port: number };
@@ -87,8 +86,13 @@ const CONFIG_KEYS = new Set([
 const text = (value: unknown, max: number): value is string =>
   typeof value === 'string' && value.length >= 1 && value.length <= max;
 
-/** TracingConfigSchema's answer for `config`, or undefined: ask it. */
-export function fastTracingConfig(config: Record<string, unknown>): TracingConfig | undefined {
+/**
+ * TracingConfigSchema's answer for `config`, or undefined: ask it (typed by config.ts, which this
+ * file does not import: no import circle).
+ */
+export function fastTracingConfig(
+  config: Record<string, unknown>,
+): Record<string, unknown> | undefined {
   const { backend, otel = [], principal = 'hash', daemon, sampleRate } = config;
   if (!Object.keys(config).every((key) => CONFIG_KEYS.has(key))) return undefined;
   if (backend !== 'cloudwatch' && backend !== 'none') return undefined;
@@ -113,7 +117,7 @@ export function fastTracingConfig(config: Record<string, unknown>): TracingConfi
     daemon: { host, port },
     xray: config.xray,
     capturePayloads: config.capturePayloads,
-    logLevel: config.logLevel as LogLevel,
+    logLevel: config.logLevel,
     sampleRate,
-  } as TracingConfig;
+  };
 }

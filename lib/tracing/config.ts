@@ -114,7 +114,7 @@ export function tracingConfigFromEnv(
 
 /** Validates a configuration built in code. */
 export function tracingConfig(config: z.input<typeof TracingConfigSchema>): TracingConfig {
-  const fast = fastTracingConfig(config);
+  const fast = fastTracingConfig(config) as TracingConfig | undefined;
   if (fast) return fast;
   const parsed = TracingConfigSchema.safeParse(config);
   if (!parsed.success) throw new TracingConfigInvalid(describe(parsed.error));
