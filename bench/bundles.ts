@@ -16,7 +16,8 @@
  * Then each function's cold import next to a hand-written peer (bench/bundle-peers.ts).
  *
  *   npm run bench:bundles          BENCH_IMPORTS=9 npm run bench:bundles
- *   BENCH_BUNDLES=peers npm run bench:bundles   (only the peers; BENCH_PAIRS pairs, default 9)
+ *   BENCH_BUNDLES=peers npm run bench:bundles   (only the peers; BENCH_PAIRS pairs, default 9;
+ *   BENCH_PEERS=fanout,ws-message narrows them)
  */
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -38,6 +39,8 @@ import {
 const IMPORTS = Number(process.env.BENCH_IMPORTS ?? 5);
 const PAIRS = Number(process.env.BENCH_PAIRS ?? 9);
 const ONLY_PEERS = process.env.BENCH_BUNDLES === 'peers';
+/** BENCH_PEERS=fanout,ws-message: only these functions next to their peers. */
+const PEER_NAMES = process.env.BENCH_PEERS?.split(',').map((name) => name.trim());
 const AIMED = new Set(['ws-connect', 'ws-disconnect', 'ws-message', 'fanout', 'authorizer']);
 const names = readdirSync(join(ROOT, 'functions'))
   .filter((f) => f.endsWith('.ts'))
@@ -180,7 +183,7 @@ try {
     for (const row of rows) console.log(`| ${row} |`);
   }
   const first = NODES[0] as { version: string; bin: string };
-  const peers = await comparePeers(out, first.bin, PAIRS);
+  const peers = await comparePeers(out, first.bin, PAIRS, PEER_NAMES);
   if (!printPeers(peers, PAIRS, first.version)) peersMissed = true;
 } finally {
   rmSync(out, { recursive: true, force: true });

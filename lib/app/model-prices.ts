@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { lazySchema } from '../core/lazy-schema.js';
 import type { Usage } from '../core/requests.js';
 
 /**
@@ -9,12 +10,14 @@ import type { Usage } from '../core/requests.js';
  * price (the model the offline demo and `npm run new-agent` templates name by default).
  * Cached-input discounts, batch prices and reasoning-token surcharges are not modelled.
  */
-export const ModelPriceSchema = z.strictObject({
-  /** The model the row prices, as shown beside the estimate. */
-  model: z.string().min(1).max(100),
-  inputPerMillion: z.number().nonnegative().max(10_000),
-  outputPerMillion: z.number().nonnegative().max(10_000),
-});
+export const ModelPriceSchema = /* @__PURE__ */ lazySchema(() =>
+  z.strictObject({
+    /** The model the row prices, as shown beside the estimate. */
+    model: z.string().min(1).max(100),
+    inputPerMillion: z.number().nonnegative().max(10_000),
+    outputPerMillion: z.number().nonnegative().max(10_000),
+  }),
+);
 export type ModelPrice = z.infer<typeof ModelPriceSchema>;
 
 export const BUILT_IN_PRICES: Readonly<Record<string, ModelPrice>> = {
@@ -22,17 +25,19 @@ export const BUILT_IN_PRICES: Readonly<Record<string, ModelPrice>> = {
 };
 
 /** `MODEL_PRICES`: a JSON object of rows by agent name (or `default`), checked at cold start. */
-export const ModelPricesSchema = z
-  .string()
-  .transform((text, ctx) => {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'must be JSON' });
-      return z.NEVER;
-    }
-  })
-  .pipe(z.record(z.string().min(1).max(256), ModelPriceSchema));
+export const ModelPricesSchema = /* @__PURE__ */ lazySchema(() =>
+  z
+    .string()
+    .transform((text, ctx) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be JSON' });
+        return z.NEVER;
+      }
+    })
+    .pipe(z.record(z.string().min(1).max(256), ModelPriceSchema)),
+);
 
 export interface PriceRow extends ModelPrice {
   /** The table's key that matched: the agent's name or `default`. */

@@ -1,31 +1,46 @@
 import * as z from 'zod';
+import { lazySchema } from './lazy-schema.js';
 
 /** What a caller sends into a turn. Binary content travels base64-encoded so it stays JSON. */
-export const TextRequestSchema = z.strictObject({
-  type: z.literal('text'),
-  text: z.string().min(1, 'text must not be empty'),
-});
-
-const MIME = z.string().regex(/^[\w.+-]+\/[\w.+-]+$/, 'mimeType must look like "type/subtype"');
-const BASE64 = z.string().regex(/^[A-Za-z0-9+/]+={0,2}$/, 'data must be base64');
-
-export const ImageRequestSchema = z.union([
-  z.strictObject({ type: z.literal('image'), url: z.url() }),
-  z.strictObject({ type: z.literal('image'), data: BASE64, mimeType: MIME }),
-]);
-
-export const FileRequestSchema = z.union([
-  z.strictObject({ type: z.literal('file'), url: z.url(), name: z.string().optional() }),
+export const TextRequestSchema = /* @__PURE__ */ lazySchema(() =>
   z.strictObject({
-    type: z.literal('file'),
-    data: BASE64,
-    mimeType: MIME,
-    name: z.string().min(1).optional(),
+    type: z.literal('text'),
+    text: z.string().min(1, 'text must not be empty'),
   }),
-]);
+);
 
-export const RequestSchema = z.union([TextRequestSchema, ImageRequestSchema, FileRequestSchema]);
-export const RequestsSchema = z.array(RequestSchema).min(1, 'at least one request is needed');
+const MIME = /* @__PURE__ */ lazySchema(() =>
+  z.string().regex(/^[\w.+-]+\/[\w.+-]+$/, 'mimeType must look like "type/subtype"'),
+);
+const BASE64 = /* @__PURE__ */ lazySchema(() =>
+  z.string().regex(/^[A-Za-z0-9+/]+={0,2}$/, 'data must be base64'),
+);
+
+export const ImageRequestSchema = /* @__PURE__ */ lazySchema(() =>
+  z.union([
+    z.strictObject({ type: z.literal('image'), url: z.url() }),
+    z.strictObject({ type: z.literal('image'), data: BASE64, mimeType: MIME }),
+  ]),
+);
+
+export const FileRequestSchema = /* @__PURE__ */ lazySchema(() =>
+  z.union([
+    z.strictObject({ type: z.literal('file'), url: z.url(), name: z.string().optional() }),
+    z.strictObject({
+      type: z.literal('file'),
+      data: BASE64,
+      mimeType: MIME,
+      name: z.string().min(1).optional(),
+    }),
+  ]),
+);
+
+export const RequestSchema = /* @__PURE__ */ lazySchema(() =>
+  z.union([TextRequestSchema, ImageRequestSchema, FileRequestSchema]),
+);
+export const RequestsSchema = /* @__PURE__ */ lazySchema(() =>
+  z.array(RequestSchema).min(1, 'at least one request is needed'),
+);
 
 export type TextRequest = z.infer<typeof TextRequestSchema>;
 export type ImageRequest = z.infer<typeof ImageRequestSchema>;
@@ -35,44 +50,54 @@ export type Request = z.infer<typeof RequestSchema>;
 /** What callers may pass: a plain string is one text request. */
 export type RunInput = string | Request | readonly Request[];
 
-export const UsageSchema = z.strictObject({
-  inputTokens: z.number().int().nonnegative(),
-  outputTokens: z.number().int().nonnegative(),
-});
+export const UsageSchema = /* @__PURE__ */ lazySchema(() =>
+  z.strictObject({
+    inputTokens: z.number().int().nonnegative(),
+    outputTokens: z.number().int().nonnegative(),
+  }),
+);
 export type Usage = z.infer<typeof UsageSchema>;
 
-export const InterruptionSchema = z.strictObject({
-  id: z.string().min(1),
-  kind: z.enum(['tool-approval', 'input']),
-  toolName: z.string().optional(),
-  arguments: z.unknown().optional(),
-  message: z.string().optional(),
-});
+export const InterruptionSchema = /* @__PURE__ */ lazySchema(() =>
+  z.strictObject({
+    id: z.string().min(1),
+    kind: z.enum(['tool-approval', 'input']),
+    toolName: z.string().optional(),
+    arguments: z.unknown().optional(),
+    message: z.string().optional(),
+  }),
+);
 export type Interruption = z.infer<typeof InterruptionSchema>;
 
-export const AgentReplySchema = z.strictObject({
-  status: z.literal('completed'),
-  runId: z.string(),
-  sessionId: z.string(),
-  agent: z.string(),
-  /** The final assistant text ('' when the agent produced only structured output). */
-  text: z.string(),
-  /** Structured final output when the agent declares an output type. */
-  output: z.unknown().optional(),
-  usage: UsageSchema.optional(),
-});
+export const AgentReplySchema = /* @__PURE__ */ lazySchema(() =>
+  z.strictObject({
+    status: z.literal('completed'),
+    runId: z.string(),
+    sessionId: z.string(),
+    agent: z.string(),
+    /** The final assistant text ('' when the agent produced only structured output). */
+    text: z.string(),
+    /** Structured final output when the agent declares an output type. */
+    output: z.unknown().optional(),
+    usage: UsageSchema.optional(),
+  }),
+);
 export type AgentReply = z.infer<typeof AgentReplySchema>;
 
-export const PausedReplySchema = z.strictObject({
-  status: z.literal('paused'),
-  runId: z.string(),
-  sessionId: z.string(),
-  agent: z.string(),
-  interruptions: z.array(InterruptionSchema).min(1),
-  /** What the agent said before it paused (absent when nothing). */
-  text: z.string().optional(),
-});
+export const PausedReplySchema = /* @__PURE__ */ lazySchema(() =>
+  z.strictObject({
+    status: z.literal('paused'),
+    runId: z.string(),
+    sessionId: z.string(),
+    agent: z.string(),
+    interruptions: z.array(InterruptionSchema).min(1),
+    /** What the agent said before it paused (absent when nothing). */
+    text: z.string().optional(),
+  }),
+);
 export type PausedReply = z.infer<typeof PausedReplySchema>;
 
-export const ReplySchema = z.discriminatedUnion('status', [AgentReplySchema, PausedReplySchema]);
+export const ReplySchema = /* @__PURE__ */ lazySchema(() =>
+  z.discriminatedUnion('status', [AgentReplySchema, PausedReplySchema]),
+);
 export type Reply = AgentReply | PausedReply;

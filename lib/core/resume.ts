@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { InvalidDecisions, PauseUnsupported } from './errors.js';
+import { lazySchema } from './lazy-schema.js';
 import { bindingOf, boundTo } from './ownership.js';
 import { PAUSED_RUN_SCHEMA_VERSION, type PausedRun } from './paused-run.js';
 import type { PausedReply } from './requests.js';
@@ -17,15 +18,19 @@ import {
   toolCtx,
 } from './turn.js';
 
-export const DecisionSchema = z.strictObject({
-  id: z.string().min(1),
-  status: z.enum(['approved', 'denied']),
-  /** Shown to the model with a denial, or recorded with an approval. */
-  message: z.string().max(4_000).optional(),
-  /** Edited arguments for an approved tool call, where the framework allows edits. */
-  arguments: z.unknown().optional(),
-});
-export const DecisionsSchema = z.array(DecisionSchema).min(1, 'at least one decision is needed');
+export const DecisionSchema = /* @__PURE__ */ lazySchema(() =>
+  z.strictObject({
+    id: z.string().min(1),
+    status: z.enum(['approved', 'denied']),
+    /** Shown to the model with a denial, or recorded with an approval. */
+    message: z.string().max(4_000).optional(),
+    /** Edited arguments for an approved tool call, where the framework allows edits. */
+    arguments: z.unknown().optional(),
+  }),
+);
+export const DecisionsSchema = /* @__PURE__ */ lazySchema(() =>
+  z.array(DecisionSchema).min(1, 'at least one decision is needed'),
+);
 
 export interface PauseDeps extends TurnDeps {
   readonly pausedRuns: PausedRunStore;

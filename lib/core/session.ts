@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
+import { lazySchema } from './lazy-schema.js';
 
 /** Any JSON value: what a runner may keep in a session. */
 export type JsonValue =
@@ -10,15 +11,17 @@ export type JsonValue =
   | JsonValue[]
   | { [key: string]: JsonValue };
 
-export const JsonValueSchema: z.ZodType<JsonValue> = z.lazy(() =>
-  z.union([
-    z.string(),
-    z.number(),
-    z.boolean(),
-    z.null(),
-    z.array(JsonValueSchema),
-    z.record(z.string(), JsonValueSchema),
-  ]),
+export const JsonValueSchema: z.ZodType<JsonValue> = /* @__PURE__ */ lazySchema(() =>
+  z.lazy(() =>
+    z.union([
+      z.string(),
+      z.number(),
+      z.boolean(),
+      z.null(),
+      z.array(JsonValueSchema),
+      z.record(z.string(), JsonValueSchema),
+    ]),
+  ),
 );
 
 export const SESSION_SCHEMA_VERSION = 1;
@@ -27,47 +30,53 @@ export const SESSION_SCHEMA_VERSION = 1;
  * Stored state came out of JSON.parse, so it is JSON already; walking every history item again
  * with the recursive schema cost more than the rest of a turn. Runners check their own slot.
  */
-const StoredJson = z.custom<JsonValue>((value) => value !== undefined);
-const StoredJsonRecord = z.record(z.string(), StoredJson);
+const StoredJson = /* @__PURE__ */ lazySchema(() =>
+  z.custom<JsonValue>((value) => value !== undefined),
+);
+const StoredJsonRecord = /* @__PURE__ */ lazySchema(() => z.record(z.string(), StoredJson));
 
 /** Ids travel in DynamoDB keys and URLs: keep them to a safe alphabet. */
-export const SessionIdSchema = z
-  .string()
-  .regex(/^[A-Za-z0-9._:-]{1,128}$/, 'sessionId must be 1-128 characters of A-Z a-z 0-9 . _ : -');
+export const SessionIdSchema = /* @__PURE__ */ lazySchema(() =>
+  z
+    .string()
+    .regex(/^[A-Za-z0-9._:-]{1,128}$/, 'sessionId must be 1-128 characters of A-Z a-z 0-9 . _ : -'),
+);
 
 /**
  * A session as stored: runner state keyed by runner name (each runner owns its slot), plus the
  * framework context shared with the agent. Everything is JSON and checked on load.
  */
-export const SessionDataSchema = z.strictObject({
-  schemaVersion: z.literal(SESSION_SCHEMA_VERSION),
-  id: SessionIdSchema,
-  /** Principal that created the session; later turns by someone else are refused by the edges. */
-  owner: z.string().optional(),
-  /**
-   * This life of the session: a random id minted when it is created. Everything kept under the
-   * session (run records, paused runs) carries it, and is read only while it matches, so after a
-   * clear, an expiry or another claim of the id nothing of an earlier life is reachable.
-   * Absent on sessions stored before it existed.
-   */
-  incarnation: z.string().min(1).max(64).optional(),
-  /** Agent of the latest turn. */
-  agent: z.string().optional(),
-  state: StoredJsonRecord,
-  context: StoredJsonRecord,
-  turns: z.number().int().nonnegative(),
-  /** Runs paused for decisions: no new turn starts until they are resumed or expire. */
-  paused: z.array(z.strictObject({ runId: z.string(), expiresAt: z.number().int() })).optional(),
-  /**
-   * The latest completed turn's reply, saved with it: a worker that died between the save and
-   * the run record still answers the real reply (no request of its own on the normal path).
-   */
-  lastReply: z
-    .strictObject({ runId: z.string(), text: z.string(), output: StoredJson.optional() })
-    .optional(),
-  createdAt: z.number().int(),
-  updatedAt: z.number().int(),
-});
+export const SessionDataSchema = /* @__PURE__ */ lazySchema(() =>
+  z.strictObject({
+    schemaVersion: z.literal(SESSION_SCHEMA_VERSION),
+    id: SessionIdSchema,
+    /** Principal that created the session; later turns by someone else are refused by the edges. */
+    owner: z.string().optional(),
+    /**
+     * This life of the session: a random id minted when it is created. Everything kept under the
+     * session (run records, paused runs) carries it, and is read only while it matches, so after a
+     * clear, an expiry or another claim of the id nothing of an earlier life is reachable.
+     * Absent on sessions stored before it existed.
+     */
+    incarnation: z.string().min(1).max(64).optional(),
+    /** Agent of the latest turn. */
+    agent: z.string().optional(),
+    state: StoredJsonRecord,
+    context: StoredJsonRecord,
+    turns: z.number().int().nonnegative(),
+    /** Runs paused for decisions: no new turn starts until they are resumed or expire. */
+    paused: z.array(z.strictObject({ runId: z.string(), expiresAt: z.number().int() })).optional(),
+    /**
+     * The latest completed turn's reply, saved with it: a worker that died between the save and
+     * the run record still answers the real reply (no request of its own on the normal path).
+     */
+    lastReply: z
+      .strictObject({ runId: z.string(), text: z.string(), output: StoredJson.optional() })
+      .optional(),
+    createdAt: z.number().int(),
+    updatedAt: z.number().int(),
+  }),
+);
 export type SessionData = z.infer<typeof SessionDataSchema>;
 
 export interface StoredSession {

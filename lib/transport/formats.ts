@@ -1,5 +1,8 @@
 import * as z from 'zod';
+import { lazySchema } from '../core/lazy-schema.js';
 
 /** How a subscriber gets a session's events: the native `events` messages or AG-UI events. */
-export const SubscriptionFormatSchema = z.enum(['native', 'ag-ui']);
+export const SubscriptionFormatSchema = /* @__PURE__ */ lazySchema(() =>
+  z.enum(['native', 'ag-ui']),
+);
 export type SubscriptionFormat = z.infer<typeof SubscriptionFormatSchema>;

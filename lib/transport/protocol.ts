@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { AgentNameSchema } from '../core/agent.js';
 import { StreamEventSchema } from '../core/events.js';
+import { lazySchema } from '../core/lazy-schema.js';
 import { InterruptionSchema, RequestSchema } from '../core/requests.js';
 import { DecisionsSchema } from '../core/resume.js';
 import { SessionIdSchema } from '../core/session.js';
@@ -22,112 +23,125 @@ export const MAX_REQUESTS = 100;
 export const MAX_DECISIONS = 100;
 
 /** Chosen by the client; echoed in `accepted` and `error`, and the run queue's dedup id. */
-export const RequestIdSchema = z
-  .string()
-  .regex(SAFE_ID, 'requestId must be 1-128 characters of A-Z a-z 0-9 . _ : -');
+export const RequestIdSchema = /* @__PURE__ */ lazySchema(() =>
+  z.string().regex(SAFE_ID, 'requestId must be 1-128 characters of A-Z a-z 0-9 . _ : -'),
+);
 /** Run ids travel in URLs and table keys like session ids. */
-export const RunIdSchema = z
-  .string()
-  .regex(SAFE_ID, 'runId must be 1-128 characters of A-Z a-z 0-9 . _ : -');
-export const ConnectionIdSchema = z.string().min(1).max(256);
-export const PrincipalSchema = z
-  .string()
-  .refine(isPrincipal, `principal must be ${PRINCIPAL_RULE}`);
-export const SeqSchema = z.number().int().nonnegative();
+export const RunIdSchema = /* @__PURE__ */ lazySchema(() =>
+  z.string().regex(SAFE_ID, 'runId must be 1-128 characters of A-Z a-z 0-9 . _ : -'),
+);
+export const ConnectionIdSchema = /* @__PURE__ */ lazySchema(() => z.string().min(1).max(256));
+export const PrincipalSchema = /* @__PURE__ */ lazySchema(() =>
+  z.string().refine(isPrincipal, `principal must be ${PRINCIPAL_RULE}`),
+);
+export const SeqSchema = /* @__PURE__ */ lazySchema(() => z.number().int().nonnegative());
 /** Epoch milliseconds. */
-export const TimestampSchema = z.number().int().nonnegative();
+export const TimestampSchema = /* @__PURE__ */ lazySchema(() => z.number().int().nonnegative());
 
 /** A string is one text request; a list is sent as it is. Bounded so a frame stays small. */
-export const RunInputSchema = z
-  .union(
-    [
-      z.string().min(1, 'must not be empty'),
-      z
-        .array(RequestSchema)
-        .min(1, 'at least one request is needed')
-        .max(MAX_REQUESTS, `at most ${MAX_REQUESTS} requests are allowed`),
-    ],
-    { error: 'must be a string or a list of requests' },
-  )
-  .check((ctx) => {
-    const bytes = jsonBytes(ctx.value);
-    if (bytes > MAX_INPUT_BYTES) {
-      ctx.issues.push({
-        code: 'custom',
-        input: ctx.value,
-        message: `must be at most ${MAX_INPUT_BYTES} bytes of JSON (got ${bytes})`,
-        params: TOO_LARGE_ISSUE,
-      });
-    }
-  });
+export const RunInputSchema = /* @__PURE__ */ lazySchema(() =>
+  z
+    .union(
+      [
+        z.string().min(1, 'must not be empty'),
+        z
+          .array(RequestSchema)
+          .min(1, 'at least one request is needed')
+          .max(MAX_REQUESTS, `at most ${MAX_REQUESTS} requests are allowed`),
+      ],
+      { error: 'must be a string or a list of requests' },
+    )
+    .check((ctx) => {
+      const bytes = jsonBytes(ctx.value);
+      if (bytes > MAX_INPUT_BYTES) {
+        ctx.issues.push({
+          code: 'custom',
+          input: ctx.value,
+          message: `must be at most ${MAX_INPUT_BYTES} bytes of JSON (got ${bytes})`,
+          params: TOO_LARGE_ISSUE,
+        });
+      }
+    }),
+);
 export type RunInputWire = z.infer<typeof RunInputSchema>;
 
-export const WireDecisionsSchema = DecisionsSchema.max(
-  MAX_DECISIONS,
-  `at most ${MAX_DECISIONS} decisions are allowed`,
+export const WireDecisionsSchema = /* @__PURE__ */ lazySchema(() =>
+  DecisionsSchema.max(MAX_DECISIONS, `at most ${MAX_DECISIONS} decisions are allowed`),
 );
 
 // ---------------------------------------------------------------- WebSocket, client → server
 
-export const RunMessageSchema = z.strictObject({
-  action: z.literal('run'),
-  requestId: RequestIdSchema,
-  agent: AgentNameSchema,
-  sessionId: SessionIdSchema.optional(),
-  input: RunInputSchema,
-});
+export const RunMessageSchema = /* @__PURE__ */ lazySchema(() =>
+  z.strictObject({
+    action: z.literal('run'),
+    requestId: RequestIdSchema,
+    agent: AgentNameSchema,
+    sessionId: SessionIdSchema.optional(),
+    input: RunInputSchema,
+  }),
+);
 
-export const ResumeMessageSchema = z.strictObject({
-  action: z.literal('resume'),
-  requestId: RequestIdSchema,
-  sessionId: SessionIdSchema,
-  runId: RunIdSchema,
-  decisions: WireDecisionsSchema,
-});
+export const ResumeMessageSchema = /* @__PURE__ */ lazySchema(() =>
+  z.strictObject({
+    action: z.literal('resume'),
+    requestId: RequestIdSchema,
+    sessionId: SessionIdSchema,
+    runId: RunIdSchema,
+    decisions: WireDecisionsSchema,
+  }),
+);
 
 // requestId is optional here: it only lets a client match an `error` to its subscribe.
 // With runId: the run's stored messages after `afterSeq` (absent: from seq 0) are sent first
 // (reconnect); the live ones follow as for any subscriber (docs/protocol.md, "Reconnect").
-export const SubscribeMessageSchema = z
-  .strictObject({
-    action: z.literal('subscribe'),
+export const SubscribeMessageSchema = /* @__PURE__ */ lazySchema(() =>
+  z
+    .strictObject({
+      action: z.literal('subscribe'),
+      requestId: RequestIdSchema.optional(),
+      sessionId: SessionIdSchema,
+      format: SubscriptionFormatSchema.optional(),
+      runId: RunIdSchema.optional(),
+      afterSeq: SeqSchema.optional(),
+    })
+    .check((ctx) => {
+      if (ctx.value.afterSeq !== undefined && ctx.value.runId === undefined) {
+        ctx.issues.push({
+          code: 'custom',
+          input: ctx.value,
+          path: ['runId'],
+          message: 'is required with afterSeq (the run whose seqs they are)',
+        });
+      }
+    }),
+);
+
+export const UnsubscribeMessageSchema = /* @__PURE__ */ lazySchema(() =>
+  z.strictObject({
+    action: z.literal('unsubscribe'),
     requestId: RequestIdSchema.optional(),
     sessionId: SessionIdSchema,
-    format: SubscriptionFormatSchema.optional(),
-    runId: RunIdSchema.optional(),
-    afterSeq: SeqSchema.optional(),
-  })
-  .check((ctx) => {
-    if (ctx.value.afterSeq !== undefined && ctx.value.runId === undefined) {
-      ctx.issues.push({
-        code: 'custom',
-        input: ctx.value,
-        path: ['runId'],
-        message: 'is required with afterSeq (the run whose seqs they are)',
-      });
-    }
-  });
-
-export const UnsubscribeMessageSchema = z.strictObject({
-  action: z.literal('unsubscribe'),
-  requestId: RequestIdSchema.optional(),
-  sessionId: SessionIdSchema,
-});
+  }),
+);
 
 /** Forgets the session, in its queue order: runs sent after it start a new conversation. */
-export const ClearMessageSchema = z.strictObject({
-  action: z.literal('clear'),
-  requestId: RequestIdSchema,
-  sessionId: SessionIdSchema,
-});
+export const ClearMessageSchema = /* @__PURE__ */ lazySchema(() =>
+  z.strictObject({
+    action: z.literal('clear'),
+    requestId: RequestIdSchema,
+    sessionId: SessionIdSchema,
+  }),
+);
 
-export const ClientMessageSchema = z.discriminatedUnion('action', [
-  RunMessageSchema,
-  ResumeMessageSchema,
-  SubscribeMessageSchema,
-  UnsubscribeMessageSchema,
-  ClearMessageSchema,
-]);
+export const ClientMessageSchema = /* @__PURE__ */ lazySchema(() =>
+  z.discriminatedUnion('action', [
+    RunMessageSchema,
+    ResumeMessageSchema,
+    SubscribeMessageSchema,
+    UnsubscribeMessageSchema,
+    ClearMessageSchema,
+  ]),
+);
 
 export const CLIENT_ACTIONS = ['run', 'resume', 'subscribe', 'unsubscribe', 'clear'] as const;
 
@@ -140,37 +154,41 @@ export type ClientAction = ClientMessage['action'];
 
 // ---------------------------------------------------------------- WebSocket, server → client
 
-export const AcceptedMessageSchema = z.strictObject({
-  type: z.literal('accepted'),
-  requestId: RequestIdSchema,
-  sessionId: SessionIdSchema,
-  runId: RunIdSchema,
-});
+export const AcceptedMessageSchema = /* @__PURE__ */ lazySchema(() =>
+  z.strictObject({
+    type: z.literal('accepted'),
+    requestId: RequestIdSchema,
+    sessionId: SessionIdSchema,
+    runId: RunIdSchema,
+  }),
+);
 
 /** One batch of a run's events; `seq` counts the run's messages from 0 without gaps. */
-export const EventsMessageSchema = z.strictObject({
-  type: z.literal('events'),
-  sessionId: SessionIdSchema,
-  runId: RunIdSchema,
-  seq: SeqSchema,
-  events: z.array(StreamEventSchema).min(1),
-});
+export const EventsMessageSchema = /* @__PURE__ */ lazySchema(() =>
+  z.strictObject({
+    type: z.literal('events'),
+    sessionId: SessionIdSchema,
+    runId: RunIdSchema,
+    seq: SeqSchema,
+    events: z.array(StreamEventSchema).min(1),
+  }),
+);
 
-export const ErrorMessageSchema = z.strictObject({
-  type: z.literal('error'),
-  requestId: RequestIdSchema.optional(),
-  /** Stable and kebab-case: see ERROR_CODES. */
-  code: z.string().min(1),
-  message: z.string(),
-  /** Seconds to wait before trying again (`quota-exceeded`). */
-  retryAfter: z.number().int().positive().optional(),
-});
+export const ErrorMessageSchema = /* @__PURE__ */ lazySchema(() =>
+  z.strictObject({
+    type: z.literal('error'),
+    requestId: RequestIdSchema.optional(),
+    /** Stable and kebab-case: see ERROR_CODES. */
+    code: z.string().min(1),
+    message: z.string(),
+    /** Seconds to wait before trying again (`quota-exceeded`). */
+    retryAfter: z.number().int().positive().optional(),
+  }),
+);
 
-export const ServerMessageSchema = z.discriminatedUnion('type', [
-  AcceptedMessageSchema,
-  EventsMessageSchema,
-  ErrorMessageSchema,
-]);
+export const ServerMessageSchema = /* @__PURE__ */ lazySchema(() =>
+  z.discriminatedUnion('type', [AcceptedMessageSchema, EventsMessageSchema, ErrorMessageSchema]),
+);
 
 export type AcceptedMessage = z.infer<typeof AcceptedMessageSchema>;
 export type EventsMessage = z.infer<typeof EventsMessageSchema>;
@@ -179,7 +197,7 @@ export type ServerMessage = z.infer<typeof ServerMessageSchema>;
 
 // ---------------------------------------------------------------- SQS
 
-const jobBase = {
+const jobBase = () => ({
   requestId: RequestIdSchema,
   /** Who asked, as the edge authenticated them (lib/app fixed the session's owner first). */
   principal: PrincipalSchema,
@@ -188,96 +206,110 @@ const jobBase = {
   /** The WebSocket connection that sent the request, to subscribe it and answer errors. */
   connectionId: ConnectionIdSchema.optional(),
   enqueuedAt: TimestampSchema,
-};
+});
 
 /** Run queue (FIFO): group = sessionId so a session's turns run one at a time. */
-export const RunJobSchema = z.discriminatedUnion('kind', [
-  z.strictObject({
-    kind: z.literal('run'),
-    ...jobBase,
-    agent: AgentNameSchema,
-    input: RunInputSchema,
-  }),
-  z.strictObject({
-    kind: z.literal('resume'),
-    ...jobBase,
-    /** Informational: the paused run record names the agent. */
-    agent: AgentNameSchema.optional(),
-    decisions: WireDecisionsSchema,
-  }),
-  // In the session's FIFO group, so it never lands in the middle of a turn.
-  z.strictObject({ kind: z.literal('clear'), ...jobBase }),
-]);
+export const RunJobSchema = /* @__PURE__ */ lazySchema(() =>
+  z.discriminatedUnion('kind', [
+    z.strictObject({
+      kind: z.literal('run'),
+      ...jobBase(),
+      agent: AgentNameSchema,
+      input: RunInputSchema,
+    }),
+    z.strictObject({
+      kind: z.literal('resume'),
+      ...jobBase(),
+      /** Informational: the paused run record names the agent. */
+      agent: AgentNameSchema.optional(),
+      decisions: WireDecisionsSchema,
+    }),
+    // In the session's FIFO group, so it never lands in the middle of a turn.
+    z.strictObject({ kind: z.literal('clear'), ...jobBase() }),
+  ]),
+);
 export type RunJob = z.infer<typeof RunJobSchema>;
 export type TurnJob = Exclude<RunJob, { kind: 'clear' }>;
 
 /** Events queue (FIFO, group = sessionId): a worker's batch on its way to the fan-out. */
-export const EventsQueueMessageSchema = z.strictObject({
-  message: EventsMessageSchema,
-  /** Also deliver to this connection (the requester), subscribed or not. */
-  connectionId: ConnectionIdSchema.optional(),
-  /**
-   * The session's owner (the job's principal): fan-out posts only to connections of this
-   * principal. Optional so a message from a worker of before it still parses (it is then posted
-   * as before); every worker of now sets it.
-   */
-  owner: PrincipalSchema.optional(),
-  sentAt: TimestampSchema,
-});
+export const EventsQueueMessageSchema = /* @__PURE__ */ lazySchema(() =>
+  z.strictObject({
+    message: EventsMessageSchema,
+    /** Also deliver to this connection (the requester), subscribed or not. */
+    connectionId: ConnectionIdSchema.optional(),
+    /**
+     * The session's owner (the job's principal): fan-out posts only to connections of this
+     * principal. Optional so a message from a worker of before it still parses (it is then posted
+     * as before); every worker of now sets it.
+     */
+    owner: PrincipalSchema.optional(),
+    sentAt: TimestampSchema,
+  }),
+);
 export type EventsQueueMessage = z.infer<typeof EventsQueueMessageSchema>;
 
 /** Approvals queue: decisions from any system, turned into `resume` jobs. */
-export const ApprovalMessageSchema = z.strictObject({
-  sessionId: SessionIdSchema,
-  runId: RunIdSchema,
-  decisions: WireDecisionsSchema,
-  principal: PrincipalSchema,
-  requestId: RequestIdSchema.optional(),
-});
+export const ApprovalMessageSchema = /* @__PURE__ */ lazySchema(() =>
+  z.strictObject({
+    sessionId: SessionIdSchema,
+    runId: RunIdSchema,
+    decisions: WireDecisionsSchema,
+    principal: PrincipalSchema,
+    requestId: RequestIdSchema.optional(),
+  }),
+);
 export type ApprovalMessage = z.infer<typeof ApprovalMessageSchema>;
 
 /** Approval-requests queue (outbound): a paused run announced to whoever decides. */
-export const ApprovalRequestSchema = z.strictObject({
-  sessionId: SessionIdSchema,
-  runId: RunIdSchema,
-  agent: AgentNameSchema,
-  interruptions: z.array(InterruptionSchema).min(1),
-  expiresAt: TimestampSchema,
-});
+export const ApprovalRequestSchema = /* @__PURE__ */ lazySchema(() =>
+  z.strictObject({
+    sessionId: SessionIdSchema,
+    runId: RunIdSchema,
+    agent: AgentNameSchema,
+    interruptions: z.array(InterruptionSchema).min(1),
+    expiresAt: TimestampSchema,
+  }),
+);
 export type ApprovalRequest = z.infer<typeof ApprovalRequestSchema>;
 
 // ---------------------------------------------------------------- HTTP API and Lambda invoke
 
 /** `POST /runs`. */
-export const HttpRunBodySchema = z.strictObject({
-  agent: AgentNameSchema,
-  sessionId: SessionIdSchema.optional(),
-  input: RunInputSchema,
-  mode: z.enum(['sync', 'async']).optional(),
-});
-export type HttpRunBody = z.infer<typeof HttpRunBodySchema>;
-
-/** `POST /sessions/{id}/runs/{runId}/decisions`. */
-export const HttpDecisionsBodySchema = z.strictObject({ decisions: WireDecisionsSchema });
-export type HttpDecisionsBody = z.infer<typeof HttpDecisionsBodySchema>;
-
-/** Direct Lambda invoke: IAM already authenticated the caller, who may name a principal. */
-export const InvokePayloadSchema = z.discriminatedUnion('action', [
+export const HttpRunBodySchema = /* @__PURE__ */ lazySchema(() =>
   z.strictObject({
-    action: z.literal('run'),
-    requestId: RequestIdSchema.optional(),
     agent: AgentNameSchema,
     sessionId: SessionIdSchema.optional(),
     input: RunInputSchema,
-    principal: PrincipalSchema.optional(),
+    mode: z.enum(['sync', 'async']).optional(),
   }),
-  z.strictObject({
-    action: z.literal('resume'),
-    requestId: RequestIdSchema.optional(),
-    sessionId: SessionIdSchema,
-    runId: RunIdSchema,
-    decisions: WireDecisionsSchema,
-    principal: PrincipalSchema.optional(),
-  }),
-]);
+);
+export type HttpRunBody = z.infer<typeof HttpRunBodySchema>;
+
+/** `POST /sessions/{id}/runs/{runId}/decisions`. */
+export const HttpDecisionsBodySchema = /* @__PURE__ */ lazySchema(() =>
+  z.strictObject({ decisions: WireDecisionsSchema }),
+);
+export type HttpDecisionsBody = z.infer<typeof HttpDecisionsBodySchema>;
+
+/** Direct Lambda invoke: IAM already authenticated the caller, who may name a principal. */
+export const InvokePayloadSchema = /* @__PURE__ */ lazySchema(() =>
+  z.discriminatedUnion('action', [
+    z.strictObject({
+      action: z.literal('run'),
+      requestId: RequestIdSchema.optional(),
+      agent: AgentNameSchema,
+      sessionId: SessionIdSchema.optional(),
+      input: RunInputSchema,
+      principal: PrincipalSchema.optional(),
+    }),
+    z.strictObject({
+      action: z.literal('resume'),
+      requestId: RequestIdSchema.optional(),
+      sessionId: SessionIdSchema,
+      runId: RunIdSchema,
+      decisions: WireDecisionsSchema,
+      principal: PrincipalSchema.optional(),
+    }),
+  ]),
+);
 export type InvokePayload = z.infer<typeof InvokePayloadSchema>;

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { AgentKernelError } from '../../core/errors.js';
+import { lazySchema } from '../../core/lazy-schema.js';
 import { SubscriptionFormatSchema } from '../../transport/formats.js';
 
 /**
@@ -8,14 +9,16 @@ import { SubscriptionFormatSchema } from '../../transport/formats.js';
  * it in memory and in DynamoDB. Times are epoch milliseconds.
  */
 
-export const ConnectionSchema = z.strictObject({
-  connectionId: z.string().min(1).max(256),
-  /** The authenticated principal, when the connection has one. */
-  principal: z.string().optional(),
-  /** Where to post messages (the API Gateway @connections endpoint). */
-  endpoint: z.string().min(1),
-  connectedAt: z.number().int(),
-});
+export const ConnectionSchema = /* @__PURE__ */ lazySchema(() =>
+  z.strictObject({
+    connectionId: z.string().min(1).max(256),
+    /** The authenticated principal, when the connection has one. */
+    principal: z.string().optional(),
+    /** Where to post messages (the API Gateway @connections endpoint). */
+    endpoint: z.string().min(1),
+    connectedAt: z.number().int(),
+  }),
+);
 export type Connection = z.infer<typeof ConnectionSchema>;
 
 export { SubscriptionFormatSchema };

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { lazySchema } from '../../core/lazy-schema.js';
 
 /**
  * Fair use per principal: the counters the front door checks before it accepts a run or a
@@ -8,16 +9,18 @@ import * as z from 'zod';
  */
 
 /** Limits of one principal; an absent limit is no limit. */
-export const QuotaLimitsSchema = z.strictObject({
-  /** Open WebSocket connections. */
-  connections: z.number().int().nonnegative().optional(),
-  /** Runs (and resumes) accepted and not yet ended. */
-  runsInFlight: z.number().int().nonnegative().optional(),
-  /** Runs accepted in the current UTC minute. */
-  runsPerMinute: z.number().int().nonnegative().optional(),
-  /** Model tokens (input + output) of the current UTC day. */
-  tokensPerDay: z.number().int().nonnegative().optional(),
-});
+export const QuotaLimitsSchema = /* @__PURE__ */ lazySchema(() =>
+  z.strictObject({
+    /** Open WebSocket connections. */
+    connections: z.number().int().nonnegative().optional(),
+    /** Runs (and resumes) accepted and not yet ended. */
+    runsInFlight: z.number().int().nonnegative().optional(),
+    /** Runs accepted in the current UTC minute. */
+    runsPerMinute: z.number().int().nonnegative().optional(),
+    /** Model tokens (input + output) of the current UTC day. */
+    tokensPerDay: z.number().int().nonnegative().optional(),
+  }),
+);
 export type QuotaLimits = z.infer<typeof QuotaLimitsSchema>;
 export type QuotaName = keyof QuotaLimits;
 

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { lazySchema } from '../../core/lazy-schema.js';
 import { SafeJsonSchema } from '../../core/paused-run.js';
 import { SessionIdSchema } from '../../core/session.js';
 
@@ -10,14 +11,9 @@ import { SessionIdSchema } from '../../core/session.js';
 
 export const RUN_RECORD_SCHEMA_VERSION = 1;
 
-export const RunStatusSchema = z.enum([
-  'queued',
-  'running',
-  'paused',
-  'completed',
-  'failed',
-  'timed-out',
-]);
+export const RunStatusSchema = /* @__PURE__ */ lazySchema(() =>
+  z.enum(['queued', 'running', 'paused', 'completed', 'failed', 'timed-out']),
+);
 export type RunStatus = z.infer<typeof RunStatusSchema>;
 
 /**
@@ -53,40 +49,42 @@ export function movesInto(to: RunStatus, options: TransitionOptions = {}): reado
 }
 
 /** Status of an asynchronous run (queued on SQS, polled over HTTP). */
-export const RunRecordSchema = z.strictObject({
-  schemaVersion: z.literal(RUN_RECORD_SCHEMA_VERSION),
-  runId: z.string().min(1).max(256),
-  sessionId: SessionIdSchema,
-  /**
-   * The session's owner and incarnation the run ran in (lib/core/ownership.ts): the record is
-   * read only while the session is still that life of it (not after a clear, expiry, reclaim).
-   */
-  owner: z.string().optional(),
-  incarnation: z.string().min(1).max(64).optional(),
-  agent: z.string().min(1),
-  /** What the user sent to start the run (a run's input; a resume has none): the turns list. */
-  input: SafeJsonSchema.optional(),
-  status: RunStatusSchema,
-  /** The reply (completed or paused), as JSON. */
-  reply: SafeJsonSchema.optional(),
-  error: z.strictObject({ code: z.string(), message: z.string() }).optional(),
-  /**
-   * The first `seq` the run's next events message may use: every lower one may have been sent.
-   * A retried or resumed attempt starts here, so no (runId, seq) is ever sent with other content.
-   */
-  nextSeq: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).optional(),
-  /** The session's turn count when the run's first attempt started (a crashed attempt's retry
-   * compares it with the stored session to tell whether the turn was stored). */
-  turnsBefore: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).optional(),
-  /**
-   * The seq of the events message that carries the run's terminal event alone (`terminalEventOf`):
-   * a job that finds the run already ended sends that same message again, so a client that has it
-   * drops the copy and one that missed it gets its one terminal event.
-   */
-  terminalSeq: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).optional(),
-  createdAt: z.number().int(),
-  updatedAt: z.number().int(),
-});
+export const RunRecordSchema = /* @__PURE__ */ lazySchema(() =>
+  z.strictObject({
+    schemaVersion: z.literal(RUN_RECORD_SCHEMA_VERSION),
+    runId: z.string().min(1).max(256),
+    sessionId: SessionIdSchema,
+    /**
+     * The session's owner and incarnation the run ran in (lib/core/ownership.ts): the record is
+     * read only while the session is still that life of it (not after a clear, expiry, reclaim).
+     */
+    owner: z.string().optional(),
+    incarnation: z.string().min(1).max(64).optional(),
+    agent: z.string().min(1),
+    /** What the user sent to start the run (a run's input; a resume has none): the turns list. */
+    input: SafeJsonSchema.optional(),
+    status: RunStatusSchema,
+    /** The reply (completed or paused), as JSON. */
+    reply: SafeJsonSchema.optional(),
+    error: z.strictObject({ code: z.string(), message: z.string() }).optional(),
+    /**
+     * The first `seq` the run's next events message may use: every lower one may have been sent.
+     * A retried or resumed attempt starts here, so no (runId, seq) is ever sent with other content.
+     */
+    nextSeq: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).optional(),
+    /** The session's turn count when the run's first attempt started (a crashed attempt's retry
+     * compares it with the stored session to tell whether the turn was stored). */
+    turnsBefore: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).optional(),
+    /**
+     * The seq of the events message that carries the run's terminal event alone (`terminalEventOf`):
+     * a job that finds the run already ended sends that same message again, so a client that has it
+     * drops the copy and one that missed it gets its one terminal event.
+     */
+    terminalSeq: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).optional(),
+    createdAt: z.number().int(),
+    updatedAt: z.number().int(),
+  }),
+);
 export type RunRecord = z.infer<typeof RunRecordSchema>;
 
 /** A transition's answer: written, or refused with the record that stands (undefined: none). */

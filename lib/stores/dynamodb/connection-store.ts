@@ -8,17 +8,22 @@ import {
   type Subscription,
   SubscriptionFormatSchema,
 } from '../../app/ports/connections.js';
+import { lazySchema } from '../../core/lazy-schema.js';
 import { InvalidRecord, RecordCorrupt } from '../../core/stores.js';
 import { DynamoBase, isConditionFailed } from './base.js';
 import { keys } from './table.js';
 
-const ConnItemSchema = ConnectionSchema.extend({
-  sessions: z.instanceof(Set).optional(),
-});
-const SubItemSchema = ConnectionSchema.extend({
-  sessionId: z.string(),
-  format: SubscriptionFormatSchema,
-});
+const ConnItemSchema = /* @__PURE__ */ lazySchema(() =>
+  ConnectionSchema.extend({
+    sessions: z.instanceof(Set).optional(),
+  }),
+);
+const SubItemSchema = /* @__PURE__ */ lazySchema(() =>
+  ConnectionSchema.extend({
+    sessionId: z.string(),
+    format: SubscriptionFormatSchema,
+  }),
+);
 
 /**
  * Connections as `CONN#<id>/META` (principal, endpoint, and the string set of subscribed session

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { SessionCorrupt } from '../../core/errors.js';
+import { lazySchema } from '../../core/lazy-schema.js';
 import { bindingOf } from '../../core/ownership.js';
 import type { JsonValue, SessionData } from '../../core/session.js';
 import type { DynamoBase } from './base.js';
@@ -129,13 +130,15 @@ function isObject(value: unknown): value is Record<string, JsonValue> {
  */
 
 /** The head's `log` attribute: generation, last segment, segment count, expiry, log lengths. */
-export const LogHeadSchema = z.object({
-  gen: z.string().min(1),
-  last: z.string(),
-  segs: z.number().int().nonnegative(),
-  exp: z.number().int(),
-  paths: z.record(z.string(), z.number().int().nonnegative()),
-});
+export const LogHeadSchema = /* @__PURE__ */ lazySchema(() =>
+  z.object({
+    gen: z.string().min(1),
+    last: z.string(),
+    segs: z.number().int().nonnegative(),
+    exp: z.number().int(),
+    paths: z.record(z.string(), z.number().int().nonnegative()),
+  }),
+);
 export type LogHead = z.infer<typeof LogHeadSchema>;
 
 /** What the store knows of the session a save builds on (its cached session: session-cache.ts). */

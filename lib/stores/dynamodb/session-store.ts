@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { SessionConflict, SessionCorrupt } from '../../core/errors.js';
+import { lazySchema } from '../../core/lazy-schema.js';
 import {
   SESSION_SCHEMA_VERSION,
   type SessionData,
@@ -53,14 +54,16 @@ export interface DynamoSessionStoreOptions extends DynamoStoreOptions {
 const LIMIT = 350_000;
 
 /** The head item's attributes, checked before anything is decoded. */
-const HeadSchema = z.object({
-  version: z.number().int().positive(),
-  enc: z.enum(['json', 'br', 'gzip']),
-  body: z.union([z.string(), z.instanceof(Uint8Array)]).optional(),
-  chunks: z.number().int().positive().max(10_000).optional(),
-  gen: z.string().min(1).optional(),
-  log: LogHeadSchema.optional(),
-});
+const HeadSchema = /* @__PURE__ */ lazySchema(() =>
+  z.object({
+    version: z.number().int().positive(),
+    enc: z.enum(['json', 'br', 'gzip']),
+    body: z.union([z.string(), z.instanceof(Uint8Array)]).optional(),
+    chunks: z.number().int().positive().max(10_000).optional(),
+    gen: z.string().min(1).optional(),
+    log: LogHeadSchema.optional(),
+  }),
+);
 type Head = { version: number; enc: string; log?: LogHead | undefined } & (
   | { body: string | Uint8Array; chunks?: undefined }
   | { body?: undefined; chunks: number; gen: string }

@@ -1,0 +1,91 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { build, type Plugin } from 'esbuild';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BUNDLE, bundleDefine, externalModules } from '../../infra/bundling.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const cache = join(ROOT, 'node_modules', '.cache');
+mkdirSync(cache, { recursive: true });
+const out = mkdtempSync(join(cache, 'cold-import-'));
+afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+/**
+ * Counts every zod schema built (each one's `_zod` internals are made by one constructor in
+ * zod's core) into `globalThis.__zodSchemas`, in the bundle only: the count is the bundle's.
+ */
+const countSchemas: Plugin = {
+  name: 'count-zod-schemas',
+  setup(b) {
+    b.onLoad({ filter: /zod[\\/]v4[\\/]core[\\/]core\.js$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      const marker = 'function Internals(def) {';
+      if (!source.includes(marker)) throw new Error('zod core changed: update the counter');
+      return {
+        contents: source.replace(
+          marker,
+          `${marker} globalThis.__zodSchemas = (globalThis.__zodSchemas ?? 0) + 1;`,
+        ),
+        loader: 'js',
+      };
+    });
+  },
+};
+
+/** functions/<name>.ts bundled as the stack bundles it, the counter added. */
+async function bundle(name: string): Promise<{ file: string; inputs: string[] }> {
+  const outfile = join(out, name, 'index.mjs');
+  const result = await build({
+    entryPoints: [join(ROOT, 'functions', `${name}.ts`)],
+    outfile,
+    bundle: true,
+    platform: BUNDLE.platform,
+    format: BUNDLE.format,
+    target: BUNDLE.target,
+    mainFields: [...BUNDLE.mainFields],
+    minify: BUNDLE.minify,
+    keepNames: BUNDLE.keepNames,
+    banner: { js: BUNDLE.banner },
+    external: externalModules(true),
+    define: bundleDefine(['cloudwatch']),
+    plugins: [countSchemas],
+    metafile: true,
+    logLevel: 'error',
+  });
+  return { file: outfile, inputs: Object.keys(result.metafile?.inputs ?? {}) };
+}
+
+/** Imports the bundle in a fresh process, as Lambda's init does; the schemas built meanwhile. */
+function schemasBuiltAtImport(file: string): number {
+  const script = `await import(${JSON.stringify(file)}); process.stdout.write(String(globalThis.__zodSchemas ?? 0));`;
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    env: {
+      ...process.env,
+      AWS_REGION: 'us-east-1',
+      AWS_LAMBDA_FUNCTION_NAME: 'cold-import',
+      TABLE_NAME: 'agents',
+      RUN_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/runs.fifo',
+      AGENT_NAMES: 'demo',
+    },
+    encoding: 'utf8',
+  });
+  if (child.status !== 0) throw new Error(`import failed: ${child.stderr}`);
+  return Number(child.stdout);
+}
+
+// The cold start of the functions every streamed token and WebSocket message goes through
+// (docs/benchmarks.md, "Next to hand-written peers"): no schema is built before a message is.
+describe('cold imports build no zod schema', { timeout: 120_000 }, () => {
+  it.each(['fanout', 'ws-message'])('%s', async (name) => {
+    const { file, inputs } = await bundle(name);
+    expect(inputs.some((input) => /zod[\\/]v4[\\/]core[\\/]core\.js$/.test(input))).toBe(true);
+    expect(schemasBuiltAtImport(file)).toBe(0);
+  });
+
+  it('counts what it claims to: a bundle that does build one at import reports it', async () => {
+    // The worker still builds its agents (and their tools' schemas) at import.
+    const { file } = await bundle('worker');
+    expect(schemasBuiltAtImport(file)).toBeGreaterThan(0);
+  });
+});
