@@ -153,6 +153,8 @@ export const EventsMessageSchema = z.strictObject({
   sessionId: SessionIdSchema,
   runId: RunIdSchema,
   seq: SeqSchema,
+  /** A void marker: closes the seqs `seq…through` (docs/protocol.md "Void markers"). */
+  through: SeqSchema.optional(),
   events: z.array(StreamEventSchema).min(1),
 });
 
