@@ -29,17 +29,13 @@ export function storedFirst(
   if (!events) return delivery;
   const known = attempts.get(binding);
   if (known) return known;
-  const behind = new WriteBehind(delivery, events, binding, options.flushMs ?? flushMsDefault());
+  const flushMs = options.flushMs ?? events.flushMs ?? DEFAULT_EVENTS_FLUSH_MS;
+  const behind = new WriteBehind(delivery, events, binding, flushMs);
   attempts.set(binding, behind);
   return behind;
 }
 
 const attempts = new WeakMap<Binding, WriteBehind>();
-
-function flushMsDefault(): number {
-  const value = Number(process.env.EVENTS_FLUSH_MS);
-  return Number.isFinite(value) && value >= 0 ? value : DEFAULT_EVENTS_FLUSH_MS;
-}
 
 /**
  * The seq an attempt starts at. A redelivered attempt of a run that was streaming continues past

@@ -71,6 +71,8 @@ export class SeqTaken extends Error {
 }
 
 export interface RunEventStore {
+  /** How often a streaming worker stores what it buffered (default `DEFAULT_EVENTS_FLUSH_MS`). */
+  readonly flushMs?: number | undefined;
   /**
    * Keeps a contiguous seq range of messages as one item, addressed by its first seq; first
    * writer wins: the same range again is a no-op, another one at that first seq throws

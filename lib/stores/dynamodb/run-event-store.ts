@@ -26,8 +26,11 @@ const COMPRESS_EVENTS_ABOVE = 200;
  * key-range Queries, so a reconnect sees every range stored before it.
  */
 export class DynamoRunEventStore extends DynamoBase implements RunEventStore {
-  constructor(options: DynamoStoreOptions) {
+  readonly flushMs: number | undefined;
+
+  constructor(options: DynamoStoreOptions & { flushMs?: number }) {
     super({ ttlSeconds: DEFAULT_EVENTS_TTL_SECONDS, ...options });
+    this.flushMs = options.flushMs;
   }
 
   async append(

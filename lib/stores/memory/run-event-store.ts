@@ -27,8 +27,11 @@ export class InMemoryRunEventStore implements RunEventStore {
   readonly #runs = new Map<string, Map<number, Kept>>();
   readonly #clock: Clock;
 
-  constructor(options: MemoryStoreOptions = {}) {
+  readonly flushMs: number | undefined;
+
+  constructor(options: MemoryStoreOptions & { flushMs?: number } = {}) {
     this.#clock = new Clock({ ttlSeconds: DEFAULT_EVENTS_TTL_SECONDS, ...options });
+    this.flushMs = options.flushMs;
   }
 
   async append(
