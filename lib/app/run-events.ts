@@ -254,7 +254,10 @@ export class RunEvents {
    */
   async #highest(record: RunRecord, after: number, name = 'after') {
     const last = await this.#deps.events.last(record.sessionId, record.runId);
-    const reserved = record.status === 'running' ? (record.nextSeq ?? 0) - 1 : -1;
+    // Running: seqs it reserved (a worker's) may be sent and not yet stored; a run that keeps
+    // no reservation (an SSE run) may have sent any seq its next flush stores.
+    const going = record.status === 'running' || record.status === 'queued';
+    const reserved = going ? (record.nextSeq ?? Number.MAX_SAFE_INTEGER) - 1 : -1;
     const highest = Math.max(last ? lastSeqOf(last) : -1, record.terminalSeq ?? -1, reserved);
     if (after > highest) {
       throw new InvalidSeq(
