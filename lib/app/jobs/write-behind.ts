@@ -60,6 +60,7 @@ export class WriteBehind implements Delivery {
     if (this.#failed !== undefined) throw this.#failed;
     const ending = messages.some((m) => m.events.some((e) => ENDS.has(e.type)));
     const gap = this.#gapBefore(messages[0] as EventsMessage);
+    this.#next = lastSeqOf(messages[messages.length - 1] as EventsMessage) + 1;
     if (gap) await this.delivery.deliver(gap);
     if (ending) {
       this.#buffer.push(...(gap ? [gap] : []), ...messages);
