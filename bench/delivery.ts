@@ -88,7 +88,7 @@ interface PhaseResult {
   lastToken: number[];
   /** Model's first token → the worker handing it to delivery (SendMessage/Batch or post), ms. */
   firstSent: number[];
-  /** Of that: model → the stored-events write began, and that write, ms (first-send-stamps.ts). */
+  /** Model → the write-behind store of the first token began (after its send), and that write, ms. */
   firstToStore: number[];
   firstStore: number[];
   eventsMessages: number;
@@ -413,7 +413,7 @@ function printFirstTokens(results: ChildResult[]): void {
     'runs',
     'first delta model→sent p50',
     'max',
-    'of it: model→store start p50',
+    'model→stored (after the send) p50',
     'stored write p50',
     'first token p50',
     'max',

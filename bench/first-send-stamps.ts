@@ -2,18 +2,18 @@ import { performance } from 'node:perf_hooks';
 import { DynamoRunEventStore } from '../lib/stores/dynamodb/run-event-store.js';
 
 /**
- * bench:delivery's breakdown of a run's first send: when the worker began storing the message
- * carrying the first token (the stored events, issue 30, are written before delivery) and when
- * that write ended. Model → store start is the runner plus any wait on the run's seq block (now
- * reserved while the model thinks); store start → end is the stored-events write. Wraps the
- * store's `append` of this process's module instance (the local stack's worker shares it).
+ * bench:delivery's view of the stored write of a run's first token: when the worker began
+ * storing the item holding it and when that write ended. Stored events are written behind
+ * delivery (issue 30, write-behind), so this comes after the send and no longer delays it; the
+ * columns show how long after the model a reconnecting client could read the first token back.
+ * Wraps the store's `append` of this process's module instance (the local stack's worker shares it).
  */
 export function stampStoredWrites(firstToken: string) {
   let start: number | undefined;
   let end: number | undefined;
   const append = DynamoRunEventStore.prototype.append;
   DynamoRunEventStore.prototype.append = async function (this: DynamoRunEventStore, ...args) {
-    const first = start === undefined && JSON.stringify(args[0].events).includes(firstToken);
+    const first = start === undefined && JSON.stringify(args[0].messages).includes(firstToken);
     if (first) start = performance.now();
     try {
       return await append.apply(this, args);

@@ -4,8 +4,14 @@ import type { SessionStore } from '../core/session.js';
 import type { EventsMessage } from '../transport/protocol.js';
 import { NotFound } from './errors.js';
 import { hasEnded } from './jobs/run-end.js';
+import { toMessage } from './jobs/stored-events.js';
 import { AccessPolicy } from './policy.js';
-import type { RunEventStore, StoredBatch } from './ports/run-events.js';
+import {
+  DEFAULT_EVENTS_FLUSH_MS,
+  lastSeqOf,
+  type RunEventStore,
+  type StoredBatch,
+} from './ports/run-events.js';
 import { type RunRecord, type RunRecordStore, terminalEventOf } from './ports/run-records.js';
 import { checkId } from './validation.js';
 
@@ -40,6 +46,11 @@ export interface EventsPage {
   readonly more: boolean;
   /** The page holds the run's terminal event: nothing follows it (until a resume). */
   readonly ended: boolean;
+}
+
+/** A page as read here, with when each stored message's range was stored. */
+interface ReadPage extends EventsPage {
+  readonly batches: readonly { readonly at?: number | undefined }[];
 }
 
 export interface RunEventsDeps {
@@ -92,7 +103,8 @@ export class RunEvents {
     const after = parseSeq(options.after);
     const limit = parseLimit(options.limit);
     const record = await this.#owned(principal, sessionId, runId);
-    return this.#read(record, after, limit, true);
+    const { batches: _, ...page } = await this.#read(record, after, limit, true);
+    return page;
   }
 
   /**
@@ -130,11 +142,15 @@ export class RunEvents {
   /**
    * A reconnect on a new connection (WebSocket `subscribe` with `afterSeq`): once the run is the
    * caller's and `after` a seq it sent, the messages stored after `after`; then `live()` starts
-   * the live delivery (subscribes the connection) and what was stored meanwhile follows. Every
-   * message is stored before it is posted, so one stored after the last read is posted live:
-   * none is missed. One stored between `live()` and the last read comes both ways, and a live one
-   * may arrive before it — the client orders by seq and drops a seq it has
-   * (lib/transport/seq-order.ts). Bad input is refused before anything is subscribed.
+   * the live delivery (subscribes the connection) and what is stored meanwhile follows. Messages
+   * are stored behind delivery (lib/app/jobs/write-behind.ts): one sent before `live()` but not
+   * yet stored is in the worker's buffer, stored by its next flush. So after `live()` the store
+   * is watched until a flush that started after it landed — the second new range, as flushes run
+   * one at a time — or the run's end, bounded by two flush intervals and a second (a worker with
+   * nothing buffered flushes nothing). A message then comes both ways, or a live one before an
+   * older stored one: the client orders by seq and drops a seq it has
+   * (lib/transport/seq-order.ts); a client still missing a seq asks again after it. Bad input
+   * is refused before anything is subscribed.
    */
   async *replay(
     principal: unknown,
@@ -152,10 +168,30 @@ export class RunEvents {
       for (const message of page.messages) yield message;
       after = page.after;
       if (page.more) continue;
-      if (!live) await options.live();
-      // Ended: nothing comes live; else once more, for what was stored before `live()`.
       if (page.ended || live) return;
+      await options.live();
       live = true;
+      after = yield* this.#catchUp(record, after);
+    }
+  }
+
+  /** After `live()`: stored messages until a flush begun after it landed (see `replay`). */
+  async *#catchUp(record: RunRecord, from: number): AsyncGenerator<EventsMessage, number> {
+    const now = this.#deps.now ?? Date.now;
+    const sleep = this.#deps.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+    const flushMs = this.#deps.events.flushMs ?? DEFAULT_EVENTS_FLUSH_MS;
+    const until = now() + 2 * flushMs + 1000;
+    const ranges = new Set<number | undefined>();
+    let after = from;
+    for (let pause = 50; ; pause = Math.min(pause * 2, 400)) {
+      const page = await this.#read(record, after, PAGE_MAX, false);
+      for (const message of page.messages) yield message;
+      for (const b of page.batches) ranges.add(b.at);
+      after = page.after;
+      if (page.ended || ranges.size >= 2) return after;
+      if (page.more) continue;
+      if (now() >= until) return after;
+      await sleep(pause);
     }
   }
 
@@ -171,44 +207,35 @@ export class RunEvents {
     return record;
   }
 
-  async #read(
-    record: RunRecord,
-    after: number,
-    limit: number,
-    check: boolean,
-  ): Promise<EventsPage> {
+  async #read(record: RunRecord, after: number, limit: number, check: boolean): Promise<ReadPage> {
     const { sessionId, runId } = record;
     const stored = await this.#deps.events.read(sessionId, runId, { after, limit });
     // Written in another life than the record's: never shown (the record decides the life).
     const batches = stored.batches.filter((b) => sameLife(b, record));
+    const page = (p: EventsPage): ReadPage => ({ ...p, batches });
     const messages: EventsMessage[] = [];
     for (const batch of batches) {
-      messages.push({
-        type: 'events',
-        sessionId,
-        runId,
-        seq: batch.seq,
-        events: [...batch.events],
-      });
+      messages.push(toMessage(sessionId, runId, batch));
       if (batch.events.some((e) => TERMINAL.has(e.type))) {
-        return { sessionId, runId, messages, after: batch.seq, more: false, ended: true };
+        return page({ sessionId, runId, messages, after: batch.seq, more: false, ended: true });
       }
     }
-    const last = messages.at(-1)?.seq ?? after;
+    const tip = messages.at(-1);
+    const last = tip ? lastSeqOf(tip) : after;
     if (!stored.more) {
       // An ended run whose terminal message was not stored here (a sync HTTP run, a part that
       // streamed nowhere): the record's terminal event at its terminal seq, as jobs send it.
       const terminal = endOf(record, last);
       if (terminal) {
         messages.push(terminal);
-        return { sessionId, runId, messages, after: terminal.seq, more: false, ended: true };
+        return page({ sessionId, runId, messages, after: terminal.seq, more: false, ended: true });
       }
       if (check && messages.length === 0 && after >= 0) {
         const ended = await this.#caughtUp(record, after);
-        if (ended) return { sessionId, runId, messages, after, more: false, ended: true };
+        if (ended) return page({ sessionId, runId, messages, after, more: false, ended: true });
       }
     }
-    return { sessionId, runId, messages, after: last, more: stored.more, ended: false };
+    return page({ sessionId, runId, messages, after: last, more: stored.more, ended: false });
   }
 
   /**
@@ -217,14 +244,21 @@ export class RunEvents {
    */
   async #caughtUp(record: RunRecord, after: number): Promise<boolean> {
     const last = await this.#highest(record, after);
-    if (last?.events.some((e) => TERMINAL.has(e.type)) && last.seq <= after) return true;
+    if (last?.events.some((e) => TERMINAL.has(e.type)) && lastSeqOf(last) <= after) return true;
     return hasEnded(record) && (record.terminalSeq ?? -1) === after;
   }
 
-  /** The run's last stored message; `after` above every seq the run has sent is `invalid-seq`. */
+  /**
+   * The run's last stored message; `after` above every seq the run may have sent (stored, or
+   * reserved by a running attempt: stored a flush later) is `invalid-seq`.
+   */
   async #highest(record: RunRecord, after: number, name = 'after') {
     const last = await this.#deps.events.last(record.sessionId, record.runId);
-    const highest = Math.max(last?.seq ?? -1, record.terminalSeq ?? -1);
+    // Running: seqs it reserved (a worker's) may be sent and not yet stored; a run that keeps
+    // no reservation (an SSE run) may have sent any seq its next flush stores.
+    const going = record.status === 'running' || record.status === 'queued';
+    const reserved = going ? (record.nextSeq ?? Number.MAX_SAFE_INTEGER) - 1 : -1;
+    const highest = Math.max(last ? lastSeqOf(last) : -1, record.terminalSeq ?? -1, reserved);
     if (after > highest) {
       throw new InvalidSeq(
         highest < 0

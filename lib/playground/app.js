@@ -109,7 +109,8 @@ function onMessage(message) {
     return;
   }
   if (message.type !== 'events') return;
-  const key = `${message.runId}:${message.seq}`;
+  // A void marker (`through`) closes seqs, it is not their content: its own key.
+  const key = `${message.runId}:${message.seq}${message.through === undefined ? '' : `-${message.through}`}`;
   if (state.seen.has(key)) return;
   state.seen.add(key);
   for (const event of message.events) onEvent(message.sessionId, event);

@@ -161,6 +161,11 @@ export const ERROR_CODES = {
     meaning:
       "The run reached its time limit (HTTP sync: 504, its turn not stored — tool results it recorded are kept for the same request sent again; queued: `run-retrying`, then retried shortly, ending in the run's one terminal event).",
   },
+  'events-void': {
+    source: 'runtime',
+    meaning:
+      'In a void marker (`run-retrying` in an `events` message with `through`): the seqs `seq`…`through` were possibly sent by an attempt that stopped before storing them, or reserved and never sent; they are void, the run continues at `through + 1`.',
+  },
   'store-throttled': {
     source: 'runtime',
     meaning:

@@ -170,6 +170,8 @@ export const EventsMessageSchema = /* @__PURE__ */ lazySchema(() =>
     sessionId: SessionIdSchema,
     runId: RunIdSchema,
     seq: SeqSchema,
+    /** A void marker: closes the seqs `seq…through` (docs/protocol.md "Void markers"). */
+    through: SeqSchema.optional(),
     events: z.array(StreamEventSchema).min(1),
   }),
 );

@@ -119,7 +119,14 @@ async function stream(
   const { runtime } = ports;
   const { sessionId, runId, principal } = job;
   const state: StreamState = { stored: false, terminalSent: false };
-  const start = await continuingSeq(ports.events, job, log.previous, ctx.redelivered, log.firstSeq);
+  const start = await continuingSeq(
+    ports.events,
+    job,
+    log.previous,
+    ctx.redelivered,
+    log.firstSeq,
+    log.base,
+  );
   if (start.resend) await emitBatches(deliveryOf(ctx), start.resend);
   const batcher = newBatcher(ctx, log, state, start.firstSeq);
   // Unread before the turn (a first delivery), the session's life is learnt as the turn loads it,

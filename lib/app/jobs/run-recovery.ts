@@ -105,7 +105,7 @@ export async function recover(
   const reply = { status: 'completed' as const, runId, sessionId, agent, ...stored };
   const from = open
     ? undefined
-    : await continuingSeq(ctx.ports.events, job, log.previous, true, log.firstSeq);
+    : await continuingSeq(ctx.ports.events, job, log.previous, true, log.firstSeq, log.base);
   const delivery = storedFirst(deliveryOf(ctx), ctx.ports.events, log.base);
   const batcher =
     open ??

@@ -1,47 +1,48 @@
 import type { Binding } from '../../core/ownership.js';
 import type { Delivery } from '../../transport/delivery.js';
 import type { EventsMessage } from '../../transport/protocol.js';
-import type { RunEventStore } from '../ports/run-events.js';
+import {
+  DEFAULT_EVENTS_FLUSH_MS,
+  lastSeqOf,
+  type RunEventStore,
+  SeqTaken,
+  type StoredMessage,
+} from '../ports/run-events.js';
 import type { RunRecord } from '../ports/run-records.js';
 import { nextSeqOf } from './run-log.js';
+import { WriteBehind } from './write-behind.js';
 
 /**
- * The emission point's hook: each message is stored (the run's events window) before it is
- * handed to delivery, so whatever a client was sent can be read again from storage, and a seq is
- * stored once (first writer wins: another attempt's content for it is refused, never sent).
+ * The emission point's hook (write-behind, docs/architecture.md "Stored events"): each message
+ * goes out at once and is buffered; the buffer is stored as one item (a seq range) when it is
+ * `flushMs` old, at a pause, and always before a message that ends the attempt (the terminal
+ * event, `run-retrying`) goes out — a client that saw the end can replay everything. A seq the
+ * worker may have sent but never stored (it died) is closed by a void marker on redelivery
+ * (`continuingSeq`). One wrapper per attempt (keyed by its binding): every emit shares its buffer.
  */
 export function storedFirst(
   delivery: Delivery,
   events: RunEventStore | undefined,
   binding: Binding,
+  options: { flushMs?: number | undefined } = {},
 ): Delivery {
   if (!events) return delivery;
-  // `binding` is read at each send: a first delivery learns the session's life as the turn loads it.
-  const store = (message: EventsMessage) =>
-    events.append(message, { owner: binding.owner, incarnation: binding.incarnation });
-  const many = delivery.deliverMany?.bind(delivery);
-  return {
-    mode: delivery.mode,
-    async deliver(message: EventsMessage) {
-      await store(message);
-      await delivery.deliver(message);
-    },
-    ...(many
-      ? {
-          async deliverMany(messages: readonly EventsMessage[]) {
-            for (const message of messages) await store(message);
-            await many(messages);
-          },
-        }
-      : {}),
-  };
+  const known = attempts.get(binding);
+  if (known) return known;
+  const flushMs = options.flushMs ?? events.flushMs ?? DEFAULT_EVENTS_FLUSH_MS;
+  const behind = new WriteBehind(delivery, events, binding, flushMs);
+  attempts.set(binding, behind);
+  return behind;
 }
 
+const attempts = new WeakMap<Binding, WriteBehind>();
+
 /**
- * The seq an attempt starts at. With stored events it continues right after the last stored
- * message (every message sent was stored first, so nothing above it reached a client): a worker
- * killed mid-stream and redelivered leaves no gap. The record's own rule (past every reserved
- * seq) stands when nothing is stored, and a first delivery reads nothing.
+ * The seq an attempt starts at. A redelivered attempt of a run that was streaming continues past
+ * every seq the record reserved; the seqs between the last stored one and that (possibly sent,
+ * never stored) are closed by a void marker, stored first and then sent, so storage stays
+ * contiguous and no seq gets other content. With nothing to close it continues right after the
+ * last stored message. A first delivery reads nothing.
  */
 export async function continuingSeq(
   events: RunEventStore | undefined,
@@ -49,28 +50,70 @@ export async function continuingSeq(
   previous: RunRecord | undefined,
   redelivered: boolean,
   recordSeq: number,
+  binding?: Binding,
 ): Promise<{ firstSeq: number; resend?: EventsMessage[] }> {
   const fresh = !redelivered && (previous === undefined || previous.status === 'queued');
   if (!events || fresh) return { firstSeq: recordSeq };
-  const last = await events.last(job.sessionId, job.runId);
-  if (!last) return { firstSeq: recordSeq };
-  const ended = previous?.terminalSeq === undefined ? 0 : previous.terminalSeq + 1;
-  const firstSeq = Math.max(last.seq + 1, ended, nextSeqOf(previous?.reply));
-  // The last stored messages (up to one SendMessageBatch) may never have reached delivery (the
-  // send failed, or the worker died between the two): sent again, same seqs and content, so live
-  // clients see no gap (they drop the seqs they have).
-  const terminal = last.events.some((e) => TERMINAL.has(e.type));
-  if (terminal || previous?.status === 'paused') return { firstSeq };
   const { sessionId, runId } = job;
-  const tail = await events.read(sessionId, runId, { after: last.seq - RESEND, limit: RESEND });
-  const resend: EventsMessage[] = tail.batches.map((b) => ({
+  for (let attempt = 0; ; attempt++) {
+    const last = await events.last(sessionId, runId);
+    const streaming = previous?.status === 'running' && binding !== undefined;
+    if (!last && !streaming) return { firstSeq: recordSeq };
+    const stored = last ? lastSeqOf(last) + 1 : 0;
+    const ended = previous?.terminalSeq === undefined ? 0 : previous.terminalSeq + 1;
+    const firstSeq = Math.max(stored, ended, nextSeqOf(previous?.reply));
+    const terminal = last?.events.some((e) => TERMINAL.has(e.type)) ?? false;
+    if (terminal || previous?.status === 'paused') return { firstSeq };
+    const resend = last ? await tail(events, sessionId, runId, lastSeqOf(last)) : [];
+    if (!streaming || recordSeq <= firstSeq) return { firstSeq, resend };
+    const marker = voidMarker(runId, firstSeq, recordSeq - 1);
+    try {
+      await events.append({ sessionId, runId, messages: [marker] }, binding);
+    } catch (err) {
+      // A late write of the attempt that stopped landed first: read again, close after it.
+      if (err instanceof SeqTaken && attempt < 3) continue;
+      throw err;
+    }
+    return { firstSeq: recordSeq, resend: [...resend, toMessage(sessionId, runId, marker)] };
+  }
+}
+
+/**
+ * The last stored messages (up to one SendMessageBatch) may never have reached delivery (the
+ * terminal's range is stored before it is sent; a marker before it is sent): sent again, same
+ * seqs and content, so live clients see no gap (they drop the seqs they have).
+ */
+async function tail(events: RunEventStore, sessionId: string, runId: string, last: number) {
+  const page = await events.read(sessionId, runId, { after: last - RESEND, limit: RESEND });
+  return page.batches.map((b) => toMessage(sessionId, runId, b));
+}
+
+/** Closes `seq…through`: possibly sent by an attempt that stopped, never stored. */
+export function voidMarker(runId: string, seq: number, through: number): StoredMessage {
+  const what = seq === through ? `Seq ${seq} was` : `Seqs ${seq}…${through} were`;
+  return {
+    seq,
+    ...(through > seq ? { through } : {}),
+    events: [
+      {
+        type: 'run-retrying',
+        runId,
+        code: 'events-void',
+        message: `${what} sent by an attempt that stopped before storing them: they are void.`,
+      },
+    ],
+  };
+}
+
+export function toMessage(sessionId: string, runId: string, m: StoredMessage): EventsMessage {
+  return {
     type: 'events',
     sessionId,
     runId,
-    seq: b.seq,
-    events: [...b.events],
-  }));
-  return { firstSeq, resend };
+    seq: m.seq,
+    ...(m.through === undefined ? {} : { through: m.through }),
+    events: [...m.events],
+  };
 }
 
 /** One SendMessageBatch: the most messages one failed send can leave undelivered. */

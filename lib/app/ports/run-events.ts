@@ -3,17 +3,25 @@ import type { Binding } from '../../core/ownership.js';
 
 /**
  * Stored events (resumable streams, docs/architecture.md "Stored events"): every `events` message
- * a run delivers is kept for a window, one item per message, under (session, run, seq), stamped
- * with the session life that wrote it. A reconnecting client reads from a seq; a finished run
+ * a run delivers is kept for a window, several messages (a contiguous seq range) per item, written
+ * behind delivery (lib/app/jobs/stored-events.ts), stamped with the session life that wrote it. A reconnecting client reads from a seq; a finished run
  * answers from here alone. The port is lib/app's (only the distribution delivers batches).
  */
 
 /** How long a run's events are kept by default: 24 hours (`EVENTS_TTL_SECONDS`). */
 export const DEFAULT_EVENTS_TTL_SECONDS = 24 * 3600;
 
-/** One stored message: its seq, its events, the life it was written in. */
+/** How often buffered messages are stored by default: 1.5 s (`EVENTS_FLUSH_MS`). */
+export const DEFAULT_EVENTS_FLUSH_MS = 1500;
+
+/**
+ * One stored message: its seq, its events, the life it was written in. A void marker (`through`
+ * set) closes the seqs `seq…through` an attempt that stopped may have sent but never stored: its
+ * one event is `run-retrying` with code `events-void`.
+ */
 export interface StoredBatch {
   readonly seq: number;
+  readonly through?: number | undefined;
   readonly events: readonly StreamEvent[];
   readonly owner?: string | undefined;
   readonly incarnation?: string | undefined;
@@ -28,6 +36,32 @@ export interface StoredPage {
   readonly more: boolean;
 }
 
+/** A message to store: a marker carries `through` (the last seq it closes). */
+export interface StoredMessage {
+  readonly seq: number;
+  readonly through?: number | undefined;
+  readonly events: readonly StreamEvent[];
+}
+
+/** The last seq a stored message covers. */
+export function lastSeqOf(message: { seq: number; through?: number | undefined }): number {
+  return message.through ?? message.seq;
+}
+
+/** A range is non-empty and contiguous; returns its first seq. */
+export function checkRange(messages: readonly StoredMessage[]): number {
+  const first = messages[0];
+  if (!first) throw new Error('A stored range holds at least one message.');
+  let next = first.seq;
+  for (const m of messages) {
+    if (m.seq !== next || (m.through !== undefined && m.through < m.seq)) {
+      throw new Error(`A stored range must be contiguous (seq ${m.seq}, expected ${next}).`);
+    }
+    next = lastSeqOf(m) + 1;
+  }
+  return first.seq;
+}
+
 /** A (run, seq) already stored with other content: the writer must not send its message. */
 export class SeqTaken extends Error {
   constructor(runId: string, seq: number) {
@@ -37,25 +71,27 @@ export class SeqTaken extends Error {
 }
 
 export interface RunEventStore {
+  /** How often a streaming worker stores what it buffered (default `DEFAULT_EVENTS_FLUSH_MS`). */
+  readonly flushMs?: number | undefined;
   /**
-   * Keeps one message, first writer wins: storing the same (run, seq) again with the same events
-   * is a no-op, with other events it throws `SeqTaken` and keeps the first.
+   * Keeps a contiguous seq range of messages as one item, addressed by its first seq; first
+   * writer wins: the same range again is a no-op, another one at that first seq throws
+   * `SeqTaken` and keeps the first. Writers chain ranges (each starts right after the last
+   * stored seq), so two attempts racing for a seq race for the same item.
    */
   append(
-    message: {
-      sessionId: string;
-      runId: string;
-      seq: number;
-      events: readonly StreamEvent[];
-    },
+    range: { sessionId: string; runId: string; messages: readonly StoredMessage[] },
     binding: Binding,
   ): Promise<void>;
-  /** Up to `limit` batches with seq > `after` (−1: from the start), in seq order. */
+  /**
+   * Up to `limit` messages whose seqs reach above `after` (−1: from the start), in seq order,
+   * one per message (a marker whose range holds `after + 1` included).
+   */
   read(
     sessionId: string,
     runId: string,
     options: { after: number; limit: number },
   ): Promise<StoredPage>;
-  /** The run's highest stored batch (one read), or undefined. */
+  /** The run's highest stored message (one read), or undefined. */
   last(sessionId: string, runId: string): Promise<StoredBatch | undefined>;
 }

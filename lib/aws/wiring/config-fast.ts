@@ -59,6 +59,7 @@ export const CONFIG_RULES: Record<ConfigKey, [Rule, unknown?]> = {
   SESSION_TTL_SECONDS: [int(1), 7 * 24 * 3600],
   PAUSED_RUN_TTL_SECONDS: [int(1), 24 * 3600],
   EVENTS_TTL_SECONDS: [int(1), 24 * 3600],
+  EVENTS_FLUSH_MS: [int(0, 60_000), 1_500],
   RESUME_CLAIM_SECONDS: [int(1), 16 * 60],
   SESSION_LEASE_SECONDS: [int(1, 900), 30],
   RUN_DEADLINE_MARGIN_SECONDS: [int(1, 300), 20],

@@ -41,6 +41,8 @@ export const ConfigSchema = /* @__PURE__ */ lazySchema(() =>
     PAUSED_RUN_TTL_SECONDS: seconds(24 * 3600),
     /** How long a run's delivered events are kept for reconnects (stored events, issue #30). */
     EVENTS_TTL_SECONDS: seconds(24 * 3600),
+    /** How often a streaming worker stores its buffered events (write-behind; default 1.5 s). */
+    EVENTS_FLUSH_MS: z.coerce.number().int().min(0).max(60_000).default(1_500),
     /**
      * How long a resume's claim on a paused run holds; a resume whose function died (timeout,
      * crash) blocks the run only this long. Keep it above the longest function timeout (15 min):

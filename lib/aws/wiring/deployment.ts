@@ -115,7 +115,11 @@ export function buildDeployment(
     client,
     runtime,
     runs: new DynamoRunRecordStore(stores),
-    events: new DynamoRunEventStore({ ...stores, ttlSeconds: config.EVENTS_TTL_SECONDS }),
+    events: new DynamoRunEventStore({
+      ...stores,
+      ttlSeconds: config.EVENTS_TTL_SECONDS,
+      flushMs: config.EVENTS_FLUSH_MS,
+    }),
     connections: new DynamoConnectionStore(stores),
     idempotency: new DynamoIdempotencyStore(stores),
     sessionIndex: new DynamoSessionIndex(stores),

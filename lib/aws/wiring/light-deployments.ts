@@ -83,7 +83,11 @@ export function messagesFor(
     sessions: new DynamoSessionStore(stores),
     pausedRuns: new DynamoPausedRunStore(stores),
     runs: new DynamoRunRecordStore(stores),
-    events: new DynamoRunEventStore({ ...stores, ttlSeconds: config.EVENTS_TTL_SECONDS }),
+    events: new DynamoRunEventStore({
+      ...stores,
+      ttlSeconds: config.EVENTS_TTL_SECONDS,
+      flushMs: config.EVENTS_FLUSH_MS,
+    }),
     idempotency: new DynamoIdempotencyStore(stores),
     sessionIndex: new DynamoSessionIndex(stores),
     idKey: new DynamoIdKeyStore(stores),

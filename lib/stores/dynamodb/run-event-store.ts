@@ -1,46 +1,55 @@
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import {
+  checkRange,
   DEFAULT_EVENTS_TTL_SECONDS,
+  lastSeqOf,
   type RunEventStore,
   SeqTaken,
   type StoredBatch,
+  type StoredMessage,
   type StoredPage,
 } from '../../app/ports/run-events.js';
-import type { StreamEvent } from '../../core/events.js';
 import type { Binding } from '../../core/ownership.js';
 import { RecordCorrupt } from '../../core/stores.js';
 import { DynamoBase, type DynamoStoreOptions, isConditionFailed } from './base.js';
 import { decode, encode } from './codec.js';
 import { keys } from './table.js';
 
+/** Compressed from this much JSON on: a range of events is repetitive text (runIds, types). */
+const COMPRESS_EVENTS_ABOVE = 200;
+
 /**
- * Stored events as `SESSION#<id>` / `EVENTS#<runId>#<seq>`: one item per delivered message, its
- * events as (compressed) JSON, the writer's `owner` / `incarnation`, `expiresAt` the events
- * window (default 24 h), `at` when it was stored. A write is conditional (first writer wins); reads are strongly
- * consistent key-range Queries, so a reconnect sees every message sent before it.
+ * Stored events as `SESSION#<id>` / `EVENTS#<runId>#<first seq>`: one item per stored range of
+ * messages (`first`…`last`), their seqs and events as brotli-compressed JSON, the writer's
+ * `owner` / `incarnation`, `expiresAt` the events window (default 24 h), `at` when it was stored.
+ * A write is conditional on the first seq (first writer wins); reads are strongly consistent
+ * key-range Queries, so a reconnect sees every range stored before it.
  */
 export class DynamoRunEventStore extends DynamoBase implements RunEventStore {
-  constructor(options: DynamoStoreOptions) {
+  readonly flushMs: number | undefined;
+
+  constructor(options: DynamoStoreOptions & { flushMs?: number }) {
     super({ ttlSeconds: DEFAULT_EVENTS_TTL_SECONDS, ...options });
+    this.flushMs = options.flushMs;
   }
 
   async append(
-    message: { sessionId: string; runId: string; seq: number; events: readonly StreamEvent[] },
+    range: { sessionId: string; runId: string; messages: readonly StoredMessage[] },
     binding: Binding,
   ): Promise<void> {
-    const json = JSON.stringify(message.events);
-    const encoded = encode(json);
-    const key = {
-      pk: keys.session(message.sessionId),
-      sk: keys.events(message.runId, message.seq),
-    };
+    const first = checkRange(range.messages);
+    const last = lastSeqOf(range.messages[range.messages.length - 1] as StoredMessage);
+    const json = JSON.stringify(range.messages.map(compact));
+    const encoded = encode(json, COMPRESS_EVENTS_ABOVE);
+    const key = { pk: keys.session(range.sessionId), sk: keys.events(range.runId, first) };
     try {
       await this.doc.send(
         new PutCommand({
           TableName: this.table,
           Item: {
             ...key,
-            seq: message.seq,
+            seq: first,
+            last,
             ...(binding.owner === undefined ? {} : { owner: binding.owner }),
             ...(binding.incarnation === undefined ? {} : { incarnation: binding.incarnation }),
             enc: encoded.enc,
@@ -54,13 +63,13 @@ export class DynamoRunEventStore extends DynamoBase implements RunEventStore {
       );
     } catch (err) {
       if (!isConditionFailed(err)) throw err;
-      // The same message again (a retried write that had landed) is fine; other content is not.
+      // The same range again (a retried write that had landed) is fine; other content is not.
       const { Item } = await this.doc.send(
         new GetCommand({ TableName: this.table, Key: key, ConsistentRead: true }),
       );
-      if (!Item || this.#batch(Item, message.runId) === undefined) throw err;
-      if (JSON.stringify(this.#batch(Item, message.runId)?.events) !== json) {
-        throw new SeqTaken(message.runId, message.seq);
+      if (!Item || this.expired(Item)) throw err;
+      if (Item.last !== last || decodeBody(Item, range.runId) !== json) {
+        throw new SeqTaken(range.runId, first);
       }
     }
   }
@@ -70,64 +79,106 @@ export class DynamoRunEventStore extends DynamoBase implements RunEventStore {
     runId: string,
     options: { after: number; limit: number },
   ): Promise<StoredPage> {
-    const from = keys.events(runId, Math.max(0, options.after + 1));
+    const from = Math.max(0, options.after + 1);
+    // The range holding `after + 1` starts at or below it: the one item just before, if it
+    // reaches that far, then the ranges that start above it.
+    const [covering] = await this.#query(sessionId, {
+      from: keys.eventsPrefix(runId),
+      to: keys.events(runId, from),
+      forward: false,
+      limit: 1,
+    });
+    const { items, more: moreItems } = await this.#page(sessionId, runId, from + 1, options.limit);
+    const batches = [...(covering ? [covering] : []), ...items]
+      .flatMap((item) => this.#batches(item, runId))
+      .filter((b) => lastSeqOf(b) > options.after);
+    const more = batches.length > options.limit || moreItems;
+    return { batches: batches.slice(0, options.limit), more };
+  }
+
+  async last(sessionId: string, runId: string): Promise<StoredBatch | undefined> {
+    const [item] = await this.#query(sessionId, {
+      from: keys.eventsPrefix(runId),
+      to: `${keys.eventsPrefix(runId)}~`,
+      forward: false,
+      limit: 1,
+    });
+    return item ? this.#batches(item, runId).at(-1) : undefined;
+  }
+
+  async #page(sessionId: string, runId: string, fromSeq: number, limit: number) {
     const { Items = [], LastEvaluatedKey } = await this.doc.send(
       new QueryCommand({
         TableName: this.table,
         KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
         ExpressionAttributeValues: {
           ':pk': keys.session(sessionId),
-          ':from': from,
+          ':from': keys.events(runId, fromSeq),
           ':to': `${keys.eventsPrefix(runId)}~`,
         },
         ConsistentRead: true,
-        Limit: options.limit + 1,
+        Limit: limit + 1,
       }),
     );
-    const batches = Items.flatMap((item) => {
-      const batch = this.#batch(item, runId);
-      return batch ? [batch] : [];
-    });
-    const more =
-      batches.length > options.limit || (Items.length <= options.limit && !!LastEvaluatedKey);
-    return { batches: batches.slice(0, options.limit), more };
+    return { items: Items, more: Items.length > limit || !!LastEvaluatedKey };
   }
 
-  async last(sessionId: string, runId: string): Promise<StoredBatch | undefined> {
+  async #query(
+    sessionId: string,
+    q: { from: string; to: string; forward: boolean; limit: number },
+  ): Promise<Record<string, unknown>[]> {
     const { Items = [] } = await this.doc.send(
       new QueryCommand({
         TableName: this.table,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: {
-          ':pk': keys.session(sessionId),
-          ':prefix': keys.eventsPrefix(runId),
-        },
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':pk': keys.session(sessionId), ':from': q.from, ':to': q.to },
         ConsistentRead: true,
-        ScanIndexForward: false,
-        Limit: 1,
+        ScanIndexForward: q.forward,
+        Limit: q.limit,
       }),
     );
-    const item = Items[0];
-    return item ? this.#batch(item, runId) : undefined;
+    return Items;
   }
 
-  /** The stored message, or undefined once expired (DynamoDB deletes late, dynalite never). */
-  #batch(item: Record<string, unknown>, runId: string): StoredBatch | undefined {
-    if (this.expired(item)) return undefined;
-    const seq = item.seq;
-    if (typeof seq !== 'number') throw new RecordCorrupt('events', String(item.sk), 'no seq');
-    let events: StreamEvent[];
-    try {
-      events = JSON.parse(decode(item.enc, item.body)) as StreamEvent[];
-    } catch (err) {
-      throw new RecordCorrupt('events', `${runId}#${seq}`, (err as Error).message);
+  /** The range's messages, or none once expired (DynamoDB deletes late, dynalite never). */
+  #batches(item: Record<string, unknown>, runId: string): StoredBatch[] {
+    if (this.expired(item)) return [];
+    if (typeof item.seq !== 'number') {
+      throw new RecordCorrupt('events', String(item.sk), 'no seq');
     }
-    return {
-      seq,
-      events,
+    let messages: Compact[];
+    try {
+      messages = JSON.parse(decodeBody(item, runId)) as Compact[];
+      if (!Array.isArray(messages)) throw new Error('not a list of messages');
+    } catch (err) {
+      throw new RecordCorrupt('events', `${runId}#${item.seq}`, (err as Error).message);
+    }
+    return messages.map((m) => ({
+      seq: m.s,
+      ...(m.t === undefined ? {} : { through: m.t }),
+      events: m.e,
       ...(typeof item.owner === 'string' ? { owner: item.owner } : {}),
       ...(typeof item.incarnation === 'string' ? { incarnation: item.incarnation } : {}),
       ...(typeof item.at === 'number' ? { at: item.at } : {}),
-    };
+    }));
+  }
+}
+
+/** A message as stored: short names, the item's bytes are the bill. */
+interface Compact {
+  s: number;
+  t?: number;
+  e: StoredMessage['events'];
+}
+
+function compact(m: StoredMessage): Compact {
+  return { s: m.seq, ...(m.through === undefined ? {} : { t: m.through }), e: m.events };
+}
+
+function decodeBody(item: Record<string, unknown>, runId: string): string {
+  try {
+    return decode(item.enc, item.body);
+  } catch (err) {
+    throw new RecordCorrupt('events', `${runId}#${String(item.seq)}`, (err as Error).message);
   }
 }

@@ -1,45 +1,59 @@
 import {
+  checkRange,
   DEFAULT_EVENTS_TTL_SECONDS,
+  lastSeqOf,
   type RunEventStore,
   SeqTaken,
   type StoredBatch,
+  type StoredMessage,
   type StoredPage,
 } from '../../app/ports/run-events.js';
-import type { StreamEvent } from '../../core/events.js';
 import type { Binding } from '../../core/ownership.js';
 import { Clock, type MemoryStoreOptions } from './clock.js';
 
 interface Kept {
+  /** The range's messages (JSON text): what a second writer is compared with. */
   readonly json: string;
+  readonly binding: { owner?: string; incarnation?: string };
   readonly expiresAt: number;
-  /** When it was stored: not part of the content a second writer is compared with. */
   readonly at: number;
 }
 
-/** Stored events in process memory (JSON text), first writer wins per (run, seq), with a TTL. */
+/**
+ * Stored events in process memory: one kept range per first seq (as DynamoDB keeps one item),
+ * first writer wins per first seq, with a TTL.
+ */
 export class InMemoryRunEventStore implements RunEventStore {
   readonly #runs = new Map<string, Map<number, Kept>>();
   readonly #clock: Clock;
 
-  constructor(options: MemoryStoreOptions = {}) {
+  readonly flushMs: number | undefined;
+
+  constructor(options: MemoryStoreOptions & { flushMs?: number } = {}) {
     this.#clock = new Clock({ ttlSeconds: DEFAULT_EVENTS_TTL_SECONDS, ...options });
+    this.flushMs = options.flushMs;
   }
 
   async append(
-    message: { sessionId: string; runId: string; seq: number; events: readonly StreamEvent[] },
+    range: { sessionId: string; runId: string; messages: readonly StoredMessage[] },
     binding: Binding,
   ): Promise<void> {
-    const key = `${message.sessionId}\u0000${message.runId}`;
+    const first = checkRange(range.messages);
+    const key = `${range.sessionId}\u0000${range.runId}`;
     const run = this.#runs.get(key) ?? new Map<number, Kept>();
     this.#runs.set(key, run);
-    const batch: StoredBatch = { seq: message.seq, events: message.events, ...bindingOf(binding) };
-    const json = JSON.stringify(batch);
-    const existing = run.get(message.seq);
+    const json = JSON.stringify(range.messages.map(plain));
+    const existing = run.get(first);
     if (existing && !this.#clock.expired(existing.expiresAt)) {
       if (existing.json === json) return;
-      throw new SeqTaken(message.runId, message.seq);
+      throw new SeqTaken(range.runId, first);
     }
-    run.set(message.seq, { json, expiresAt: this.#clock.expiry(), at: this.#clock.now() });
+    run.set(first, {
+      json,
+      binding: bindingOf(binding),
+      expiresAt: this.#clock.expiry(),
+      at: this.#clock.now(),
+    });
   }
 
   async read(
@@ -47,7 +61,7 @@ export class InMemoryRunEventStore implements RunEventStore {
     runId: string,
     options: { after: number; limit: number },
   ): Promise<StoredPage> {
-    const live = this.#live(sessionId, runId).filter((b) => b.seq > options.after);
+    const live = this.#live(sessionId, runId).filter((b) => lastSeqOf(b) > options.after);
     return { batches: live.slice(0, options.limit), more: live.length > options.limit };
   }
 
@@ -58,11 +72,25 @@ export class InMemoryRunEventStore implements RunEventStore {
   #live(sessionId: string, runId: string): StoredBatch[] {
     const run = this.#runs.get(`${sessionId}\u0000${runId}`);
     if (!run) return [];
-    return [...run.values()]
-      .filter((kept) => !this.#clock.expired(kept.expiresAt))
-      .map((kept) => ({ ...(JSON.parse(kept.json) as StoredBatch), at: kept.at }))
-      .sort((a, b) => a.seq - b.seq);
+    return [...run.entries()]
+      .filter(([, kept]) => !this.#clock.expired(kept.expiresAt))
+      .sort(([a], [b]) => a - b)
+      .flatMap(([, kept]) =>
+        (JSON.parse(kept.json) as StoredMessage[]).map((m) => ({
+          ...m,
+          ...kept.binding,
+          at: kept.at,
+        })),
+      );
   }
+}
+
+function plain(m: StoredMessage): StoredMessage {
+  return {
+    seq: m.seq,
+    ...(m.through === undefined ? {} : { through: m.through }),
+    events: m.events,
+  };
 }
 
 function bindingOf(binding: Binding) {

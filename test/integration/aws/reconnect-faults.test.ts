@@ -27,7 +27,23 @@ const TERMINAL = new Set(['run-finished', 'run-paused', 'run-error']);
 /** Every stored message of the run, in seq order. */
 async function stored(stack: Stack, sessionId: string, runId: string) {
   const page = await stack.deployed.events?.read(sessionId, runId, { after: -1, limit: 100 });
-  return (page?.batches ?? []).map((b) => ({ seq: b.seq, events: b.events }));
+  return (page?.batches ?? []).map((b) => ({
+    seq: b.seq,
+    ...(b.through === undefined ? {} : { through: b.through }),
+    events: b.events,
+  }));
+}
+
+const lastOf = (m: { seq: number; through?: number }) => m.through ?? m.seq;
+
+/** Messages cover seqs from `from` with no hole: each starts at or before the one after the last. */
+function expectCovering(messages: { seq: number; through?: number }[], from: number) {
+  let next = from;
+  for (const m of messages) {
+    expect(m.seq).toBeLessThanOrEqual(next);
+    expect(lastOf(m)).toBeGreaterThanOrEqual(next);
+    next = lastOf(m) + 1;
+  }
 }
 
 /** A connection's messages of the run, ordered and deduplicated as a client does. */
@@ -41,8 +57,10 @@ function ordered(messages: Json[], runId: string, afterSeq: number) {
 /** Each (run, seq) a client got, however often, has one content (deep-equal: key order aside). */
 function expectOneContentPerSeq(messages: Json[]) {
   const first = new Map<string, Json>();
+  // A void marker is keyed by its range: it closes seqs, it is not their content.
   for (const m of messages.filter((x) => x.type === 'events')) {
-    const key = `${m.runId}.${m.seq}`;
+    const key =
+      m.through === undefined ? `${m.runId}.${m.seq}` : `${m.runId}.${m.seq}-${m.through}`;
     if (!first.has(key)) first.set(key, m);
     expect(m).toEqual(first.get(key));
   }
@@ -51,7 +69,10 @@ function expectOneContentPerSeq(messages: Json[]) {
 describe('reconnect under faults', () => {
   it('a worker SIGKILLed mid-stream, a client reconnecting before the redelivery: contiguous seqs, one content each, one end', async () => {
     // Prepare: the requester's connection, and the worker in a child process
-    const { stack, effectsFile } = await pipeline('rk', { EVENT_BATCH_MAX_DELAY_MS: '1' });
+    const { stack, effectsFile } = await pipeline('rk', {
+      EVENT_BATCH_MAX_DELAY_MS: '1',
+      EVENTS_FLUSH_MS: '0',
+    });
     await connect(stack, 'conn-rk-a', 'alice');
     // Through ws-message: the session is claimed (its owner fixed) before the job is queued.
     await send(stack, 'conn-rk-a', 'alice', {
@@ -63,11 +84,12 @@ describe('reconnect under faults', () => {
     });
     const accepted = endpoints.connections.messages('conn-rk-a').find((m) => m.type === 'accepted');
     const job = { sessionId: 's-job-rk', runId: accepted?.runId as string };
-    // Act: killed while storing seq 1 (seq 0 went out); the client drops and reconnects with 0
+    // Act: killed at its first store of events (written behind delivery, flushed at once here:
+    // what it sent is not stored); the client drops and reconnects with its last seq
     await killAt(
       stack,
       effectsFile,
-      (r) => r.operation === 'PutItem' && r.body.includes(`EVENTS#${job.runId}#0000000000000001`),
+      (r) => r.operation === 'PutItem' && r.body.includes(`EVENTS#${job.runId}#`),
     );
     const before = endpoints.connections.messages('conn-rk-a').filter((m) => m.type === 'events');
     endpoints.connections.gone.add('conn-rk-a');
@@ -81,19 +103,40 @@ describe('reconnect under faults', () => {
     });
     await redeliverUntilDone(stack, job, 30_000);
 
-    // Assess
-    expect(k).toBe(0);
+    // Assess: seqs 0…k went out and were never stored
+    expect(k).toBeGreaterThanOrEqual(0);
+    expect(before.map((m) => m.seq)).toEqual(before.map((_, i) => i));
+    const truth = await stored(stack, job.sessionId, job.runId);
     const after = endpoints.connections.messages('conn-rk-b');
     const rest = ordered(after, job.runId, k);
+    // The redelivery closed them (and the rest of the dead attempt's block) with one void
+    // marker, stored and sent first; the client goes on from k+1 with no hole, once each.
+    const [marker] = rest;
+    expect(marker).toMatchObject({
+      seq: 0,
+      events: [{ type: 'run-retrying', code: 'events-void' }],
+    });
+    expect(lastOf(marker)).toBeGreaterThan(k);
+    expectCovering(rest, k + 1);
     const all = [...before, ...rest];
-    expect(all.map((m) => m.seq)).toEqual(all.map((_, i) => i));
     const ends = all.flatMap((m) => m.events).filter((e: Json) => TERMINAL.has(e.type));
     expect(ends).toEqual([expect.objectContaining({ type: 'run-finished' })]);
-    // No seq with two contents anywhere, and storage agrees with the clients.
+    // No seq with two contents anywhere, and storage agrees with the client from the marker on:
+    // contiguous from 0, what the client got after k exactly what storage holds.
     expectOneContentPerSeq([...before, ...after]);
-    expect(all.map(({ seq, events }) => ({ seq, events }))).toEqual(
-      await stored(stack, job.sessionId, job.runId),
-    );
+    expectCovering(truth, 0);
+    expect(
+      rest.map(({ seq, through, events }) => ({
+        seq,
+        ...(through === undefined ? {} : { through }),
+        events,
+      })),
+    ).toEqual(truth);
+    // What the client saw of 0…k, voided, is nowhere in storage as content.
+    for (const m of before) {
+      const holder = truth.find((t) => t.seq <= m.seq && m.seq <= lastOf(t));
+      expect(holder?.through).toBeDefined();
+    }
     expect((await stack.deployed.runs.get(job.sessionId, job.runId))?.terminalSeq).toBe(
       all.at(-1)?.seq,
     );

@@ -46,6 +46,33 @@ describe('SeqOrder (a reconnecting client: stored and live messages, in seq orde
     expect(order.accept(message(7, 9))).toEqual([]);
   });
 
+  it('a void marker covers its range: ready when the seq waited for is in it, then through + 1', () => {
+    const marker = { seq: 3, through: 40, events: [{ type: 'run-retrying' }] };
+    // A client that had up to 5 (a stopped attempt's 3…5 live): the marker takes it to 41.
+    const had = new SeqOrder(5);
+    expect(had.accept(message(42, 42))).toEqual([]);
+    expect(had.accept(marker).map((m) => m.seq)).toEqual([3]);
+    expect(had.accept(message(41, 42)).map((m) => m.seq)).toEqual([41, 42]);
+    expect(had.ended).toBe(true);
+    // One from the start: 0…2 stored, the marker, the rest; live copies of 3…5 arrive first.
+    const fresh = new SeqOrder(-1);
+    expect(fresh.accept(message(4, 42))).toEqual([]);
+    expect(fresh.accept(marker)).toEqual([]);
+    expect(fresh.accept(message(5, 42))).toEqual([]);
+    const out = [0, 1, 2, 41, 42].flatMap((s) => fresh.accept(message(s, 42)));
+    expect(out.map((m) => [m.seq, m.through])).toEqual([
+      [0, undefined],
+      [1, undefined],
+      [2, undefined],
+      [3, 40],
+      [41, undefined],
+      [42, undefined],
+    ]);
+    expect(fresh.waiting).toBe(0);
+    // A seq the marker closed, arriving late, is dropped.
+    expect(had.accept(message(7, 42))).toEqual([]);
+  });
+
   it('subscribe: afterSeq is a whole number and needs the runId it counts in', () => {
     const ok = { action: 'subscribe', sessionId: 's', runId: 'r', afterSeq: 3 };
     expect(ClientMessageSchema.safeParse(ok).success).toBe(true);

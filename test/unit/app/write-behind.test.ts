@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest';
+import { continuingSeq } from '../../../lib/app/jobs/stored-events.js';
+import { WriteBehind } from '../../../lib/app/jobs/write-behind.js';
+import type { RunRecord } from '../../../lib/app/ports/run-records.js';
+import type { StreamEvent } from '../../../lib/core/events.js';
+import { InMemoryRunEventStore } from '../../../lib/stores/index.js';
+import { MemoryDelivery } from '../../../lib/transport/delivery.js';
+import type { EventsMessage } from '../../../lib/transport/protocol.js';
+
+const runId = 'run-1';
+const sessionId = 's-1';
+const binding = { owner: 'alice', incarnation: 'life-1' };
+const delta = (seq: number): StreamEvent => ({
+  type: 'text-delta',
+  runId,
+  messageId: 'm',
+  delta: `t${seq}`,
+});
+const msg = (seq: number, events = [delta(seq)]): EventsMessage => ({
+  type: 'events',
+  sessionId,
+  runId,
+  seq,
+  events,
+});
+const finished = (seq: number) =>
+  msg(seq, [
+    {
+      type: 'run-finished',
+      runId,
+      reply: { status: 'completed', runId, sessionId, agent: 'a', text: 'x' },
+    } as StreamEvent,
+  ]);
+
+/** A store that counts its appends (one per stored range). */
+function counted() {
+  const store = new InMemoryRunEventStore();
+  const ranges: number[][] = [];
+  const append = store.append.bind(store);
+  store.append = async (range, b) => {
+    ranges.push(range.messages.map((m) => m.seq));
+    await append(range, b);
+  };
+  return { store, ranges };
+}
+
+describe('write-behind stored events', () => {
+  it('sends at once, stores a range when the buffer is old enough and before the terminal is sent', async () => {
+    const { store, ranges } = counted();
+    const delivery = new MemoryDelivery();
+    let clock = 0;
+    const behind = new WriteBehind(delivery, store, binding, 1000, () => clock);
+    for (const seq of [0, 1, 2]) {
+      clock += 400;
+      await behind.deliver(msg(seq));
+      expect(delivery.delivered.at(-1)?.seq).toBe(seq);
+    }
+    expect(ranges).toEqual([]);
+    clock += 700;
+    await behind.deliver(msg(3));
+    expect(ranges).toEqual([[0, 1, 2, 3]]);
+    await behind.deliverMany([msg(4), msg(5)]);
+    // The terminal goes out only once everything before it and itself is stored.
+    const sent = delivery.delivered.length;
+    const terminal = behind.deliver(finished(6));
+    expect(delivery.delivered.length).toBe(sent);
+    await terminal;
+    expect(ranges).toEqual([
+      [0, 1, 2, 3],
+      [4, 5, 6],
+    ]);
+    expect(delivery.delivered.at(-1)?.seq).toBe(6);
+    const page = await store.read(sessionId, runId, { after: -1, limit: 100 });
+    expect(page.batches.map((b) => b.seq)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+  });
+
+  it('a failed flush fails the next send, and the terminal is never sent unstored', async () => {
+    const store = new InMemoryRunEventStore();
+    store.append = async () => {
+      throw new Error('throttled');
+    };
+    const delivery = new MemoryDelivery();
+    const behind = new WriteBehind(delivery, store, binding, 0);
+    await expect(behind.deliver(msg(0))).rejects.toThrow('throttled');
+    await expect(behind.deliver(msg(1))).rejects.toThrow('throttled');
+    await expect(behind.deliver(finished(2))).rejects.toThrow('throttled');
+    expect(delivery.delivered.map((m) => m.seq)).toEqual([0]);
+  });
+
+  it('a message past the next seq: the skipped seqs get a void marker, stored and sent', async () => {
+    const store = new InMemoryRunEventStore();
+    const delivery = new MemoryDelivery();
+    const behind = new WriteBehind(delivery, store, binding, 60_000);
+    await behind.deliver(msg(0));
+    await behind.deliver(finished(40));
+    expect(delivery.delivered.map((m) => [m.seq, m.through])).toEqual([
+      [0, undefined],
+      [1, 39],
+      [40, undefined],
+    ]);
+    const page = await store.read(sessionId, runId, { after: -1, limit: 100 });
+    expect(page.batches.map((b) => [b.seq, b.through])).toEqual([
+      [0, undefined],
+      [1, 39],
+      [40, undefined],
+    ]);
+    expect(page.batches[1]?.events[0]).toMatchObject({ type: 'run-retrying', code: 'events-void' });
+  });
+
+  it('a redelivery closes what was sent and never stored up to the reserved seq, once', async () => {
+    const store = new InMemoryRunEventStore();
+    await store.append({ sessionId, runId, messages: [0, 1, 2].map((s) => msg(s)) }, binding);
+    const previous = { status: 'running', nextSeq: 34 } as unknown as RunRecord;
+    const start = await continuingSeq(store, { sessionId, runId }, previous, true, 34, binding);
+    expect(start.firstSeq).toBe(34);
+    expect(start.resend?.map((m) => [m.seq, m.through])).toEqual([
+      [0, undefined],
+      [1, undefined],
+      [2, undefined],
+      [3, 33],
+    ]);
+    expect(await store.last(sessionId, runId)).toMatchObject({ seq: 3, through: 33 });
+    // Nothing left to close the second time.
+    const again = await continuingSeq(store, { sessionId, runId }, previous, true, 34, binding);
+    expect(again.firstSeq).toBe(34);
+    expect(again.resend?.at(-1)).toMatchObject({ seq: 3, through: 33 });
+  });
+});
