@@ -12,6 +12,7 @@ import {
 } from './errors.js';
 import type { StreamEvent } from './events.js';
 import type { PostHook, PreHook, TurnInfo } from './hooks.js';
+import { copyJson } from './json-copy.js';
 import { isOwner } from './ownership.js';
 import { type AgentReply, type Request, RequestsSchema } from './requests.js';
 import { type RunOptions, resolveRunOptions } from './run-options.js';
@@ -79,7 +80,7 @@ export async function loadTurn(
   if (stored && !isOwner(stored.data.owner, principal)) throw new SessionForbidden(sessionId);
   const data = stored?.data ?? newSessionFor(deps, setup);
   // A deep copy: whatever the framework does to it reaches the session only after success.
-  const context = structuredClone(data.context) as Record<string, unknown>;
+  const context = copyJson(data.context) as Record<string, unknown>;
   const runOptions = await resolveRunOptions(
     agent.runner,
     agent.runOptions,
