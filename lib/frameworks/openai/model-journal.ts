@@ -1,8 +1,8 @@
 import { type Model, type ModelRequest, type ModelResponse, Usage } from '@openai/agents';
+import type { RunJournal } from '../../core/journal.js';
 import { asJson } from '../../core/model-step.js';
 import { historyRequestKey } from '../../core/request-key.js';
 import type { JsonValue } from '../../core/session.js';
-import type { RunJournal } from '../../core/journal.js';
 import { tryToolContext } from '../../core/tool-context.js';
 
 type StreamEvent =
