@@ -70,7 +70,8 @@ function optionalString(value: unknown): boolean {
 /** A record of stored JSON values (`StoredJsonRecord`: any value but undefined). */
 function isJsonRecord(value: unknown): boolean {
   if (!isRecord(value)) return false;
-  for (const key in value) if (value[key] === undefined) return false;
+  // A `__proto__` key (the stores refuse it anyway) is left to the schema's own handling.
+  for (const key in value) if (value[key] === undefined || key === '__proto__') return false;
   return true;
 }
 

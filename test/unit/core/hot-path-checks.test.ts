@@ -72,6 +72,21 @@ describe('checkSessionData (the session schema, checked by hand on every load)',
     );
   }, 60_000);
 
+  it('leaves a __proto__ key to the schema (the counterexample fast-check found)', () => {
+    // Prepare
+    const value = JSON.parse(
+      '{"schemaVersion":1,"id":".","state":{"__proto__":[]},"context":{},"turns":0,"createdAt":0,"updatedAt":0}',
+    );
+
+    // Act
+    const fast = checkSessionData(value);
+    const schema = SessionDataSchema.safeParse(value);
+
+    // Assess
+    expect(fast.success).toBe(schema.success);
+    if (fast.success && schema.success) expect(fast.data).toEqual(schema.data);
+  });
+
   it('words a refusal as the schema does', () => {
     // Act
     const result = checkSessionData({ ...newSession('s1', 1), turns: -1 });
