@@ -30,6 +30,10 @@ const arms: { key: string; arm: Arm }[] = all.flatMap((f) =>
   ]),
 );
 
+/**
+ * A seeded shuffle per turn: with a rotation each arm always follows the same one and absorbs
+ * what that one left pending. `BENCH_ORDER=rotate` (or `reverse`) keeps the old order to compare.
+ */
 const ORDER = process.env.BENCH_ORDER ?? 'shuffle';
 let seed = 29;
 function order(turn: number) {
@@ -51,7 +55,7 @@ interface Medians {
 }
 
 /**
- * One repetition: every arm once per turn, the starting arm rotating; medians per arm. CPU time
+ * One repetition: every arm once per turn, in a new shuffled order each turn; medians per arm. CPU time
  * is the whole process's (the scripted server runs in it too, alike for both sides): under load it
  * moves less than wall time, which also counts the time other processes hold the cores.
  */
