@@ -38,6 +38,7 @@ import type { StreamEvent } from '../lib/core/events.js';
 import { startLocalStack } from '../lib/local/stack.js';
 import { startScriptedModelServer } from '../lib/testing/index.js';
 import { DEFAULT_MAX_DELAY_MS, EventBatcher } from '../lib/transport/batcher.js';
+import { stampStoredWrites } from './first-send-stamps.js';
 import { startPacingProxy } from './pacing-proxy.js';
 
 const MODES = ['direct', 'sqs-fanout'] as const;
@@ -87,6 +88,9 @@ interface PhaseResult {
   lastToken: number[];
   /** Model's first token → the worker handing it to delivery (SendMessage/Batch or post), ms. */
   firstSent: number[];
+  /** Of that: model → the stored-events write began, and that write, ms (first-send-stamps.ts). */
+  firstToStore: number[];
+  firstStore: number[];
   eventsMessages: number;
   /** SendMessage + SendMessageBatch calls to the events queue. */
   eventsCalls: number;
@@ -132,6 +136,7 @@ async function child(mode: Mode, label: string): Promise<ChildResult> {
   // When the first token of the run left the worker for delivery (its first send carrying it).
   const firstToken = `"delta":"${token(0)}"`;
   let firstSentAt: number | undefined;
+  const stored = stampStoredWrites(firstToken);
   const stampFirst = (body: string) => {
     if (firstSentAt === undefined && body.includes(firstToken)) firstSentAt = performance.now();
   };
@@ -239,6 +244,8 @@ async function child(mode: Mode, label: string): Promise<ChildResult> {
     const firstToken: number[] = [];
     const lastToken: number[] = [];
     const firstSent: number[] = [];
+    const firstToStore: number[] = [];
+    const firstStore: number[] = [];
     counts.sends.clear();
     counts.calls.clear();
     counts.posts = 0;
@@ -248,9 +255,13 @@ async function child(mode: Mode, label: string): Promise<ChildResult> {
       arrived.clear();
       proxy.written.clear();
       firstSentAt = undefined;
+      stored.reset();
       const runId = await runOnce(count, pace);
       const began = proxy.written.get(token(0)) as number;
       firstSent.push((firstSentAt ?? NaN) - began);
+      const split = stored.read(began);
+      firstToStore.push(split.toStore);
+      firstStore.push(split.store);
       firstToken.push((arrived.get(`${runId}|${token(0)}`) as number) - began);
       lastToken.push((arrived.get(`${runId}|${token(count - 1)}`) as number) - began);
       process.send?.({ progress: `${label}: run ${run + 1}/${runs} done` });
@@ -275,6 +286,8 @@ async function child(mode: Mode, label: string): Promise<ChildResult> {
       firstToken,
       lastToken,
       firstSent,
+      firstToStore,
+      firstStore,
       eventsMessages: counts.sends.get(stack.queues.events) ?? 0,
       eventsCalls: counts.calls.get(stack.queues.events) ?? 0,
       posts: counts.posts,
@@ -400,6 +413,8 @@ function printFirstTokens(results: ChildResult[]): void {
     'runs',
     'first delta model→sent p50',
     'max',
+    'of it: model→store start p50',
+    'stored write p50',
     'first token p50',
     'max',
     'last token p50',
@@ -419,6 +434,8 @@ function printFirstTokens(results: ChildResult[]): void {
         String(p.runs),
         ms(sent.p50),
         ms(sent.max),
+        ms(stats(p.firstToStore).p50),
+        ms(stats(p.firstStore).p50),
         ms(first.p50),
         ms(first.max),
         ms(last.p50),

@@ -66,8 +66,8 @@ export interface KernelConfig extends DeploySettings {
   /** How long a run's streamed events are kept for reconnects (EVENTS_TTL_SECONDS). */
   readonly eventsTtlSeconds: number;
   /**
-   * How long the worker holds streamed events before sending a batch (EVENT_BATCH_MAX_DELAY_MS,
-   * default 100): longer windows send fewer SQS messages and posts per token for more latency.
+   * The ceiling of the worker's adaptive batching window (EVENT_BATCH_MAX_DELAY_MS, default
+   * 600): higher sends fewer SQS messages and posts per turn for a coarser cadence.
    */
   readonly eventBatchMaxDelayMs?: number;
   readonly corsOrigins: readonly string[];

@@ -6,13 +6,20 @@ import { isDeltaEvent, jsonBytes, splitDeltaEvent } from './sizing.js';
 /** Below API Gateway's 128 KB frame and SQS's 256 KB message, with room for routing fields. */
 export const DEFAULT_MAX_BATCH_BYTES = 120 * 1024;
 /**
- * The adaptive window (docs/benchmarks.md#delivery): a batch waits about `DEFAULT_TARGET_EVENTS`
- * inter-delta intervals, between the floor and the ceiling. At 100 tok/s that is ~120 ms, at
- * 20 tok/s the 400 ms ceiling: ≥ 10x and ≥ 5x fewer messages than tokens.
+ * The adaptive window (docs/benchmarks.md#delivery): a burst's first batch waits about
+ * `DEFAULT_TARGET_EVENTS` inter-delta intervals (~120 ms at 100 tok/s, ~240 ms at 50), each next
+ * one `DEFAULT_WINDOW_GROWTH` times longer, up to the 600 ms ceiling: ≥ 10x fewer messages than
+ * tokens at 20 tok/s. The ceiling is the cadence a long answer settles at (the bill's lever).
  */
-export const DEFAULT_MAX_DELAY_MS = 400;
+export const DEFAULT_MAX_DELAY_MS = 600;
 export const DEFAULT_MIN_DELAY_MS = 50;
 export const DEFAULT_TARGET_EVENTS = 12;
+/**
+ * Each batch of a burst sealed by the window waits this many times longer than the one before
+ * (up to the ceiling): the first words and the next few batches go quickly, a long answer the
+ * reader is already reading goes in fewer, larger messages.
+ */
+export const DEFAULT_WINDOW_GROWTH = 2;
 /** A delta this long after the previous one starts a new burst: it goes at once. */
 export const DEFAULT_IDLE_GAP_MS = 250;
 /** Weight of the newest interval in the rate estimate (an exponential moving average). */
@@ -50,7 +57,7 @@ export interface EventBatcherOptions {
   sinkMany?: EventsBatchSink;
   /** Largest serialised `events` message in UTF-8 bytes (default 120 KB). */
   maxBytes?: number;
-  /** Longest time an event waits in the buffer: the adaptive window's ceiling (default 400 ms). */
+  /** Longest time an event waits in the buffer: the adaptive window's ceiling (default 600 ms). */
   maxDelayMs?: number;
   /** The adaptive window's floor (default 50 ms, or `maxDelayMs` if smaller). */
   minDelayMs?: number;
@@ -58,6 +65,8 @@ export interface EventBatcherOptions {
   targetEvents?: number;
   /** A delta this long after the previous delta goes at once (default 250 ms). */
   idleGapMs?: number;
+  /** Each window-sealed batch of a burst waits this many times the one before (default 2; 1: no ramp). */
+  windowGrowth?: number;
   /**
    * Seal at once a message's first text delta and the first delta after an idle gap (default
    * true): the first words never wait for the window; the rest is batched.
@@ -105,6 +114,9 @@ export class EventBatcher {
   readonly #minDelayMs: number;
   readonly #targetEvents: number;
   readonly #idleGapMs: number;
+  readonly #growth: number;
+  /** Batches the window sealed since the burst began (an idle gap or a message's first delta). */
+  #ramp = 0;
   readonly #time: () => number;
   /** When the last delta was pushed, and the moving average of the intervals between deltas. */
   #lastDeltaAt: number | undefined;
@@ -140,6 +152,7 @@ export class EventBatcher {
     this.#minDelayMs = Math.min(options.minDelayMs ?? DEFAULT_MIN_DELAY_MS, this.#maxDelayMs);
     this.#targetEvents = options.targetEvents ?? DEFAULT_TARGET_EVENTS;
     this.#idleGapMs = options.idleGapMs ?? DEFAULT_IDLE_GAP_MS;
+    this.#growth = options.windowGrowth ?? DEFAULT_WINDOW_GROWTH;
     this.#scheduler = options.scheduler ?? realScheduler;
     const scheduler = this.#scheduler;
     this.#time = scheduler.time ? () => scheduler.time?.() ?? 0 : () => performance.now();
@@ -150,6 +163,9 @@ export class EventBatcher {
     this.#room = this.#maxBytes - this.#envelopeBytes - SEQ_DIGITS;
     if (this.#room < 256) {
       throw new InvalidBatcherOptions(`maxBytes ${this.#maxBytes} leaves no room for events.`);
+    }
+    if (!(this.#growth >= 1 && this.#growth <= 16)) {
+      throw new InvalidBatcherOptions('windowGrowth must be between 1 and 16.');
     }
     if (!Number.isSafeInteger(this.#seq) || this.#seq < 0) {
       throw new InvalidBatcherOptions(`firstSeq must be a non-negative integer.`);
@@ -175,6 +191,8 @@ export class EventBatcher {
     // The terminal rule (docs/protocol.md): the terminal event travels alone.
     if (terminal) this.#seal();
     const idle = isDeltaEvent(event) && this.#afterIdleGap();
+    // A new burst starts the ramp again.
+    if (idle) this.#ramp = 0;
     const bytes = jsonBytes(event);
     if (bytes > this.#room && isDeltaEvent(event)) {
       for (const piece of splitDeltaEvent(event, this.#room)) this.#add(piece, jsonBytes(piece));
@@ -185,6 +203,7 @@ export class EventBatcher {
       this.#state = 'ended';
       this.#seal();
     } else if (this.#isFirstDelta(event) || (idle && this.#firstDeltaAtOnce)) {
+      this.#ramp = 0;
       this.#seal();
     } else if (this.#buffer.length > 0 && this.#timer === undefined) {
       this.#startTimer();
@@ -221,10 +240,14 @@ export class EventBatcher {
     return false;
   }
 
-  /** The window for the batch starting now: grows with the rate, within floor and ceiling. */
+  /**
+   * The window for the batch starting now: grows with the rate and, within a burst, with each
+   * batch the window sealed (`windowGrowth`), between floor and ceiling.
+   */
   #window(): number {
-    const wanted = (this.#interval ?? 0) * this.#targetEvents;
-    return Math.min(this.#maxDelayMs, Math.max(this.#minDelayMs, wanted));
+    const ramp = this.#growth ** Math.min(this.#ramp, 16);
+    const wanted = (this.#interval ?? 0) * this.#targetEvents * ramp;
+    return Math.min(this.#maxDelayMs, Math.max(this.#minDelayMs * ramp, wanted));
   }
 
   #isFirstDelta(event: StreamEvent): boolean {
@@ -273,6 +296,7 @@ export class EventBatcher {
       if (this.#timer !== timer) return;
       this.#timer = undefined;
       this.#due = true;
+      this.#ramp += 1;
       // The failure is kept and thrown by the next call; nobody awaits a timer.
       this.#kick().catch(() => {});
     }, this.#window());

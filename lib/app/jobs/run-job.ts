@@ -128,6 +128,9 @@ async function stream(
   const onSession = (data: SessionData | undefined) => {
     seen.turnsBefore ??= data?.turns ?? 0;
     if (fresh) Object.assign(log.base, lifeOf(data, principal, fresh));
+    // The record's binding is known now: its first seq block is written while the model thinks
+    // (a resume may still be refused, which must write nothing: it reserves at its first send).
+    if (job.kind === 'run') log.reserveAhead();
   };
   const options = { principal, signal: ctx.signal, onSession };
   const events =

@@ -41,6 +41,8 @@ export class RunLog {
   readonly firstSeq: number;
   #reserved: number;
   #running = false;
+  /** A reservation made ahead of the first send (`reserveAhead`), which sends wait for. */
+  #ahead: Promise<void> | undefined;
 
   constructor(
     private readonly runs: RunRecordStore,
@@ -69,8 +71,20 @@ export class RunLog {
     return this.#running;
   }
 
+  /**
+   * Reserves the first block now, while the model is still thinking, so the first send does not
+   * wait on the record write. Call it once the record's binding is known (the session loaded).
+   * Never throws: a failed reservation is made again (and thrown) by the first `reserve`.
+   */
+  reserveAhead(): void {
+    if (this.#ahead || this.#running) return;
+    this.#ahead = this.reserve(this.firstSeq).catch(() => undefined);
+  }
+
   /** Called before sending the message with `seq`: moves to running / reserves more seqs. */
   async reserve(seq: number): Promise<void> {
+    // One record write at a time: a send waits for the reservation made ahead of it.
+    if (this.#ahead) await this.#ahead;
     if (seq < this.#reserved && this.#running) return;
     const nextSeq = Math.max(seq + 1, this.#reserved) + SEQ_BLOCK;
     const result = await retrying(

@@ -33,7 +33,7 @@ export const ConfigSchema = z.object({
    * How long the worker holds streamed events before sending a batch, at most (the adaptive
    * window's ceiling; a message's first text delta goes at once): docs/benchmarks.md#delivery.
    */
-  EVENT_BATCH_MAX_DELAY_MS: z.coerce.number().int().min(1).max(1_000).default(400),
+  EVENT_BATCH_MAX_DELAY_MS: z.coerce.number().int().min(1).max(1_000).default(600),
   /** The adaptive window's floor (default 50 ms, or the ceiling if lower). */
   EVENT_BATCH_MIN_DELAY_MS: z.coerce.number().int().min(1).max(1_000).optional(),
   SESSION_TTL_SECONDS: seconds(7 * 24 * 3600),

@@ -404,9 +404,9 @@ describe('EventBatcher', () => {
   });
 
   it('grows the window with the rate: a faster stream waits less per batch', async () => {
-    // Act
-    const fast = await stream(300, 10);
-    const slow = await stream(300, 50);
+    // Act: the rate rule alone (no ramp)
+    const fast = await stream(300, 10, { windowGrowth: 1 });
+    const slow = await stream(300, 50, { windowGrowth: 1 });
 
     // Assess
     const cadence = (at: number[]) => (at.at(-2)! - at[1]!) / (at.length - 3);
@@ -427,7 +427,8 @@ describe('EventBatcher', () => {
       await batcher.push(delta(`a${i} `));
       await scheduler.advance(20);
     }
-    await scheduler.advance(DEFAULT_IDLE_GAP_MS);
+    // The pause outlasts the idle gap and the window (a tool call, a slow step).
+    await scheduler.advance(Math.max(DEFAULT_IDLE_GAP_MS, DEFAULT_MAX_DELAY_MS));
     const before = sent.length;
 
     // Act: the model resumes after a pause (a tool call, a slow step)
@@ -441,6 +442,52 @@ describe('EventBatcher', () => {
     expect(sentAt.at(-1)).toBe(resumedAt);
     await scheduler.advance(DEFAULT_MAX_DELAY_MS);
     expect(sent.at(-1)?.events).toEqual([delta(' again')]);
+  });
+
+  it('ramps the window within a burst: each window-sealed batch waits twice the one before, up to the ceiling; a pause starts it again', async () => {
+    // Prepare: 50 tokens/s, so the rate alone asks for a 240 ms window
+    const { sentAt, sent } = await stream(400, 20);
+    // sentAt[0]: the first delta, at once; then the window-sealed batches.
+    const cadence = sentAt.slice(1, 6).map((at, i) => at - (sentAt[i] as number));
+    // Act: a second burst after a pause, on a fresh run with the same pace
+    const run = setup({
+      firstDeltaAtOnce: undefined,
+      maxDelayMs: undefined,
+      minDelayMs: undefined,
+    });
+    for (const burst of [0, 1]) {
+      for (let i = 0; i < 60; i++) {
+        await run.batcher.push(delta(`b${burst}.${i} `));
+        await run.scheduler.advance(20);
+      }
+      await run.scheduler.advance(DEFAULT_MAX_DELAY_MS);
+    }
+
+    // Assess: 240, 480, then the ceiling; fewer than 1 message per 20 tokens over 400
+    expect(cadence[0]).toBeGreaterThanOrEqual(200);
+    expect(cadence[0]).toBeLessThanOrEqual(280);
+    expect(cadence[1]).toBeGreaterThanOrEqual(440);
+    expect(cadence[2]).toBeGreaterThanOrEqual(DEFAULT_MAX_DELAY_MS - 20);
+    expect(
+      Math.max(...sentAt.slice(1).map((at, i) => at - (sentAt[i] as number))),
+    ).toBeLessThanOrEqual(DEFAULT_MAX_DELAY_MS + 20);
+    expect(400 / sent.length).toBeGreaterThanOrEqual(15);
+    // The second burst's first delta went at once and its next batch waited the short window.
+    const second = run.sent.findIndex((m) =>
+      m.events.some((e) => 'delta' in e && e.delta === 'b1.0 '),
+    );
+    expect(run.sent[second]?.events).toHaveLength(1);
+    const gap = (run.sentAt[second + 1] as number) - (run.sentAt[second] as number);
+    expect(gap).toBeLessThanOrEqual(280);
+  });
+
+  it('refuses a windowGrowth outside 1..16', () => {
+    const sink = async () => undefined;
+    for (const windowGrowth of [0, 0.5, 17, Number.NaN]) {
+      expect(() => new EventBatcher({ sessionId, runId, sink, windowGrowth })).toThrow(
+        InvalidBatcherOptions,
+      );
+    }
   });
 
   it('hands sinkMany every message ready while a send was in flight, in seq order', async () => {
