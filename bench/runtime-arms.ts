@@ -100,7 +100,16 @@ function openai(url: string): Framework {
 
 function aiSdk(url: string): Framework {
   const model = createOpenAI({ baseURL: url, apiKey: 'bench' })('scripted-model');
-  const settings = { model, system: INSTRUCTIONS, maxRetries: 0, stopWhen: stepCountIs(10) };
+  // `store: false` as the runner sends it: with OpenAI's default (`store: true`) the provider
+  // replaces earlier answers by `item_reference`s, so history would live on the server, not in
+  // the variable, and the two sides would send different requests.
+  const settings = {
+    model,
+    system: INSTRUCTIONS,
+    maxRetries: 0,
+    stopWhen: stepCountIs(10),
+    providerOptions: { openai: { store: false } },
+  };
   const bareArm = (stream: boolean): Arm => {
     const items = history<ModelMessage>();
     return async (turn, prompt) => {

@@ -2,9 +2,9 @@
  * Runtime overhead: the same turns through `Runtime` and through each bare SDK (OpenAI Agents,
  * AI SDK, LangGraph), against one scripted model server. Every arm runs in one interleaved loop,
  * turn by turn, in an order that rotates, so machine noise hits all of them alike. Prints per
- * framework the median per-turn time of `run` and `stream` against the bare non-streaming and
- * streaming calls and their ratios (aim: ≤ 1.05), and the bare SDK's stream/run ratio (what
- * `Runtime.run` saves by taking the framework's non-streaming path).
+ * framework the median per-turn wall and CPU time of `run` and `stream` against the bare
+ * non-streaming and streaming calls and their ratios (aim: ≤ 1.05), and the bare SDK's stream/run
+ * ratio (what `Runtime.run` saves by taking the framework's non-streaming path).
  *
  *   npm run bench            BENCH_TURNS=400 BENCH_REPS=3 npm run bench
  *   BENCH_ONLY=langgraph npm run bench   (some frameworks only, e.g. under `node --cpu-prof`)
@@ -30,19 +30,55 @@ const arms: { key: string; arm: Arm }[] = all.flatMap((f) =>
   ]),
 );
 
-/** One repetition: every arm once per turn, the starting arm rotating; medians per arm. */
-async function repetition(): Promise<Map<string, number>> {
-  const times = new Map(arms.map(({ key }) => [key, [] as number[]]));
+/**
+ * A seeded shuffle per turn: with a rotation each arm always follows the same one and absorbs
+ * what that one left pending. `BENCH_ORDER=rotate` (or `reverse`) keeps the old order to compare.
+ */
+const ORDER = process.env.BENCH_ORDER ?? 'shuffle';
+let seed = 29;
+function order(turn: number) {
+  if (ORDER === 'rotate') return arms.map((_, i) => arms[(turn + i) % arms.length]);
+  if (ORDER === 'reverse') return arms.map((_, i) => arms[(turn + i) % arms.length]).reverse();
+  const out = [...arms];
+  for (let i = out.length - 1; i > 0; i--) {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    const j = seed % (i + 1);
+    [out[i], out[j]] = [out[j] as (typeof arms)[number], out[i] as (typeof arms)[number]];
+  }
+  return out;
+}
+
+/** Per arm: the median wall time of a turn and the median CPU time of this process during it. */
+interface Medians {
+  wall: Map<string, number>;
+  cpu: Map<string, number>;
+}
+
+/**
+ * One repetition: every arm once per turn, in a new shuffled order each turn; medians per arm. CPU time
+ * is the whole process's (the scripted server runs in it too, alike for both sides): under load it
+ * moves less than wall time, which also counts the time other processes hold the cores.
+ */
+async function repetition(): Promise<Medians> {
+  const wall = new Map(arms.map(({ key }) => [key, [] as number[]]));
+  const cpu = new Map(arms.map(({ key }) => [key, [] as number[]]));
   for (let turn = 0; turn < WARMUP + TURNS; turn++) {
     const prompt = `Question number ${turn}?`;
     for (let i = 0; i < arms.length; i++) {
-      const { key, arm } = arms[(turn + i) % arms.length] as (typeof arms)[number];
+      const { key, arm } = order(turn)[i] as (typeof arms)[number];
+      const cpuBefore = process.cpuUsage();
       const started = performance.now();
       await arm(turn, prompt);
-      if (turn >= WARMUP) times.get(key)?.push(performance.now() - started);
+      const elapsed = performance.now() - started;
+      const used = process.cpuUsage(cpuBefore);
+      if (turn < WARMUP) continue;
+      wall.get(key)?.push(elapsed);
+      cpu.get(key)?.push((used.user + used.system) / 1000);
     }
   }
-  return new Map([...times].map(([key, values]) => [key, median(values)]));
+  const medians = (m: Map<string, number[]>) =>
+    new Map([...m].map(([key, values]) => [key, median(values)]));
+  return { wall: medians(wall), cpu: medians(cpu) };
 }
 
 function median(values: number[]): number {
@@ -64,25 +100,42 @@ console.log(
 const ratios = new Map<string, number[]>();
 const push = (key: string, value: number) => ratios.set(key, [...(ratios.get(key) ?? []), value]);
 for (let rep = 0; rep < REPS; rep++) {
-  const medians = await repetition();
-  const at = (key: string) => medians.get(key) as number;
+  const { wall, cpu } = await repetition();
+  const at = (m: Map<string, number>, key: string) => m.get(key) as number;
   for (const { name } of all) {
     for (const mode of ['run', 'stream'] as const) {
-      const bare = at(`${name}/bare/${mode}`);
-      const runtime = at(`${name}/runtime/${mode}`);
+      const [bare, runtime] = [
+        at(wall, `${name}/bare/${mode}`),
+        at(wall, `${name}/runtime/${mode}`),
+      ];
+      const [bareCpu, runtimeCpu] = [
+        at(cpu, `${name}/bare/${mode}`),
+        at(cpu, `${name}/runtime/${mode}`),
+      ];
       console.log(
-        `rep ${rep + 1} ${name.padEnd(9)} ${mode.padEnd(6)} bare ${bare.toFixed(3)} ms | Runtime ${runtime.toFixed(3)} ms | ratio ${(runtime / bare).toFixed(3)}`,
+        `rep ${rep + 1} ${name.padEnd(9)} ${mode.padEnd(6)} wall bare ${bare.toFixed(3)} ms | Runtime ${runtime.toFixed(3)} ms | ratio ${(runtime / bare).toFixed(3)}` +
+          `  cpu bare ${bareCpu.toFixed(3)} ms | Runtime ${runtimeCpu.toFixed(3)} ms | ratio ${(runtimeCpu / bareCpu).toFixed(3)}`,
       );
       push(`${name} ${mode}`, runtime / bare);
+      push(`${name} ${mode} cpu`, runtimeCpu / bareCpu);
     }
-    push(`${name} sdk`, at(`${name}/bare/stream`) / at(`${name}/bare/run`));
+    push(`${name} sdk`, at(wall, `${name}/bare/stream`) / at(wall, `${name}/bare/run`));
   }
 }
-console.log(`ratios (median of ${REPS} repetitions; aim run and stream ≤ 1.05), load ${load()}`);
+console.log(
+  `ratios, median of ${REPS} repetitions [min–max] (aim run and stream ≤ 1.05), load ${load()}`,
+);
 for (const { name } of all) {
-  const of = (kind: string) => median(ratios.get(`${name} ${kind}`) ?? []).toFixed(3);
+  const of = (kind: string) => {
+    const values = ratios.get(`${name} ${kind}`) ?? [];
+    const spread =
+      values.length > 1
+        ? ` [${Math.min(...values).toFixed(3)}–${Math.max(...values).toFixed(3)}]`
+        : '';
+    return `${median(values).toFixed(3)}${spread}`;
+  };
   console.log(
-    `${name.padEnd(9)} run ${of('run')} | stream ${of('stream')} | bare stream/run ${of('sdk')}`,
+    `${name.padEnd(9)} wall run ${of('run')} | stream ${of('stream')} || cpu run ${of('run cpu')} | stream ${of('stream cpu')} || bare stream/run ${of('sdk')}`,
   );
 }
 await server.close();

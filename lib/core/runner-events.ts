@@ -37,7 +37,7 @@ export function checkRunnerEvent(value: unknown, runner: string, runId: string):
   return event;
 }
 
-/** The id field of each token-level event, and whether it carries a `delta`. */
+/** The id field of each token-level (or step) event, and whether it carries a `delta`. */
 const TOKEN_SHAPES: Record<string, readonly [id: string, delta: boolean] | undefined> = {
   'message-start': ['messageId', false],
   'text-delta': ['messageId', true],
@@ -47,6 +47,9 @@ const TOKEN_SHAPES: Record<string, readonly [id: string, delta: boolean] | undef
   'reasoning-end': ['reasoningId', false],
   'tool-call-args': ['toolCallId', true],
   'tool-call-end': ['toolCallId', false],
+  // Every step of every turn opens and closes one; a step-end with usage goes to the schema.
+  'step-start': ['stepId', false],
+  'step-end': ['stepId', false],
 };
 
 /**

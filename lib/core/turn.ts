@@ -12,6 +12,7 @@ import {
 } from './errors.js';
 import type { StreamEvent } from './events.js';
 import type { PostHook, PreHook, TurnInfo } from './hooks.js';
+import { copyJson, isPlainJson } from './json-copy.js';
 import { isOwner } from './ownership.js';
 import { type AgentReply, type Request, RequestsSchema } from './requests.js';
 import { type RunOptions, resolveRunOptions } from './run-options.js';
@@ -79,7 +80,7 @@ export async function loadTurn(
   if (stored && !isOwner(stored.data.owner, principal)) throw new SessionForbidden(sessionId);
   const data = stored?.data ?? newSessionFor(deps, setup);
   // A deep copy: whatever the framework does to it reaches the session only after success.
-  const context = structuredClone(data.context) as Record<string, unknown>;
+  const context = copyJson(data.context) as Record<string, unknown>;
   const runOptions = await resolveRunOptions(
     agent.runner,
     agent.runOptions,
@@ -240,20 +241,6 @@ function checkContext(context: Record<string, unknown>): Record<string, JsonValu
     throw new InvalidContext(`the value at "${nonJsonPath(context)}" is not JSON.`);
   }
   return parsed.data as Record<string, JsonValue>;
-}
-
-/** Strings, finite numbers, booleans, null, arrays and plain objects of them, all the way down. */
-function isPlainJson(value: unknown, depth = 0): boolean {
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
-  if (typeof value === 'number') return Number.isFinite(value);
-  if (typeof value !== 'object' || depth > 64) return false;
-  if (Array.isArray(value)) return value.every((item) => isPlainJson(item, depth + 1));
-  const proto = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) return false;
-  for (const key in value) {
-    if (!isPlainJson((value as Record<string, unknown>)[key], depth + 1)) return false;
-  }
-  return true;
 }
 
 /** The path of the first value that is not JSON: zod's union issue only points at the root. */

@@ -1,6 +1,7 @@
 import type { ModelMessage, UserContent } from 'ai';
 import * as z from 'zod';
 import { SessionCorrupt } from '../../core/errors.js';
+import { isPlainJson } from '../../core/json-copy.js';
 import type { Request } from '../../core/requests.js';
 import type { Decision } from '../../core/runner.js';
 import type { JsonValue } from '../../core/session.js';
@@ -33,11 +34,22 @@ export type PendingApproval = z.infer<typeof PausedSchema>['approvals'][number];
 
 export function loadHistory(sessionId: string, state: JsonValue | undefined): ModelMessage[] {
   if (state === undefined) return [];
+  // The schema's check by hand (the usual case): it ran on every turn.
+  if (isHistoryShape(state)) return state.messages as unknown as ModelMessage[];
   const parsed = HistorySchema.safeParse(state);
   if (!parsed.success) {
     throw new SessionCorrupt(sessionId, `ai-sdk state: ${parsed.error.issues[0]?.message}`);
   }
   return parsed.data.messages as unknown as ModelMessage[];
+}
+
+function isHistoryShape(state: JsonValue): state is { schemaVersion: 1; messages: JsonValue[] } {
+  if (state === null || typeof state !== 'object' || Array.isArray(state)) return false;
+  const { messages } = state;
+  if (state.schemaVersion !== 1 || !Array.isArray(messages)) return false;
+  return messages.every(
+    (m) => typeof m === 'object' && m !== null && !Array.isArray(m) && 'role' in m,
+  );
 }
 
 /** Messages hold only JSON (dates and bytes are not produced for text and tool parts). */
@@ -119,6 +131,8 @@ export function toUserMessage(requests: readonly Request[]): ModelMessage {
 }
 
 function toJson<T>(value: T): unknown {
+  // Plain JSON already (a text turn): kept as it is, no serialising round trip per turn.
+  if (isPlainJson(value)) return value;
   // URL objects (image/file by URL) become strings; the SDK accepts URL strings back.
   return JSON.parse(JSON.stringify(value));
 }

@@ -22,11 +22,23 @@ export interface OpenAIState {
 
 export function loadState(sessionId: string, state: JsonValue | undefined): AgentInputItem[] {
   if (state === undefined) return [];
+  // The schema's check by hand (the usual case): it ran on every turn.
+  if (isStateShape(state)) return state.history as unknown as AgentInputItem[];
   const parsed = OpenAIStateSchema.safeParse(state);
   if (!parsed.success) {
     throw new SessionCorrupt(sessionId, `openai state: ${parsed.error.issues[0]?.message}`);
   }
   return parsed.data.history as unknown as AgentInputItem[];
+}
+
+function isStateShape(state: JsonValue): state is { schemaVersion: 1; history: JsonValue[] } {
+  if (state === null || typeof state !== 'object' || Array.isArray(state)) return false;
+  const { history } = state;
+  if (state.schemaVersion !== 1 || !Array.isArray(history)) return false;
+  for (const item of history) {
+    if (item === null || typeof item !== 'object' || Array.isArray(item)) return false;
+  }
+  return true;
 }
 
 export function toState(history: AgentInputItem[]): JsonValue {

@@ -1,4 +1,5 @@
 import { type Model, type ModelRequest, type ModelResponse, Usage } from '@openai/agents';
+import type { RunJournal } from '../../core/journal.js';
 import { asJson, modelRequestKey } from '../../core/model-step.js';
 import { historyRequestKey } from '../../core/request-key.js';
 import type { JsonValue } from '../../core/session.js';
@@ -38,18 +39,21 @@ export function journaledModel(model: Model): Model {
       if (callsTools(response.output)) await journal.recordModel(key, fromModelResponse(response));
       return response;
     },
-    getStreamedResponse: (request) => streamed(model, request),
+    // Outside a journaled run the stream is the model's own: no generator layer per event.
+    getStreamedResponse: (request) => {
+      const journal = tryToolContext()?.journal;
+      return journal ? streamed(model, request, journal) : model.getStreamedResponse(request);
+    },
   };
   if (model.getRetryAdvice) wrapped.getRetryAdvice = (args) => model.getRetryAdvice!(args);
   return wrapped;
 }
 
-async function* streamed(model: Model, request: ModelRequest): AsyncIterable<StreamEvent> {
-  const journal = tryToolContext()?.journal;
-  if (!journal) {
-    yield* model.getStreamedResponse(request);
-    return;
-  }
+async function* streamed(
+  model: Model,
+  request: ModelRequest,
+  journal: RunJournal,
+): AsyncIterable<StreamEvent> {
   const key = keyOf(request);
   const recorded = journal.recordedModel(key, () => legacyKeyOf(request)) as
     | RecordedResponse

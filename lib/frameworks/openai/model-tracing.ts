@@ -1,5 +1,5 @@
 import type { Model, ModelProvider, ModelRequest, ModelResponse } from '@openai/agents';
-import { type Span, startChildSpan, traceChild } from '../../core/tracer.js';
+import { activeSpan, type Span, startChildSpan, traceChild } from '../../core/tracer.js';
 import { journaledModel } from './model-journal.js';
 
 const TRACED = Symbol.for('agent-kernel.traced-model-provider');
@@ -41,7 +41,9 @@ function tracedModel(model: Model, name: string, provider: string): Model {
         recordResponse(span, response);
         return response;
       }),
-    getStreamedResponse: (request) => streamed(model, name, provider, request),
+    // Outside a traced run the stream is the model's own: no generator layer per event.
+    getStreamedResponse: (request) =>
+      activeSpan() ? streamed(model, name, provider, request) : model.getStreamedResponse(request),
   };
   if (model.getRetryAdvice) traced.getRetryAdvice = (args) => model.getRetryAdvice!(args);
   return traced;

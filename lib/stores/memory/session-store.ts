@@ -1,10 +1,6 @@
 import { SessionConflict, SessionCorrupt } from '../../core/errors.js';
-import {
-  type SessionData,
-  SessionDataSchema,
-  type SessionStore,
-  type StoredSession,
-} from '../../core/session.js';
+import type { SessionData, SessionStore, StoredSession } from '../../core/session.js';
+import { checkSessionData } from '../../core/session-check.js';
 import { InvalidRecord } from '../../core/stores.js';
 import { jsonProblem, parseStoredJson, toStoredJson } from '../json.js';
 import { Clock, type MemoryStoreOptions } from './clock.js';
@@ -31,8 +27,8 @@ export class InMemorySessionStore implements SessionStore {
     } catch (err) {
       throw new SessionCorrupt(sessionId, jsonProblem(err));
     }
-    const parsed = SessionDataSchema.safeParse(value);
-    if (!parsed.success) throw new SessionCorrupt(sessionId, parsed.error.issues[0]?.message ?? '');
+    const parsed = checkSessionData(value);
+    if (!parsed.success) throw new SessionCorrupt(sessionId, parsed.message);
     return { data: parsed.data, version: item.version };
   }
 
