@@ -7,7 +7,7 @@ import { describe, expect, inject, it } from 'vitest';
 import type { RecordedRequest, ScriptedTurn } from '../../../lib/testing/index.js';
 import { useScriptedModelServer } from '../../helpers/model-server.js';
 import { newTable } from '../stores/dynamo.js';
-import { effects, runChild } from './harness.js';
+import { effects, useWorkerChildren } from './harness.js';
 
 /**
  * The model: asked by the user, it calls append_line (a fresh random call id every time, as real
@@ -29,6 +29,7 @@ function respond(request: RecordedRequest): ScriptedTurn {
 
 const server = useScriptedModelServer({ fallback: respond });
 const endpoint = inject('dynaliteEndpoint');
+const runChild = useWorkerChildren();
 
 async function instance() {
   const { tableName } = await newTable(endpoint);

@@ -3,18 +3,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { childPool } from '../../helpers/child-pool.js';
 import { useScriptedModelServer } from '../../helpers/model-server.js';
-import { spawnTsx } from '../durable/harness.js';
 
 const child = fileURLToPath(new URL('./durable/child.ts', import.meta.url));
 
 const server = useScriptedModelServer({ freshCallIds: true });
+// The killed attempt may run in the process the last case's redelivery of the same framework
+// finished in (its SDK loaded); each redelivered attempt, whose outcome the case reads, runs in
+// a new process.
+const children = childPool(child);
 let dir: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'ak-sigkill-'));
 });
 afterAll(async () => {
+  await children.close();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -34,7 +39,8 @@ async function attempt(
   const files = [join(dir, `${name}.journal.json`), join(dir, `${name}.effects`)];
   const args = [framework, server.url, ...files, 'run-1'];
   const childEnv = { KILL_AT: killAt ?? '', ...env };
-  const { signal, stdout, stderr } = await spawnTsx(child, args, childEnv, 40_000);
+  const options = { timeoutMs: 40_000, warm: Boolean(killAt), family: framework };
+  const { signal, stdout, stderr } = await children.run(args, childEnv, options);
   return { signal, last: stdout ? JSON.parse(stdout) : undefined, stderr };
 }
 
@@ -58,7 +64,7 @@ describe.each(['openai', 'ai-sdk', 'langgraph', 'adk', 'strands', 'mastra'])(
       const again = await attempt(framework, name);
 
       // Assess
-      expect(killed.signal).toBe('SIGKILL');
+      expect(killed.signal, JSON.stringify(killed)).toBe('SIGKILL');
       expect(again.last, again.stderr).toMatchObject({
         type: 'run-finished',
         reply: { text: 'Paid Bob.' },
@@ -79,7 +85,7 @@ describe.each(['openai', 'ai-sdk', 'langgraph', 'adk', 'strands', 'mastra'])(
       const again = await attempt(framework, name);
 
       // Assess
-      expect(killed.signal).toBe('SIGKILL');
+      expect(killed.signal, JSON.stringify(killed)).toBe('SIGKILL');
       expect(again.last, again.stderr).toMatchObject({
         type: 'run-finished',
         reply: { text: 'Not sure.' },
@@ -100,7 +106,7 @@ describe.each(['openai', 'ai-sdk', 'langgraph', 'adk', 'strands', 'mastra'])(
       const again = await attempt(framework, name);
 
       // Assess
-      expect(killed.signal).toBe('SIGKILL');
+      expect(killed.signal, JSON.stringify(killed)).toBe('SIGKILL');
       expect(again.last, again.stderr).toMatchObject({ type: 'run-finished' });
       expect(await effects(name)).toHaveLength(1);
       expect(server.requests).toHaveLength(2);
@@ -118,7 +124,7 @@ describe.each(['openai', 'ai-sdk', 'langgraph', 'adk', 'strands', 'mastra'])(
         const again = await attempt(framework, name, undefined, { TOOL: 'spec', DECIDE: status });
 
         // Assess
-        expect(killed.signal).toBe('SIGKILL');
+        expect(killed.signal, JSON.stringify(killed)).toBe('SIGKILL');
         expect(again.last?.paused, again.stderr).toMatchObject({
           type: 'run-paused',
           interruptions: [{ kind: 'tool-approval', toolName: 'pay' }],
