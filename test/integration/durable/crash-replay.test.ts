@@ -48,7 +48,10 @@ async function instance() {
 const approve = JSON.stringify([{ id: '', status: 'approved' }]);
 const decisionsFor = (callId: string) => approve.replace('""', JSON.stringify(callId));
 
-describe('durable turns: SIGKILL of a worker, then redelivery', () => {
+/** A case's upper bound on a busy machine: up to four children (not a wait). */
+const CASES = { timeout: 120_000 };
+
+describe('durable turns: SIGKILL of a worker, then redelivery', CASES, () => {
   it('a worker killed right after the write its outcome rode on: the redelivered job completes, one effect', async () => {
     // Prepare
     const { file, run } = await instance();
@@ -150,7 +153,7 @@ describe('durable turns: SIGKILL of a worker, then redelivery', () => {
   });
 });
 
-describe('durable turns: an unknown outcome paused for a person', () => {
+describe('durable turns: an unknown outcome paused for a person', CASES, () => {
   it('a tool that asks to pause: the redelivered job pauses, a denial tells the model, one effect', async () => {
     // Prepare
     const { file, run } = await instance();
@@ -175,7 +178,7 @@ describe('durable turns: an unknown outcome paused for a person', () => {
   });
 });
 
-describe('durable turns: resumes', () => {
+describe('durable turns: resumes', CASES, () => {
   async function paused() {
     const it = await instance();
     const first = await it.run({ CONFIRM: '1' });

@@ -63,7 +63,7 @@ export function spawnTsx(
 export function useWorkerChildren() {
   const pool = childPool(child);
   afterAll(() => pool.close());
-  return async (env: Record<string, string>, timeoutMs = 25_000): Promise<ChildExit> => {
+  return async (env: Record<string, string>, timeoutMs = 60_000): Promise<ChildExit> => {
     const warm = Boolean(env.KILL);
     const { code, signal, stdout, stderr } = await pool.run([], env, { timeoutMs, warm });
     const line = stdout.split('\n').find((l) => l.startsWith('RESULT '));
