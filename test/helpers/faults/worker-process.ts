@@ -1,7 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { Config } from '../../../lib/aws/wiring/config.js';
-import { TS_CHILD_ARGS, tsChildEnv } from '../child-pool.js';
 
 /**
  * A worker Lambda in a child process, polling the run queue: a test can SIGKILL it at an exact
@@ -33,7 +32,7 @@ export interface WorkerProcess {
 }
 
 export interface WorkerProcessOptions {
-  /** Absolute path of the agents module (TypeScript is fine: see ts-hooks.mjs). */
+  /** Absolute path of the agents module (TypeScript is fine: the child runs under tsx). */
   agentsModule: string;
   /** The worker's environment: config variables (see `workerEnvOf`) and the module's own. */
   env: Record<string, string>;
@@ -44,15 +43,15 @@ export interface WorkerProcessOptions {
 const CHILD = new URL('./worker-child.ts', import.meta.url).pathname;
 
 export function startWorkerProcess(options: WorkerProcessOptions): WorkerProcess {
-  const child: ChildProcess = spawn(process.execPath, [...TS_CHILD_ARGS, CHILD], {
-    env: tsChildEnv({
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', CHILD], {
+    env: {
       PATH: process.env.PATH ?? '',
       ...options.env,
       AGENTS_MODULE: options.agentsModule,
       WORKER_REMAINING_MS: String(options.remainingMs ?? 15 * 60_000),
       // The child's own logs are not what the test reads.
       POWERTOOLS_LOG_LEVEL: 'ERROR',
-    }),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: Record<string, unknown>[] = [];

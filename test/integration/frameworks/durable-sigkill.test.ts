@@ -9,9 +9,7 @@ import { useScriptedModelServer } from '../../helpers/model-server.js';
 const child = fileURLToPath(new URL('./durable/child.ts', import.meta.url));
 
 const server = useScriptedModelServer({ freshCallIds: true });
-// The killed attempt may run in the process the last case's redelivery of the same framework
-// finished in (its SDK loaded); each redelivered attempt, whose outcome the case reads, runs in
-// a new process.
+// Each attempt in a new process (childPool's warm reuse for the killed one is opt-in).
 const children = childPool(child);
 /** A case's upper bound: two children of up to 40 s each on a busy machine (not a wait). */
 const CASE_MS = 90_000;
