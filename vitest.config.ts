@@ -33,6 +33,14 @@ export default defineConfig({
           include: ['test/unit/**/*.test.ts'],
           environment: 'node',
           env,
+          // Imports are most of a unit file's cost (lib, zod, the framework SDKs: 266 s of import
+          // against 101 s of tests over 111 files): a worker's module graph is shared by its
+          // files, as in infra. Unit files mock no modules, stub no globals or env and fake no
+          // timers; vitest still resets vi config and mocks per file.
+          isolate: false,
+          // 5 s is vitest's default: an esbuild bundle in otel-lazy.test.ts outlasted it at a
+          // load of 24 on two cores. A limit for hangs, not a speed claim.
+          testTimeout: 30_000,
         },
       },
       {
@@ -55,14 +63,17 @@ export default defineConfig({
           environment: 'node',
           env,
           // A CDK synth bundles every function with esbuild: seconds when idle, far more on a
-          // busy two-core machine. Vitest's 5 s default made it fail for being slow, not wrong.
-          testTimeout: 120_000,
+          // busy two-core machine. Vitest's 5 s default made it fail for being slow, not wrong;
+          // at a load of 18–24 `npx tsx infra/deploy.ts --help` took over 60 s. Hang limits only.
+          testTimeout: 300_000,
           // Every infra file imports aws-cdk-lib, cdk-nag and the stack (seconds of CPU each);
           // sharing a worker's module graph imports them once per worker instead of once per
           // file (8 files: 64 s → 29 s of CPU). The files keep no module state of their own
           // beyond their temp dirs, and vitest still resets vi config and mocks per file.
           isolate: false,
-          hookTimeout: 180_000,
+          // The first in-process synth of a worker loads aws-cdk-lib and cdk-nag: over 120 s at a
+          // load of 17–24. The files set no lower limits of their own.
+          hookTimeout: 600_000,
         },
       },
       {

@@ -3,16 +3,21 @@
  * call) through three Runtimes: the no-op tracer, the cloudwatch tracer (segments over UDP to a
  * stand-in daemon in another process, EMF and log lines written to /dev/null) and the otel
  * backend (`otlp` preset: OTLP/HTTP JSON to a receiver in another process, flushed after every
- * turn as `withLogging` flushes before a Lambda answers), interleaved turn by turn. Prints
- * medians and their ratios to tracing off (aim: under 1.05), for wall time and for CPU time of
- * this process (steadier on a busy machine; it includes the in-process model server, the same
- * in every arm).
+ * turn as `withLogging` flushes before a Lambda answers), interleaved turn by turn (the arm
+ * that goes first rotates); the three Runtimes differ only in their tracer. Each repetition
+ * prints the medians of wall time and of CPU time of this process (steadier on a busy machine;
+ * it includes the in-process model server, the same in every arm) and their ratios to tracing
+ * off (aim: at most 1.05); the summary gives the median ratio over the repetitions with its
+ * range, and the load average around the run.
  *
- *   npm run bench:tracing            BENCH_TURNS=400 npm run bench:tracing
+ *   npm run bench:tracing            BENCH_TURNS=400 BENCH_REPS=5 npm run bench:tracing
  *   BENCH_XRAY=0 npm run bench:tracing     (EMF and logs only: the cost of the UDP sends apart)
+ *   BENCH_CONTROL=1 npm run bench:tracing  (+ a second untraced arm, the noise floor; a tracer
+ *     whose spans do nothing, the Runtime's traced paths alone; otel with no export)
  */
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, writeSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { OpenAIProvider, Agent as SdkAgent } from '@openai/agents';
 import OpenAI from 'openai';
@@ -24,6 +29,8 @@ import { defineTool, Executor } from '../lib/tools/index.js';
 import { CloudWatchTracer, OtelTracer } from '../lib/tracing/index.js';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 200);
+const REPS = Number(process.env.BENCH_REPS ?? 3);
+const CONTROL = process.env.BENCH_CONTROL === '1';
 const WARMUP = 20;
 const TURNS_PER_SESSION = 8;
 
@@ -102,13 +109,38 @@ function makeRuntime(tracer: Tracer): Runtime {
   });
 }
 
-const arms = {
+/** A tracer whose spans record nothing: what the Runtime's traced paths cost on their own. */
+const BARE_SPAN = {
+  setAttributes() {},
+  setPayload() {},
+  recordError() {},
+  end() {},
+  traceHeader: () => undefined,
+};
+const bare: Tracer = { startSpan: () => BARE_SPAN };
+/** The otel backend with an exporter that drops every batch: its span work without the export. */
+const otelSpansOnly = new OtelTracer({
+  env: { AGENT_KERNEL_TRACING: 'otlp' },
+  exporters: [{ export: (_spans, done) => done({ code: 0 }), shutdown: async () => {} }],
+});
+
+const arms: Record<string, Runtime> = {
   off: makeRuntime(noopTracer),
   cloudwatch: makeRuntime(traced),
   otel: makeRuntime(otel),
 };
-const ARMS = Object.keys(arms) as ArmName[];
-type ArmName = keyof typeof arms;
+// BENCH_CONTROL=1: a second untraced arm (the noise floor of identical arms) and the two splits.
+if (CONTROL) {
+  arms['off-again'] = makeRuntime(noopTracer);
+  arms['bare-spans'] = makeRuntime(bare);
+  arms['otel-no-export'] = makeRuntime(otelSpansOnly);
+}
+const flushers: Record<string, () => Promise<void>> = {
+  otel: () => otel.flush(),
+  'otel-no-export': () => otelSpansOnly.flush(),
+};
+const ARMS = Object.keys(arms);
+type ArmName = string;
 
 async function turn(arm: ArmName, mode: 'run' | 'stream', n: number, prefix: string) {
   server.push(
@@ -116,11 +148,12 @@ async function turn(arm: ArmName, mode: 'run' | 'stream', n: number, prefix: str
     { text: 'Sunny in Paris.' },
   );
   const sessionId = `${prefix}-${arm}-${Math.floor(n / TURNS_PER_SESSION)}`;
+  const runtime = arms[arm] as Runtime;
   if (mode === 'run') {
-    await arms[arm].run('bench', sessionId, `Weather number ${n}?`);
+    await runtime.run('bench', sessionId, `Weather number ${n}?`);
     return;
   }
-  for await (const _event of arms[arm].stream('bench', sessionId, `Weather number ${n}?`)) {
+  for await (const _event of runtime.stream('bench', sessionId, `Weather number ${n}?`)) {
     // consume every event, as a client would
   }
 }
@@ -128,14 +161,14 @@ async function turn(arm: ArmName, mode: 'run' | 'stream', n: number, prefix: str
 /** A turn as one invocation: the otel arm exports its spans before "answering". */
 async function invocation(arm: ArmName, mode: 'run' | 'stream', n: number, prefix: string) {
   await turn(arm, mode, n, prefix);
-  if (arm === 'otel') await otel.flush();
+  await flushers[arm]?.();
 }
 
 type Medians = Record<ArmName, { wall: number; cpu: number }>;
 
-async function measure(mode: 'run' | 'stream'): Promise<Medians> {
-  const times: Record<ArmName, number[]> = { off: [], cloudwatch: [], otel: [] };
-  const cpu: Record<ArmName, number[]> = { off: [], cloudwatch: [], otel: [] };
+async function measure(mode: 'run' | 'stream', rep: number): Promise<Medians> {
+  const times: Record<ArmName, number[]> = Object.fromEntries(ARMS.map((arm) => [arm, []]));
+  const cpu: Record<ArmName, number[]> = Object.fromEntries(ARMS.map((arm) => [arm, []]));
   for (let n = 0; n < WARMUP + TURNS; n++) {
     // The server keeps every request: drop them so memory stays flat.
     if (n % 50 === 0) server.reset();
@@ -144,16 +177,17 @@ async function measure(mode: 'run' | 'stream'): Promise<Medians> {
     for (const arm of order) {
       const started = performance.now();
       const cpuStarted = process.cpuUsage();
-      await invocation(arm, mode, n, mode);
+      await invocation(arm, mode, n, `${mode}${rep}`);
       const used = process.cpuUsage(cpuStarted);
       if (n >= WARMUP) {
-        times[arm].push(performance.now() - started);
-        cpu[arm].push((used.user + used.system) / 1000);
+        times[arm]?.push(performance.now() - started);
+        cpu[arm]?.push((used.user + used.system) / 1000);
       }
     }
   }
-  const of = (arm: ArmName) => ({ wall: median(times[arm]), cpu: median(cpu[arm]) });
-  return { off: of('off'), cloudwatch: of('cloudwatch'), otel: of('otel') };
+  return Object.fromEntries(
+    ARMS.map((arm) => [arm, { wall: median(times[arm] ?? []), cpu: median(cpu[arm] ?? []) }]),
+  );
 }
 
 function median(values: number[]): number {
@@ -164,19 +198,46 @@ function median(values: number[]): number {
     : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
 console.log(
-  `tracing-overhead: ${TURNS} turns per arm (+${WARMUP} warm-up), each 2 model calls + 1 tool call, Node ${process.version}`,
+  `tracing-overhead: ${TURNS} turns per arm (+${WARMUP} warm-up) x ${REPS} repetitions, each 2 model calls + 1 tool call, Node ${process.version}, load average ${load()}`,
 );
+const TRACED = ARMS.filter((arm) => arm !== 'off');
+type Ratios = Record<string, number[]>;
+const ratios: Ratios = {};
+const fmt = (v: number) => v.toFixed(3);
+for (let rep = 1; rep <= REPS; rep++) {
+  for (const mode of ['run', 'stream'] as const) {
+    const m = await measure(mode, rep);
+    for (const kind of ['wall', 'cpu'] as const) {
+      const parts = TRACED.map((arm) => {
+        const ratio = (m[arm]?.[kind] ?? 0) / (m.off?.[kind] ?? 1);
+        const key = `${mode} ${kind} ${arm}`;
+        ratios[key] = [...(ratios[key] ?? []), ratio];
+        return `${arm} ${fmt(m[arm]?.[kind] ?? 0)} ms, ratio ${fmt(ratio)}`;
+      });
+      console.log(
+        `rep ${rep} ${mode.padEnd(6)} ${kind.padEnd(4)} tracing off median ${fmt(m.off?.[kind] ?? 0)} ms | ${parts.join(' | ')}`,
+      );
+    }
+  }
+}
+console.log(`summary (median ratio over ${REPS} repetitions [min–max]), load average ${load()}:`);
 for (const mode of ['run', 'stream'] as const) {
-  const { off, cloudwatch, otel: o } = await measure(mode);
   for (const kind of ['wall', 'cpu'] as const) {
-    console.log(
-      `${mode.padEnd(6)} ${kind.padEnd(4)} tracing off median ${off[kind].toFixed(3)} ms | cloudwatch ${cloudwatch[kind].toFixed(3)} ms, ratio ${(cloudwatch[kind] / off[kind]).toFixed(3)} | otel ${o[kind].toFixed(3)} ms, ratio ${(o[kind] / off[kind]).toFixed(3)}`,
-    );
+    const parts = TRACED.map((arm) => {
+      const list = ratios[`${mode} ${kind} ${arm}`] ?? [];
+      return `${arm} ${fmt(median(list))} [${fmt(Math.min(...list))}–${fmt(Math.max(...list))}]`;
+    });
+    console.log(`${mode.padEnd(6)} ${kind.padEnd(4)} ${parts.join(' | ')}`);
   }
 }
 await traced.close();
 await otel.close();
+await otelSpansOnly.close();
 await server.close();
 closeSync(devNull);
 daemon.kill('SIGTERM');

@@ -121,9 +121,11 @@ export interface RunJournal {
   /**
    * The recorded response to the model request with this key (a hash the runner computes from
    * the request), if an earlier attempt recorded one: the runner serves it instead of calling
-   * the model.
+   * the model. `legacyKey`: the key the build before chained keys (request-key.ts) gave the same
+   * request, asked only when this key misses and the journal holds keys of that form: a run
+   * recorded before a deploy still replays after it.
    */
-  recordedModel(key: string): JsonValue | undefined;
+  recordedModel(key: string, legacyKey?: () => string): JsonValue | undefined;
   /**
    * Records a model response before the side effects it asks for run: held, and written with the
    * next call's start (or by `flush`), which is before the call runs.

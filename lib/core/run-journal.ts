@@ -51,6 +51,11 @@ export function failureOutcome(err: unknown): ToolCallOutcome {
   return { ok: false, error: { kind: 'tool-failed', message: `The tool failed with ${name}.` } };
 }
 
+/** `scope:<sha256 hex>`: a key as runners gave it before chained keys (`scope:h:<hex>`). */
+function isLegacyKey(key: string): boolean {
+  return /^[a-z-]+:[0-9a-f]{64}$/.test(key);
+}
+
 function isAbort(err: unknown): boolean {
   return err instanceof Error && err.name === 'AbortError';
 }
@@ -61,6 +66,8 @@ class JournalOfRun implements RunJournal {
   readonly #store: RunJournalStore;
   readonly #now: () => number;
   readonly #models = new Map<string, JsonValue>();
+  /** Whether a model key of the whole-request form (modelRequestKey with a scope) was loaded. */
+  #legacyKeys = false;
   readonly #calls = new Map<string, ToolEntry>();
   /** Every call counted for run limits, by call id: recorded ones and this attempt's others. */
   readonly #counted = new Map<string, string>();
@@ -76,13 +83,17 @@ class JournalOfRun implements RunJournal {
     this.runId = options.runId;
     this.#now = options.now ?? Date.now;
     for (const entry of entries) {
-      if (entry.kind === 'model') this.#models.set(entry.key, entry.response);
-      else this.#remember(entry);
+      if (entry.kind === 'model') {
+        this.#models.set(entry.key, entry.response);
+        if (isLegacyKey(entry.key)) this.#legacyKeys = true;
+      } else this.#remember(entry);
     }
   }
 
-  recordedModel(key: string): JsonValue | undefined {
-    return this.#models.get(key);
+  recordedModel(key: string, legacyKey?: () => string): JsonValue | undefined {
+    const recorded = this.#models.get(key);
+    if (recorded !== undefined || !legacyKey || !this.#legacyKeys) return recorded;
+    return this.#models.get(legacyKey());
   }
 
   async recordModel(key: string, response: JsonValue): Promise<void> {

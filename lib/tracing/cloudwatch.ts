@@ -191,12 +191,15 @@ export class CloudWatchTracer implements Tracer, SpanHost {
     const owner = span.owner;
     const { agent, framework, requestId, sessionId, runId } = owner.ids;
     // Ids ride along as properties (searchable in Logs Insights), never as dimensions.
-    const properties = this.redactor.redact({
+    const properties: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries({
       traceId: owner.traceId,
       requestId,
       sessionId,
       runId,
-    }) as Record<string, unknown>;
+    })) {
+      if (value !== undefined) properties[key] = this.redactor.string(value);
+    }
     const doc = buffer.document(
       this.config.namespace,
       {
@@ -210,6 +213,8 @@ export class CloudWatchTracer implements Tracer, SpanHost {
   }
 
   #log(span: CloudWatchSpan): void {
+    // Most spans write no line (only runs, failures, or everything at `debug`): build nothing.
+    if (span.kind !== 'run' && !span.failed && !this.logger.enabled('debug')) return;
     const context = { ...span.ids, traceId: span.traceId };
     const fields: Record<string, unknown> = {
       span: span.name,

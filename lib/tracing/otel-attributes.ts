@@ -83,9 +83,18 @@ export function toOtelAttributes(
   return out;
 }
 
+/** Names recur on every span: each is converted once (bounded). */
+const ownNames = new Map<string, string>();
+
 /** Our own attributes, snake_case as the conventions write names: `awsOperation` → `agent_kernel.aws_operation`. */
 function ownName(name: string): string {
-  return `agent_kernel.${name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}`;
+  let own = ownNames.get(name);
+  if (own === undefined) {
+    own = `agent_kernel.${name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}`;
+    if (ownNames.size >= 1_000) ownNames.clear();
+    ownNames.set(name, own);
+  }
+  return own;
 }
 
 /** Attributes a span of `kind` carries from its start: the GenAI operation, Traceloop's kind. */
@@ -134,8 +143,17 @@ export function payloadKeys(
 export function principalValue(principal: string, policy: PrincipalPolicy): string | undefined {
   if (policy === 'omit') return undefined;
   if (policy === 'plain') return principal;
-  return `sha256:${createHash('sha256').update(principal).digest('hex').slice(0, 32)}`;
+  // A principal's spans (a run, its model and tool calls) hash the same id: once.
+  let hashed = hashes.get(principal);
+  if (hashed === undefined) {
+    hashed = `sha256:${createHash('sha256').update(principal).digest('hex').slice(0, 32)}`;
+    if (hashes.size >= 256) hashes.clear();
+    hashes.set(principal, hashed);
+  }
+  return hashed;
 }
+
+const hashes = new Map<string, string>();
 
 /** Framework provider ids (`openai.responses`, `amazon-bedrock`, …) → the conventions' names. */
 const PROVIDERS: readonly [RegExp, string][] = [
@@ -155,6 +173,14 @@ const PROVIDERS: readonly [RegExp, string][] = [
 
 /** The well-known `gen_ai.provider.name` of a framework's provider id, else the id itself. */
 export function providerName(raw: string): string {
-  const id = raw.toLowerCase();
-  return PROVIDERS.find(([pattern]) => pattern.test(id))?.[1] ?? raw;
+  let name = providers.get(raw);
+  if (name === undefined) {
+    const id = raw.toLowerCase();
+    name = PROVIDERS.find(([pattern]) => pattern.test(id))?.[1] ?? raw;
+    if (providers.size >= 256) providers.clear();
+    providers.set(raw, name);
+  }
+  return name;
 }
+
+const providers = new Map<string, string>();

@@ -12,12 +12,18 @@ export function presetExporter(
   preset: OtelPreset | undefined,
   exporter: SpanExporter,
   facadeParents: ReadonlySet<string>,
+  options: { readonly traceloop: boolean } = { traceloop: true },
 ): SpanExporter {
   if (preset === 'openllmetry' || preset === undefined) return exporter;
+  // Without `openllmetry` no span carries a Traceloop key: nothing to strip, no copy per span.
+  if (preset !== 'langfuse' && !options.traceloop) return exporter;
+  const strip = options.traceloop
+    ? (spans: ReadableSpan[]) => spans.map(withoutTraceloop)
+    : (spans: ReadableSpan[]) => spans;
   const view =
     preset === 'langfuse'
-      ? (spans: ReadableSpan[]) => langfuseView(spans.map(withoutTraceloop), facadeParents)
-      : (spans: ReadableSpan[]) => spans.map(withoutTraceloop);
+      ? (spans: ReadableSpan[]) => langfuseView(strip(spans), facadeParents)
+      : strip;
   return {
     export: (spans, done) => exporter.export(view(spans), done),
     shutdown: () => exporter.shutdown(),

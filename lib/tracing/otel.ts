@@ -116,7 +116,9 @@ export class OtelTracer implements FlushableTracer {
       spanProcessors: exporters.map(
         (exporter, i) =>
           new BufferedSpanProcessor(
-            presetExporter(this.targets[i]?.preset, exporter, this.#facadeParents),
+            presetExporter(this.targets[i]?.preset, exporter, this.#facadeParents, {
+              traceloop: this.attributeOptions.traceloop,
+            }),
           ),
       ),
       sampler: new ParentBasedSampler({
@@ -137,20 +139,18 @@ export class OtelTracer implements FlushableTracer {
     const ids: SpanAttributes = {};
     for (const key of INHERITED) ids[key] = attributes[key] ?? parent?.ids[key];
     const all = { ...ids, ...attributes };
+    const own = this.#attributes(all);
     const span = this.#tracer.startSpan(
       spanName(name, kind, all),
       {
         kind: otelKind(kind, options, all),
-        attributes: {
-          ...kindAttributes(kind, all, this.attributeOptions),
-          ...this.#attributes(all),
-        },
+        attributes: { ...kindAttributes(kind, all, this.attributeOptions), ...own },
       },
       this.#parentContext(parent, options),
     );
     const run = kind === 'run' ? undefined : parent?.run;
     // `invoke_agent` needs the provider and model, known only from the agent's model calls.
-    if (kind === 'model') run?.fillFromModel(this.#attributes(attributes));
+    if (kind === 'model') run?.fillFromModel(own);
     return new OtelSpan(this, span, kind, ids, run);
   }
 

@@ -45,6 +45,9 @@ const NOT_SECRETS = new Set(['offline']);
 const MAX_LEARNT = 1_000;
 const MAX_DEPTH = 10;
 const MAX_STRING = 4_096;
+/** Ids, names and models recur on every span: their redacted form is kept (bounded). */
+const MAX_CACHED = 512;
+const CACHED_LENGTH = 256;
 
 export interface RedactorOptions {
   /** Extra key names (case, `-` and `_` ignored) whose values are always hidden. */
@@ -60,6 +63,8 @@ export class Redactor {
   readonly #secrets = new Set<string>();
   /** Longest first, so a secret that contains another is replaced whole. */
   #ordered: string[] = [];
+  /** Short strings already redacted; emptied whenever a secret is learnt. */
+  readonly #cache = new Map<string, string>();
 
   constructor(options: RedactorOptions = {}) {
     this.#keys = new Set([...SENSITIVE_KEYS, ...(options.keys ?? []).map(normaliseKey)]);
@@ -75,6 +80,7 @@ export class Redactor {
     }
     this.#secrets.add(secret);
     this.#ordered = [...this.#secrets].sort((a, b) => b.length - a.length);
+    this.#cache.clear();
   }
 
   isSensitiveKey(key: string): boolean {
@@ -84,6 +90,16 @@ export class Redactor {
 
   /** A string with secret-shaped and known secret values replaced. */
   string(value: string): string {
+    if (value.length > CACHED_LENGTH) return this.#redactString(value);
+    const cached = this.#cache.get(value);
+    if (cached !== undefined) return cached;
+    const out = this.#redactString(value);
+    if (this.#cache.size >= MAX_CACHED) this.#cache.clear();
+    this.#cache.set(value, out);
+    return out;
+  }
+
+  #redactString(value: string): string {
     let out = value.length > MAX_STRING ? `${value.slice(0, MAX_STRING)}…[truncated]` : value;
     for (const secret of this.#ordered) {
       if (out.includes(secret)) out = out.split(secret).join(REDACTED);

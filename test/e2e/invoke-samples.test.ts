@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { expectFriendly, npmRun, root } from './helpers/cli.js';
+import { expectFriendly, npmRun, type Ran, root } from './helpers/cli.js';
 
 /**
  * `npm run invoke -- <sample>`: every file under events/ runs its function (chosen from the
@@ -42,6 +42,17 @@ const samples = readdirSync(join(root, 'events'), { recursive: true, encoding: '
   .filter((file) => file.endsWith('.json'))
   .sort();
 
+/** One `npm run invoke` per sample, shared by the tests that read its output. */
+const invoked = new Map<string, Promise<Ran>>();
+function invokeSample(sample: string): Promise<Ran> {
+  let ran = invoked.get(sample);
+  if (!ran) {
+    ran = npmRun(['invoke', '--', `events/${sample}`], undefined, '', 120_000);
+    invoked.set(sample, ran);
+  }
+  return ran;
+}
+
 describe.concurrent('npm run invoke -- <sample> (every sample event)', () => {
   it('has an expectation for every sample file and no other', () => {
     expect(samples).toEqual(Object.keys(EXPECTED).sort());
@@ -51,7 +62,7 @@ describe.concurrent('npm run invoke -- <sample> (every sample event)', () => {
     'events/%s runs its function',
     async (sample) => {
       // Act
-      const ran = await npmRun(['invoke', '--', `events/${sample}`], undefined, '', 120_000);
+      const ran = await invokeSample(sample);
 
       // Assess
       const expected = EXPECTED[sample] as { fn: string; shows: RegExp };
@@ -65,7 +76,7 @@ describe.concurrent('npm run invoke -- <sample> (every sample event)', () => {
 
   it('the ws-message sample runs the agent in a fresh table: its connection opened, the run queue and events followed', async () => {
     // Act
-    const ran = await npmRun(['invoke', '--', 'events/websocket/message-run.json'], undefined);
+    const ran = await invokeSample('websocket/message-run.json');
 
     // Assess: what a client on the sample's connection would have received, in order.
     expect(ran.code, ran.stderr).toBe(0);

@@ -53,7 +53,7 @@ const FORBIDDEN = [
 ];
 
 // esbuild bundles the whole import graph: seconds each on a loaded 2-core machine.
-describe('the approvals bundle', { timeout: 120_000 }, () => {
+describe('the approvals bundle', () => {
   it.each([
     [false, 300],
     [true, 700],

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { configFromContext } from '../../infra/config.js';
 import { HTTP_ROUTES } from '../../infra/constructs/http-api.js';
 import { render, resourcesOf, stubFunctionsDir, synthesise as synthesiseOnce } from './helpers.js';
@@ -8,7 +8,6 @@ import { render, resourcesOf, stubFunctionsDir, synthesise as synthesiseOnce } f
 // No bundling here: these synths check wiring that depends on configuration and on which
 // entry files exist (the functions not written yet are created as stubs in a temp dir).
 // The first synth of a run loads aws-cdk-lib and cdk-nag: seconds, not milliseconds.
-vi.setConfig({ testTimeout: 60_000 });
 const dirs: string[] = [];
 const stubs = (...args: Parameters<typeof stubFunctionsDir>) => {
   const dir = stubFunctionsDir(...args);

@@ -1,12 +1,11 @@
 import { rmSync } from 'node:fs';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTIONS } from '../../infra/functions.js';
 import { render, resourcesOf, type Synthesised, stubFunctionsDir, synthesise } from './helpers.js';
 
 // What a first deploy in a fresh account and the first incident need (issue 16), asserted on
 // synthesized templates: the default one, one without the account logging role, one tuned.
-vi.setConfig({ testTimeout: 60_000 });
 const dirs: string[] = [];
 let dir: string;
 let byDefault: Synthesised;
@@ -21,7 +20,7 @@ beforeAll(() => {
   dir = stubFunctionsDir();
   dirs.push(dir);
   byDefault = synth({ modelSecretName: 'agent-kernel/openai' });
-}, 120_000);
+});
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });

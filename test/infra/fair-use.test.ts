@@ -18,7 +18,7 @@ beforeAll(() => {
   };
   tuned = synthesise({ functionsDir: dir, bundle: false, context });
   defaults = synthesise({ functionsDir: dir, bundle: false });
-}, 180_000);
+});
 
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true });

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../infra/constructs/kernel-function.js';
 import { FUNCTIONS } from '../../infra/functions.js';
 import {
@@ -16,7 +16,6 @@ import {
 // What a first deploy with no context at all gets (issue 27): a model key and a JWT secret the
 // preflight ensures, triggers that fit a 10-execution account, approval requests that reach
 // someone, refused approvals alarmed, customer-managed keys decryptable.
-vi.setConfig({ testTimeout: 60_000 });
 const dirs: string[] = [];
 let dir: string;
 let byDefault: Synthesised;
@@ -29,7 +28,7 @@ beforeAll(() => {
   dir = stubFunctionsDir();
   dirs.push(dir);
   byDefault = synth({});
-}, 120_000);
+});
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
@@ -119,7 +118,7 @@ describe('approval requests reach a person', () => {
   let notified: Synthesised;
   beforeAll(() => {
     notified = synth({ alarmEmail: 'ops@example.com', approvalEmail: 'approver@example.com' });
-  }, 60_000);
+  });
 
   it('a pipe publishes each request to an encrypted topic the approvers are subscribed to', () => {
     const pipes = Object.values(resourcesOf(notified.template, 'AWS::Pipes::Pipe'));
@@ -243,7 +242,7 @@ describe('the CDK app refuses a misspelt key', () => {
     const run = spawnSync('npx', ['cdk', 'synth', '--quiet', '-c', 'logRetentionDay=7'], {
       cwd: PROJECT_ROOT,
       encoding: 'utf8',
-      timeout: 120_000,
+      timeout: 280_000,
       env: { ...process.env, AWS_EC2_METADATA_DISABLED: 'true' },
     });
     expect(run.status).not.toBe(0);
@@ -251,5 +250,5 @@ describe('the CDK app refuses a misspelt key', () => {
       /unknown key logRetentionDay \(did you mean logRetentionDays\?\)/,
     );
     expect(`${run.stdout}${run.stderr}`).not.toMatch(/agent-kernel: bundling/);
-  }, 130_000);
+  });
 });

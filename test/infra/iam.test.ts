@@ -19,7 +19,7 @@ beforeAll(() => {
     bundle: false,
     context: { ...context, deliveryMode: 'direct' },
   });
-}, 180_000);
+});
 
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
@@ -192,7 +192,7 @@ describe('fair use off (quotas=false)', () => {
     } finally {
       rmSync(off.outdir, { recursive: true, force: true });
     }
-  }, 180_000);
+  });
 });
 
 describe('direct delivery', () => {

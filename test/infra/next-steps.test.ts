@@ -57,5 +57,5 @@ describe('npm run deploy: what to do next', () => {
     expect(`${run.stdout}${run.stderr}`).toMatch(/cdk deploy/);
     expect(`${run.stdout}${run.stderr}`).toContain('--outputs-file');
     expect(run.stdout).not.toContain('Agent kernel deployed');
-  }, 60_000);
+  });
 });

@@ -21,7 +21,7 @@ beforeAll(() => {
   // Bundled (stub entries bundle in milliseconds): the page must be in the stream bundle.
   withPage = synthesise({ functionsDir: dir, context: { playground: 'true' } });
   without = synthesise({ functionsDir: dir, bundle: false });
-}, 180_000);
+});
 
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true });

@@ -5,7 +5,7 @@ import {
   SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
 import { PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { awsAccountApi } from '../../infra/account-api.js';
 import { configFromContext } from '../../infra/config.js';
 import { PROJECT_ROOT } from '../../infra/constructs/kernel-function.js';
@@ -16,7 +16,6 @@ import { type AwsStandIn, startAwsStandIn } from './aws-stand-in.js';
 // Every preflight check against moto's Secrets Manager and SSM and a fake Lambda account-settings
 // endpoint, through the real SDK clients (infra/account-api.ts): present, missing, and missing
 // then fixed by the very command the failure printed.
-vi.setConfig({ testTimeout: 30_000 });
 let aws: AwsStandIn;
 let secrets: SecretsManagerClient;
 let ssm: SSMClient;
@@ -25,7 +24,7 @@ beforeAll(async () => {
   aws = await startAwsStandIn();
   secrets = new SecretsManagerClient({});
   ssm = new SSMClient({});
-}, 60_000);
+});
 afterAll(async () => {
   secrets?.destroy();
   ssm?.destroy();

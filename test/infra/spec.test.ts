@@ -27,7 +27,7 @@ beforeAll(async () => {
   ]) {
     synths.push(synthesise({ functionsDir: dir, bundle: false, context }));
   }
-}, 120_000);
+});
 
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true });

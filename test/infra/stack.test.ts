@@ -28,7 +28,7 @@ beforeAll(() => {
       accountConcurrency: '1000',
     },
   });
-}, 120_000);
+});
 
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true });

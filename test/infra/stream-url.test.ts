@@ -14,7 +14,7 @@ let dir: string;
 beforeAll(() => {
   dir = stubFunctionsDir();
   synth = synthesise({ functionsDir: dir, bundle: false });
-}, 120_000);
+});
 
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true });

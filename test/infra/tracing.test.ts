@@ -1,5 +1,5 @@
 import { rmSync } from 'node:fs';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { OTEL_PRESETS } from '../../infra/bundling.js';
 import { configFromContext, InvalidContextError } from '../../infra/config.js';
 import { OTEL_PRESETS as LIB_PRESETS } from '../../lib/tracing/config.js';
@@ -7,7 +7,6 @@ import { resourcesOf, stubFunctionsDir, synthesise } from './helpers.js';
 
 // The tracing knobs: backends, the OTel presets' endpoints, and their credentials through a
 // Secrets Manager secret that the functions get by name only (read at cold start).
-vi.setConfig({ testTimeout: 60_000 });
 const dirs: string[] = [];
 afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });

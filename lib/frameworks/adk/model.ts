@@ -10,7 +10,7 @@ import {
 } from '@google/adk';
 import type { StreamEvent } from '../../core/events.js';
 import type { RunJournal } from '../../core/journal.js';
-import { asJson } from '../../core/model-step.js';
+import { asJson, modelRequestKey } from '../../core/model-step.js';
 import { historyRequestKey } from '../../core/request-key.js';
 import type { JsonValue } from '../../core/session.js';
 import { tryToolContext } from '../../core/tool-context.js';
@@ -102,7 +102,9 @@ export class KernelLlm extends BaseLlm {
     let usage: LlmResponse['usageMetadata'];
     const seen: LlmResponse[] = [];
     try {
-      const recorded = key ? (journal?.recordedModel(key) as LlmResponse[] | undefined) : undefined;
+      const recorded = key
+        ? (journal?.recordedModel(key, () => legacyKeyOf(request)) as LlmResponse[] | undefined)
+        : undefined;
       const source = recorded
         ? replay(recorded)
         : this.#live(request, stream, abortSignal, journal, key);
@@ -174,6 +176,19 @@ function keyOf(request: LlmRequest): string {
       tools: Object.keys(request.toolsDict ?? {}).sort(),
     },
     request.contents,
+  );
+}
+
+/** The key the build before chained keys gave this request (a journal it wrote replays). */
+function legacyKeyOf(request: LlmRequest): string {
+  return modelRequestKey(
+    {
+      model: request.model,
+      contents: request.contents,
+      system: request.config?.systemInstruction,
+      tools: Object.keys(request.toolsDict ?? {}).sort(),
+    },
+    'adk',
   );
 }
 

@@ -1,4 +1,5 @@
 import { gateway, type LanguageModel, type LanguageModelMiddleware, wrapLanguageModel } from 'ai';
+import { modelRequestKey } from '../../core/model-step.js';
 import { historyRequestKey } from '../../core/request-key.js';
 import { tryToolContext } from '../../core/tool-context.js';
 import { journaledGenerate, journaledStream } from '../base/v3-journal.js';
@@ -42,11 +43,15 @@ const JOURNAL_MIDDLEWARE: LanguageModelMiddleware = {
   specificationVersion: 'v4',
   wrapGenerate: async ({ doGenerate, params }) => {
     const journal = tryToolContext()?.journal;
-    return journal ? journaledGenerate(journal, keyOf(params), doGenerate) : doGenerate();
+    return journal
+      ? journaledGenerate(journal, keyOf(params), doGenerate, () => legacyKeyOf(params))
+      : doGenerate();
   },
   wrapStream: async ({ doStream, params }) => {
     const journal = tryToolContext()?.journal;
-    return journal ? journaledStream(journal, keyOf(params), doStream) : doStream();
+    return journal
+      ? journaledStream(journal, keyOf(params), doStream, () => legacyKeyOf(params))
+      : doStream();
   },
 };
 
@@ -59,5 +64,13 @@ function keyOf(params: CallOptions): string {
     'ai-sdk',
     { tools: (params.tools ?? []).map((tool) => tool.name) },
     params.prompt,
+  );
+}
+
+/** The key the build before chained keys gave this request (a journal it wrote replays). */
+function legacyKeyOf(params: CallOptions): string {
+  return modelRequestKey(
+    { prompt: params.prompt, tools: (params.tools ?? []).map((tool) => tool.name) },
+    'ai-sdk',
   );
 }

@@ -29,8 +29,9 @@ export async function journaledGenerate<G extends V3Generated>(
   journal: RunJournal,
   key: string,
   generate: () => PromiseLike<G>,
+  legacyKey?: () => string,
 ): Promise<G> {
-  const recorded = journal.recordedModel(key) as V3Recorded<unknown, G> | undefined;
+  const recorded = journal.recordedModel(key, legacyKey) as V3Recorded<unknown, G> | undefined;
   // The runners always stream; a generated result is kept for a caller that generates.
   if (recorded && 'generate' in recorded) return reviveGenerate(recorded.generate);
   const result = await generate();
@@ -50,8 +51,9 @@ export async function journaledStream<P extends V3Part, R extends { stream: Read
   journal: RunJournal,
   key: string,
   stream: () => PromiseLike<R>,
+  legacyKey?: () => string,
 ): Promise<R | { stream: ReadableStream<P> }> {
-  const recorded = journal.recordedModel(key) as V3Recorded<P, unknown> | undefined;
+  const recorded = journal.recordedModel(key, legacyKey) as V3Recorded<P, unknown> | undefined;
   if (recorded && 'stream' in recorded) return { stream: replay(recorded.stream) };
   const result = await stream();
   return { ...result, stream: recordOnToolCall(result.stream, journal, key) };

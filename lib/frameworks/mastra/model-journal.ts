@@ -1,4 +1,4 @@
-import { canonicalJson } from '../../core/model-step.js';
+import { canonicalJson, modelRequestKey } from '../../core/model-step.js';
 import { historyRequestKey } from '../../core/request-key.js';
 import { tryToolContext } from '../../core/tool-context.js';
 import { journaledGenerate, journaledStream } from '../base/v3-journal.js';
@@ -68,11 +68,15 @@ function parseInput(input: unknown): unknown {
 const journalOnly = (): ModelLayer => ({
   generate: async (_model, options, next) => {
     const journal = tryToolContext()?.journal;
-    return journal ? journaledGenerate(journal, keyOf(options), next) : next();
+    return journal
+      ? journaledGenerate(journal, keyOf(options), next, () => legacyKeyOf(options))
+      : next();
   },
   stream: async (_model, options, next) => {
     const journal = tryToolContext()?.journal;
-    return journal ? journaledStream(journal, keyOf(options), next) : next();
+    return journal
+      ? journaledStream(journal, keyOf(options), next, () => legacyKeyOf(options))
+      : next();
   },
 });
 
@@ -87,6 +91,16 @@ function keyOf(options: CallOptions): string {
         ? message
         : { ...message, content: message.content.map(withoutMastraTimes) },
   );
+}
+
+/** The key the build before chained keys gave this request (a journal it wrote replays). */
+function legacyKeyOf(options: CallOptions): string {
+  const prompt = options.prompt.map((message) =>
+    typeof message.content === 'string'
+      ? message
+      : { ...message, content: message.content.map(withoutMastraTimes) },
+  );
+  return modelRequestKey({ prompt, tools: (options.tools ?? []).map((t) => t.name) }, 'mastra');
 }
 
 /** Mastra stamps each part with the time it was made; a retried attempt's stamps differ. */

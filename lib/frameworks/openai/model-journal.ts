@@ -1,5 +1,5 @@
 import { type Model, type ModelRequest, type ModelResponse, Usage } from '@openai/agents';
-import { asJson } from '../../core/model-step.js';
+import { asJson, modelRequestKey } from '../../core/model-step.js';
 import { historyRequestKey } from '../../core/request-key.js';
 import type { JsonValue } from '../../core/session.js';
 import { tryToolContext } from '../../core/tool-context.js';
@@ -30,7 +30,9 @@ export function journaledModel(model: Model): Model {
       const journal = tryToolContext()?.journal;
       if (!journal) return model.getResponse(request);
       const key = keyOf(request);
-      const recorded = journal.recordedModel(key) as RecordedResponse | undefined;
+      const recorded = journal.recordedModel(key, () => legacyKeyOf(request)) as
+        | RecordedResponse
+        | undefined;
       if (recorded) return toModelResponse(recorded);
       const response = await model.getResponse(request);
       if (callsTools(response.output)) await journal.recordModel(key, fromModelResponse(response));
@@ -49,7 +51,9 @@ async function* streamed(model: Model, request: ModelRequest): AsyncIterable<Str
     return;
   }
   const key = keyOf(request);
-  const recorded = journal.recordedModel(key) as RecordedResponse | undefined;
+  const recorded = journal.recordedModel(key, () => legacyKeyOf(request)) as
+    | RecordedResponse
+    | undefined;
   if (recorded) {
     // What the SDK's run loop needs of a stream: its start and the finished response. The
     // runner's event mapper emits the text and tool calls from the run items.
@@ -85,6 +89,19 @@ function keyOf(request: ModelRequest): string {
       handoffs: request.handoffs.map((handoff) => handoff.toolName),
     },
     typeof input === 'string' ? [input as unknown] : (input as readonly unknown[]),
+  );
+}
+
+/** The key the build before chained keys gave this request (a journal it wrote replays). */
+function legacyKeyOf(request: ModelRequest): string {
+  return modelRequestKey(
+    {
+      instructions: request.systemInstructions ?? null,
+      input: request.input,
+      tools: request.tools.map((tool) => tool.name),
+      handoffs: request.handoffs.map((handoff) => handoff.toolName),
+    },
+    'openai',
   );
 }
 

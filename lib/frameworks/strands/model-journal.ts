@@ -9,7 +9,7 @@ import {
   type StopReason,
   type Usage,
 } from '@strands-agents/sdk';
-import { asJson } from '../../core/model-step.js';
+import { asJson, modelRequestKey } from '../../core/model-step.js';
 import { historyRequestKey } from '../../core/request-key.js';
 import type { JsonValue } from '../../core/session.js';
 import { tryToolContext } from '../../core/tool-context.js';
@@ -36,7 +36,9 @@ export function observeModel(agent: Agent, spans: StrandsModelSpans): void {
   agent.addMiddleware(InvokeModelStage, async function* (ctx, next) {
     const journal = tryToolContext()?.journal;
     const key = journal ? keyOf(ctx) : undefined;
-    const recorded = key ? (journal?.recordedModel(key) as Recorded | undefined) : undefined;
+    const recorded = key
+      ? (journal?.recordedModel(key, () => legacyKeyOf(ctx)) as Recorded | undefined)
+      : undefined;
     if (recorded) {
       for (const event of recorded.events) {
         yield new ModelStreamUpdateEvent({
@@ -81,6 +83,18 @@ function keyOf(ctx: InvokeModelContext): string {
     { system: ctx.systemPrompt ?? null, tools: ctx.toolSpecs.map((spec) => spec.name) },
     ctx.messages,
     (m) => ({ role: m.role, content: m.toJSON().content }),
+  );
+}
+
+/** The key the build before chained keys gave this request (a journal it wrote replays). */
+function legacyKeyOf(ctx: InvokeModelContext): string {
+  return modelRequestKey(
+    {
+      system: ctx.systemPrompt ?? null,
+      messages: ctx.messages.map((m) => ({ role: m.role, content: m.toJSON().content })),
+      tools: ctx.toolSpecs.map((spec) => spec.name),
+    },
+    'strands',
   );
 }
 

@@ -8,6 +8,8 @@ export interface CachedSession {
   gen?: string | undefined;
   last: string;
   segs: number;
+  /** The head's `expiresAt` at this version (epoch seconds; none: it does not expire). */
+  expiresAt?: number | undefined;
   /** When the generation's first turn item expires (epoch seconds). */
   exp: number;
   /** The whole session, private to the store (callers get copies). */

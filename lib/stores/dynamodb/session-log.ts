@@ -1,10 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { SessionCorrupt } from '../../core/errors.js';
-import { bindingOf, boundTo } from '../../core/ownership.js';
+import { bindingOf } from '../../core/ownership.js';
 import type { JsonValue, SessionData } from '../../core/session.js';
 import type { DynamoBase } from './base.js';
-import { readSegments, type Segment, segmentId } from './session-segments.js';
+import {
+  bindingTag,
+  readSegments,
+  type Segment,
+  segmentBound,
+  segmentId,
+} from './session-segments.js';
 import { keys } from './table.js';
 
 /**
@@ -155,7 +161,8 @@ export function planLog(
   const fresh = nowSeconds + 2 * ttlSeconds;
   const keep =
     base?.gen !== undefined &&
-    boundTo(bindingOf(data), base.data) &&
+    // The same life exactly: a generation's turn items all carry one binding tag.
+    bindingTag(bindingOf(data)) === bindingTag(bindingOf(base.data)) &&
     base.segs < limits.maxSegments &&
     base.exp > nowSeconds + ttlSeconds + 60;
   const tails = keep ? appended(base.logs, logs) : undefined;
@@ -216,7 +223,7 @@ export async function readLogs(
     const count = (incremental && from ? from.segs : 0) + segments.length;
     if (count !== log.segs) return undefined;
     for (const segment of segments) {
-      if (!boundTo(segment.binding, skeleton)) {
+      if (!segmentBound(segment.binding, bindingOf(skeleton))) {
         throw new SessionCorrupt(sessionId, 'a turn item belongs to another owner or life');
       }
       for (const [id, items] of Object.entries(segment.content)) {

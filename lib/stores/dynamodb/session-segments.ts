@@ -1,9 +1,10 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { boundTo } from '../../core/ownership.js';
 import type { JsonValue } from '../../core/session.js';
 import { parseStoredJson, toStoredJson } from '../json.js';
 import type { DynamoBase } from './base.js';
-import { decode, encode } from './codec.js';
+import { decode, type Encoded, encode } from './codec.js';
 import { keys } from './table.js';
 
 /**
@@ -11,7 +12,14 @@ import { keys } from './table.js';
  * anything, holding `{ [logPath]: appendedItems }`, split into parts past the item size limit.
  * Each segment names the one before it (`prev`), so a reader follows the chain back from the
  * head's `last` and ignores segments no head committed (a conflict's loser, a crash before the
- * head's write). Each part carries the session's owner and incarnation it was written for.
+ * head's write). Each part carries a tag of the session's owner and incarnation it was written
+ * for (`b`, bindingTag).
+ *
+ * Attributes, short because a turn writes one such item (docs/benchmarks.md "Session growth"):
+ * `d` the (part of the) encoded content, `e` its encoding unless json, `n` the part count unless
+ * 1, `p` the previous segment's id unless none, `b` the binding tag unless the session has none,
+ * `expiresAt`. Items of the first layout (`data`, `enc`, `parts`, `prev`, `owner`,
+ * `incarnation`) still read.
  */
 
 export interface SegmentBinding {
@@ -23,7 +31,38 @@ export interface Segment {
   id: string;
   prev: string;
   content: Record<string, JsonValue[]>;
-  binding: SegmentBinding;
+  /** What it was written for: the owner and incarnation (first layout) or their tag. */
+  binding: SegmentBinding | { tag: string };
+}
+
+/** A short digest of a session life's owner and incarnation, what a turn item carries. */
+export function bindingTag(binding: SegmentBinding): string | undefined {
+  if (binding.owner === undefined && binding.incarnation === undefined) return undefined;
+  const life = JSON.stringify([binding.owner ?? null, binding.incarnation ?? null]);
+  return createHash('sha256').update(life).digest('base64url').slice(0, 12);
+}
+
+/** Whether a turn item was written for the life `session` (its owner and incarnation) is in. */
+export function segmentBound(binding: Segment['binding'], session: SegmentBinding): boolean {
+  if (!('tag' in binding)) return boundTo(binding, session);
+  return binding.tag === (bindingTag(session) ?? '');
+}
+
+/** Below this, a turn's JSON is stored as is: brotli's frame and base64 would not pay. */
+const TRY_COMPRESS_FROM = 512;
+
+/**
+ * A turn item is written once and read rarely: compressed whenever that makes it smaller (as
+ * billed: binary counts its bytes; on the wire it travels as base64), not only past the store's
+ * `compressAbove` (COMPRESS_ABOVE), unless the caller set that threshold.
+ */
+function encodeTurn(json: string, compressAbove: number | undefined): Encoded {
+  const plain = encode(json, compressAbove);
+  if (compressAbove !== undefined || plain.enc !== 'json' || plain.size < TRY_COMPRESS_FROM) {
+    return plain;
+  }
+  const packed = encode(json, 0);
+  return Math.ceil(packed.size / 3) * 4 < plain.size ? packed : plain;
 }
 
 /** A new segment id: the head version it commits, then a random part unique per writer. */
@@ -42,7 +81,8 @@ export async function writeSegment(
   segment: Segment,
   limits: { chunkSize: number; compressAbove?: number | undefined; expiresAt: number },
 ): Promise<{ pk: string; sk: string }[]> {
-  const encoded = encode(toStoredJson(segment.content), limits.compressAbove);
+  const encoded = encodeTurn(toStoredJson(segment.content), limits.compressAbove);
+  const tag = 'tag' in segment.binding ? segment.binding.tag : bindingTag(segment.binding);
   const bodies: (string | Uint8Array)[] = [];
   if (typeof encoded.body === 'string') bodies.push(encoded.body);
   else {
@@ -59,11 +99,11 @@ export async function writeSegment(
         TableName: base.table,
         Item: {
           ...key,
-          data,
-          enc: encoded.enc,
-          parts: bodies.length,
-          prev: segment.prev,
-          ...segment.binding,
+          d: data,
+          ...(encoded.enc === 'json' ? {} : { e: encoded.enc }),
+          ...(bodies.length === 1 ? {} : { n: bodies.length }),
+          ...(segment.prev ? { p: segment.prev } : {}),
+          ...(tag === undefined ? {} : { b: tag }),
           expiresAt: limits.expiresAt,
         },
       }),
@@ -125,9 +165,15 @@ function collect(
 ): void {
   const rest = String(item.sk).slice(prefix.length);
   const id = rest.slice(0, rest.lastIndexOf('#'));
-  const entry = parts.get(id) ?? { enc: item.enc, parts: [], count: Number(item.parts) };
+  // `d` (this layout) or `data` (the first one): see the header.
+  const first = item.d === undefined;
+  const entry = parts.get(id) ?? {
+    enc: first ? item.enc : (item.e ?? 'json'),
+    parts: [],
+    count: Number((first ? item.parts : item.n) ?? 1),
+  };
   parts.set(id, entry);
-  entry.parts.push(item.data);
+  entry.parts.push(first ? item.data : item.d);
   if (entry.parts.length !== entry.count) return;
   const body =
     entry.parts.length === 1
@@ -136,11 +182,13 @@ function collect(
   const content = parseStoredJson(decode(entry.enc, body)) as Record<string, JsonValue[]>;
   found.set(id, {
     id,
-    prev: String(item.prev ?? ''),
+    prev: String((first ? item.prev : item.p) ?? ''),
     content,
-    binding: {
-      ...(typeof item.owner === 'string' ? { owner: item.owner } : {}),
-      ...(typeof item.incarnation === 'string' ? { incarnation: item.incarnation } : {}),
-    },
+    binding: first
+      ? {
+          ...(typeof item.owner === 'string' ? { owner: item.owner } : {}),
+          ...(typeof item.incarnation === 'string' ? { incarnation: item.incarnation } : {}),
+        }
+      : { tag: typeof item.b === 'string' ? item.b : '' },
   });
 }

@@ -119,7 +119,7 @@ export class DynamoSessionStore extends DynamoBase implements SessionStore {
         : new Map();
       if (!logs) continue;
       if (!restoreLogs(data, logs)) throw new SessionCorrupt(sessionId, 'a log has no place');
-      const entry = cached(head.version, head.log, data, logs);
+      const entry = cached(head.version, head.log, data, logs, Item.expiresAt);
       this.#cache.set(sessionId, entry);
       return { data: structuredClone(data), version: head.version };
     }
@@ -212,7 +212,7 @@ export class DynamoSessionStore extends DynamoBase implements SessionStore {
     if (gen) this.#remember(data.id, { version, gen, count });
     if (base?.gen && base.gen !== plan.gen) await dropLog(this, pk, base.gen);
     restoreLogs(skeleton, logs);
-    this.#cache.set(data.id, cached(version, log, skeleton, logs, json.length));
+    this.#cache.set(data.id, cached(version, log, skeleton, logs, expiresAt, json.length));
     return version;
   }
 
@@ -239,28 +239,31 @@ export class DynamoSessionStore extends DynamoBase implements SessionStore {
         TableName: this.table,
         Key: { pk, sk: keys.meta },
         ConsistentRead: true,
-        ProjectionExpression: '#v, #log.#gen, expiresAt',
-        ExpressionAttributeNames: { '#v': 'version', '#log': 'log', '#gen': 'gen' },
+        // Not `expiresAt`: at the cached version it is the one the cache holds.
+        ProjectionExpression: 'version, #l.gen',
+        ExpressionAttributeNames: { '#l': 'log' },
       }),
     );
     const gen = (Item?.log as { gen?: unknown } | undefined)?.gen;
-    if (!Item || this.expired(Item) || Item.version !== entry.version || gen !== entry.gen) {
+    if (!Item || Item.version !== entry.version || gen !== entry.gen) return undefined;
+    if (this.expired({ expiresAt: entry.expiresAt })) {
+      this.#cache.delete(sessionId);
       return undefined;
     }
     return { data: structuredClone(entry.data), version: entry.version };
   }
 
+  /** Short names and placeholders: this condition travels with every turn's head write. */
   #guard(expectedVersion: number) {
     return expectedVersion === 0
       ? {
-          ConditionExpression: 'attribute_not_exists(pk) OR expiresAt <= :now',
-          ExpressionAttributeValues: { ':now': this.nowSeconds() },
+          ConditionExpression: 'attribute_not_exists(pk) OR expiresAt <= :n',
+          ExpressionAttributeValues: { ':n': this.nowSeconds() },
         }
       : {
           ConditionExpression:
-            '#version = :expected AND (attribute_not_exists(expiresAt) OR expiresAt > :now)',
-          ExpressionAttributeNames: { '#version': 'version' },
-          ExpressionAttributeValues: { ':expected': expectedVersion, ':now': this.nowSeconds() },
+            'version = :v AND (attribute_not_exists(expiresAt) OR expiresAt > :n)',
+          ExpressionAttributeValues: { ':v': expectedVersion, ':n': this.nowSeconds() },
         };
   }
 
@@ -294,10 +297,12 @@ function cached(
   log: LogHead | undefined,
   data: SessionData,
   logs: Logs,
+  expiresAt: unknown,
   bytes = 0,
 ): CachedSession {
   return {
     version,
+    expiresAt: typeof expiresAt === 'number' ? expiresAt : undefined,
     gen: log?.gen,
     last: log?.last ?? '',
     segs: log?.segs ?? 0,

@@ -84,7 +84,17 @@ async function unpack(bin: string, dir: string): Promise<void> {
       renameSync(work, dir);
     } catch (error) {
       // Another test file got there first: its copy is complete (rename is atomic).
-      if (!existsSync(join(dir, 'chromium'))) throw error;
+      if (existsSync(join(dir, 'chromium'))) return;
+      // A folder without the binary is no copy in progress (those live in .tmp-* folders) but a
+      // stale one, e.g. a fonts-cache a browser wrote after its folder was removed: set it aside.
+      const stale = `${dir}.stale-${process.pid}-${Date.now()}`;
+      try {
+        renameSync(dir, stale);
+      } catch {
+        throw error;
+      }
+      rmSync(stale, { recursive: true, force: true });
+      renameSync(work, dir);
     }
   } finally {
     rmSync(work, { recursive: true, force: true });

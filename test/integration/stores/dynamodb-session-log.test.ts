@@ -8,6 +8,8 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { type JsonValue, newSession, type SessionData } from '../../../lib/core/index.js';
+import { bindingOf } from '../../../lib/core/ownership.js';
+import { bindingTag } from '../../../lib/stores/dynamodb/session-segments.js';
 import { DynamoSessionStore, keys } from '../../../lib/stores/index.js';
 import { TestClock } from '../../../lib/testing/store-contract.js';
 import { dynamoTargets, newTable } from './dynamo.js';
@@ -78,9 +80,7 @@ for (const { name, endpoint } of dynamoTargets()) {
       const stored = await items();
       const turnItems = stored.filter((i) => String(i.sk).startsWith('TURN#'));
       expect(turnItems).toHaveLength(10);
-      expect(
-        turnItems.map((i) => JSON.parse(i.data as string) as Record<string, unknown[]>),
-      ).toEqual(
+      expect(turnItems.map((i) => JSON.parse(i.d as string) as Record<string, unknown[]>)).toEqual(
         Array.from({ length: 10 }, (_, t) => ({
           '["openai","history"]': history((t + 1) * 4).slice(t * 4),
         })),
@@ -181,8 +181,8 @@ for (const { name, endpoint } of dynamoTargets()) {
         new UpdateCommand({
           TableName: tableName,
           Key: { pk: turn?.pk, sk: turn?.sk },
-          UpdateExpression: 'SET incarnation = :other',
-          ExpressionAttributeValues: { ':other': first.incarnation },
+          UpdateExpression: 'SET b = :other',
+          ExpressionAttributeValues: { ':other': bindingTag(bindingOf(first)) },
         }),
       );
       const tampered = store().load('s1');

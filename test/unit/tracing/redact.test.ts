@@ -62,6 +62,24 @@ describe('Redactor', () => {
     expect(echo).toBe(`charged card ${REDACTED} with code ${REDACTED}`);
   });
 
+  it('never answers from its cache of short strings once a secret is learnt', () => {
+    // Prepare: the same ids and names are redacted on every span, so their answers are kept.
+    const redactor = new Redactor();
+    const line = 'session s-1 of key-77aa99';
+    const before = redactor.string(line);
+
+    // Act: past the cache's bound too, every answer is still the rules' own.
+    redactor.learn('key-77aa99');
+    const after = redactor.string(line);
+    for (let i = 0; i < 2_000; i++) redactor.string(`agent-${i} sk-${'x'.repeat(20)}${i}`);
+    const shaped = redactor.string(`agent-1999 sk-${'x'.repeat(20)}1999`);
+
+    // Assess
+    expect(before).toBe(line);
+    expect(after).toBe(`session s-1 of ${REDACTED}`);
+    expect(shaped).toBe(`agent-1999 ${REDACTED}`);
+  });
+
   it('learns sensitive values without copying, ignores short ones and stays bounded', () => {
     // Prepare
     const redactor = new Redactor();

@@ -1,12 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type * as z from 'zod';
 import { RunRecordSchema } from '../../../lib/app/ports/run-records.js';
 import { AgentReplySchema, PausedReplySchema } from '../../../lib/core/requests.js';
 import * as transport from '../../../lib/transport/index.js';
 import { ERROR_CODES } from '../../../lib/transport/index.js';
-import { servedRoutes } from './http-routes.js';
+import { alphabet, docsHandler, METHODS, servedRoutes, servedTemplate } from './http-routes.js';
 
 /** The schemas an example may name: the wire's, and the replies and run records HTTP answers. */
 const schemas: Record<string, z.ZodType> = {
@@ -55,13 +56,12 @@ describe('docs/protocol.md', () => {
     expect(documented).toEqual(ERROR_CODES);
   });
 
-  it('documents every HTTP route the handler serves and the API creates, and no other', async () => {
-    // Prepare
-    const table = doc.slice(doc.indexOf('## HTTP API'), doc.indexOf('### Headers'));
-    const documented = [...table.matchAll(/^\| `([A-Z]+)` \| `(\/[^`]*)` \|/gm)].map(
-      (m) => `${m[1]} ${m[2]}`,
-    );
+  const table = doc.slice(doc.indexOf('## HTTP API'), doc.indexOf('### Headers'));
+  const documented = [...table.matchAll(/^\| `([A-Z]+)` \| `(\/[^`]*)` \|/gm)].map(
+    (m) => `${m[1]} ${m[2]}`,
+  );
 
+  it('documents every HTTP route the handler serves and the API creates, and no other', async () => {
     // Act
     const { served, created } = await servedRoutes(documented);
 
@@ -69,6 +69,27 @@ describe('docs/protocol.md', () => {
     expect(documented.length).toBeGreaterThanOrEqual(6);
     expect(served).toEqual([...documented].sort());
     expect(created).toEqual([...documented].sort());
-    // Every path of up to five route words: ~1.3 M handler calls, slow on a busy 2-core machine.
-  }, 180_000);
+  }, 60_000);
+
+  it('serves no undocumented route of five or six segments, route words or any others', async () => {
+    // Prepare
+    const handler = docsHandler();
+    const segment = fc.oneof(
+      fc.constantFrom(...alphabet(documented)),
+      fc.stringMatching(/^[a-zA-Z0-9._~-]{1,12}$/),
+    );
+
+    // Act, Assess
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...METHODS),
+        fc.array(segment, { minLength: 5, maxLength: 6 }),
+        async (method, segments) => {
+          const template = await servedTemplate(handler, method, segments, documented);
+          expect([undefined, ...documented]).toContain(template);
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  }, 60_000);
 });
