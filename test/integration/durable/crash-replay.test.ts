@@ -7,7 +7,7 @@ import { describe, expect, inject, it } from 'vitest';
 import type { RecordedRequest, ScriptedTurn } from '../../../lib/testing/index.js';
 import { useScriptedModelServer } from '../../helpers/model-server.js';
 import { newTable } from '../stores/dynamo.js';
-import { effects, runChild } from './harness.js';
+import { effects, useWorkerChildren } from './harness.js';
 
 /**
  * The model: asked by the user, it calls append_line (a fresh random call id every time, as real
@@ -29,6 +29,7 @@ function respond(request: RecordedRequest): ScriptedTurn {
 
 const server = useScriptedModelServer({ fallback: respond });
 const endpoint = inject('dynaliteEndpoint');
+const runChild = useWorkerChildren();
 
 async function instance() {
   const { tableName } = await newTable(endpoint);
@@ -47,7 +48,10 @@ async function instance() {
 const approve = JSON.stringify([{ id: '', status: 'approved' }]);
 const decisionsFor = (callId: string) => approve.replace('""', JSON.stringify(callId));
 
-describe('durable turns: SIGKILL of a worker, then redelivery', () => {
+/** A case's upper bound on a busy machine: up to four children (not a wait). */
+const CASES = { timeout: 120_000 };
+
+describe('durable turns: SIGKILL of a worker, then redelivery', CASES, () => {
   it('a worker killed right after the write its outcome rode on: the redelivered job completes, one effect', async () => {
     // Prepare
     const { file, run } = await instance();
@@ -149,7 +153,7 @@ describe('durable turns: SIGKILL of a worker, then redelivery', () => {
   });
 });
 
-describe('durable turns: an unknown outcome paused for a person', () => {
+describe('durable turns: an unknown outcome paused for a person', CASES, () => {
   it('a tool that asks to pause: the redelivered job pauses, a denial tells the model, one effect', async () => {
     // Prepare
     const { file, run } = await instance();
@@ -174,7 +178,7 @@ describe('durable turns: an unknown outcome paused for a person', () => {
   });
 });
 
-describe('durable turns: resumes', () => {
+describe('durable turns: resumes', CASES, () => {
   async function paused() {
     const it = await instance();
     const first = await it.run({ CONFIRM: '1' });

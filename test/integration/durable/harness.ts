@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
+import { afterAll } from 'vitest';
+import { childPool, TS_CHILD_ARGS, tsChildEnv } from '../../helpers/child-pool.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
-const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 const child = fileURLToPath(new URL('./worker-child.ts', import.meta.url));
 
 export interface ChildExit {
@@ -23,16 +23,16 @@ export interface Spawned {
   stderr: string;
 }
 
-/** Runs a TypeScript file in its own Node process (tsx) and waits for it to exit or die. */
+/** Runs a TypeScript file in its own Node process and waits for it to exit or die. */
 export function spawnTsx(
   file: string,
   args: readonly string[],
   env: NodeJS.ProcessEnv,
   timeoutMs: number,
 ): Promise<Spawned> {
-  const proc = spawn(process.execPath, ['--import', tsx, file, ...args], {
+  const proc = spawn(process.execPath, [...TS_CHILD_ARGS, file, ...args], {
     cwd: root,
-    env: { ...process.env, ...env },
+    env: tsChildEnv({ ...process.env, ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -55,18 +55,24 @@ export function spawnTsx(
   });
 }
 
-/** Runs one worker instance (worker-child.ts) with `env` and waits for it to exit or die. */
-export async function runChild(
-  env: Record<string, string>,
-  timeoutMs = 25_000,
-): Promise<ChildExit> {
-  const { code, signal, stdout, stderr } = await spawnTsx(child, [], env, timeoutMs);
-  const line = stdout.split('\n').find((l) => l.startsWith('RESULT '));
-  return {
-    code,
-    signal,
-    ...(line ? { result: JSON.parse(line.slice('RESULT '.length)) } : {}),
-    stderr,
+/**
+ * Worker instances (worker-child.ts) for one test file, each run waited for until it finishes or
+ * dies. An attempt with `KILL` set may run in a process an earlier attempt finished in (its SDKs
+ * loaded; see childPool); every other attempt runs in a new process.
+ */
+export function useWorkerChildren() {
+  const pool = childPool(child);
+  afterAll(() => pool.close());
+  return async (env: Record<string, string>, timeoutMs = 60_000): Promise<ChildExit> => {
+    const warm = Boolean(env.KILL);
+    const { code, signal, stdout, stderr } = await pool.run([], env, { timeoutMs, warm });
+    const line = stdout.split('\n').find((l) => l.startsWith('RESULT '));
+    return {
+      code,
+      signal,
+      ...(line ? { result: JSON.parse(line.slice('RESULT '.length)) } : {}),
+      stderr,
+    };
   };
 }
 

@@ -98,15 +98,18 @@ async function main(): Promise<unknown> {
   return runtime.run('chat', sessionId, env.INPUT ?? 'append hello', { runId });
 }
 
-main().then(
+// Under childPool (test/helpers/served-child.ts) the process serves the next command instead of
+// exiting, so the module's evaluation ends with the RESULT line.
+const served = env.AK_SERVED_CHILD === '1';
+await main().then(
   (reply) => {
     process.stdout.write(`RESULT ${JSON.stringify({ ok: true, reply })}\n`);
-    process.exit(0);
+    if (!served) process.exit(0);
   },
   (err: { code?: string; message?: string }) => {
     process.stdout.write(
       `RESULT ${JSON.stringify({ ok: false, code: err.code, message: err.message })}\n`,
     );
-    process.exit(0);
+    if (!served) process.exit(0);
   },
 );
