@@ -27,10 +27,12 @@ describe('worker: a process killed after the session save', () => {
     const afterCrash = { effects: effects(effectsFile), requests: server.requests.length };
     await redeliverUntilDone(stack, job, 30_000);
 
-    // Assess
-    expect(afterCrash).toEqual({ effects: ['job-k'], requests: 2 });
+    // Assess: no model request after the save. A loaded machine may time the child's first
+    // attempt out (its 4 s deadline) and retry it before the save: more requests, still none after.
+    expect(afterCrash.effects).toEqual(['job-k']);
+    expect(afterCrash.requests).toBeGreaterThanOrEqual(2);
     expect(effects(effectsFile)).toEqual(['job-k']);
-    expect(server.requests).toHaveLength(2);
+    expect(server.requests).toHaveLength(afterCrash.requests);
     const session = await stack.deployed.runtime.sessions.load(job.sessionId);
     expect(session?.data.turns).toBe(1);
     const view = clientView(endpoints.connections.messages('conn-k'));
