@@ -115,10 +115,18 @@ describe('worker: the seq block reserved before the model answers', () => {
       sent: 0,
       effects: [],
     });
-    const view = clientView(eventsOf('conn-ak'));
-    // Past every seq the dead attempt may have used; never reused, never going back.
-    expect(view.seqs[0]).toBeGreaterThanOrEqual(SEQ_BLOCK + 1);
-    expect(view.seqs).toEqual(view.seqs.map((_, i) => (view.seqs[0] ?? 0) + i));
+    const sent = eventsOf('conn-ak');
+    const view = clientView(sent);
+    // The retry first closes every seq the dead attempt may have used (a void marker, so a
+    // client waiting on seq 0 is not left waiting), then goes on past them, never going back.
+    expect(sent[0]).toMatchObject({
+      seq: 0,
+      through: SEQ_BLOCK,
+      events: [expect.objectContaining({ type: 'run-retrying', code: 'events-void' })],
+    });
+    const after = view.seqs.slice(1);
+    expect(after[0]).toBe(SEQ_BLOCK + 1);
+    expect(after).toEqual(after.map((_, i) => SEQ_BLOCK + 1 + i));
     expect(view.terminals).toEqual([expect.objectContaining({ type: 'run-finished' })]);
     expect(effects(effectsFile)).toEqual(['job-ak']);
     const session = await stack.deployed.runtime.sessions.load(job.sessionId);
