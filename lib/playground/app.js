@@ -109,8 +109,8 @@ function onMessage(message) {
     return;
   }
   if (message.type !== 'events') return;
-  // A void marker (`through`) closes seqs, it is not their content: its own key.
-  const key = `${message.runId}:${message.seq}${message.through === undefined ? '' : `-${message.through}`}`;
+  // A void marker (`from` set) takes a seq no attempt sent: (run, seq) keys it like any message.
+  const key = `${message.runId}:${message.seq}`;
   if (state.seen.has(key)) return;
   state.seen.add(key);
   for (const event of message.events) onEvent(message.sessionId, event);
@@ -271,9 +271,11 @@ async function restore(sessionId, turn, stillPaused) {
   const restored = await restoreTurn(sessionId, turn, options).finally(() => {
     state.restoring = false;
   });
+  // A run still going is followed even when nothing of it is stored yet (events are stored
+  // behind delivery, up to EVENTS_FLUSH_MS later).
+  if (restored.follow) return void restored.follow();
   if (restored.shown === 0) return showRecord(sessionId, turn, stillPaused);
   if (!restored.text && turn.reply?.text) item('assistant history').textContent = turn.reply.text;
-  if (restored.follow) void restored.follow();
 }
 
 /** Every turn of the session, page by page (`GET /sessions/{id}/turns`), oldest first. */

@@ -90,6 +90,9 @@ beforeAll(async () => {
   process.env.OPENAI_BASE_URL = gate.url;
   process.env.OPENAI_API_KEY = 'offline';
   process.env.POWERTOOLS_LOG_LEVEL = 'ERROR';
+  // Stored events are flushed only at a run's end (or pause): a reload mid-run then always finds
+  // nothing of the running turn stored yet, the case the playground must still follow.
+  process.env.EVENTS_FLUSH_MS = '60000';
   const { startLocalStack } = await import('../../lib/local/stack.js');
   stack = await startLocalStack();
   browser = await launchChromium();
@@ -106,6 +109,7 @@ afterAll(async () => {
   await stack?.stop();
   await gate?.close();
   await model?.close();
+  delete process.env.EVENTS_FLUSH_MS;
 });
 
 const log = () => page.getByRole('log', { name: 'Conversation' });
