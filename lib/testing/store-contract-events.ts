@@ -62,13 +62,13 @@ export function runEventStoreContract(name: string, factory: StoreFactory<RunEve
       expect((await store.read(sessionId, runId, { after: 9, limit: 5 })).batches).toEqual([]);
     });
 
-    it('keeps a void marker: read from any seq it closes, its `through` the last', async () => {
+    it('keeps a void marker as the range `from`…`seq`: read from any seq it closes', async () => {
       const { store, sessionId } = await setupContract(factory);
       const runId = uniqueId('run');
       await store.append(range(sessionId, runId, [0, 1]), alice);
       const marker = {
-        seq: 2,
-        through: 40,
+        seq: 40,
+        from: 2,
         events: [
           { type: 'run-retrying', runId, code: 'events-void', message: 'void' } as StreamEvent,
         ],
@@ -76,20 +76,43 @@ export function runEventStoreContract(name: string, factory: StoreFactory<RunEve
       await store.append({ sessionId, runId, messages: [marker] }, alice);
       await store.append(range(sessionId, runId, [41, 42]), alice);
       const page = await store.read(sessionId, runId, { after: 17, limit: 10 });
-      expect(page.batches.map((b) => [b.seq, b.through])).toEqual([
+      expect(page.batches.map((b) => [b.from, b.seq])).toEqual([
         [2, 40],
-        [41, undefined],
-        [42, undefined],
+        [undefined, 41],
+        [undefined, 42],
       ]);
       expect(page.batches[0]?.events).toEqual(marker.events);
+      for (const after of [1, 2, 39]) {
+        const first = (await store.read(sessionId, runId, { after, limit: 10 })).batches[0];
+        expect(first).toMatchObject({ seq: 40, from: 2 });
+      }
       expect((await store.read(sessionId, runId, { after: 40, limit: 10 })).batches[0]?.seq).toBe(
         41,
       );
+      // The same marker again (a retried write) is a no-op; another at its first seq is refused.
+      await store.append({ sessionId, runId, messages: [marker] }, alice);
+      await expect(
+        store.append({ sessionId, runId, messages: [{ ...marker, seq: 41 }] }, alice),
+      ).rejects.toBeInstanceOf(SeqTaken);
       await store.append(
-        { sessionId, runId, messages: [{ ...marker, seq: 43, through: 50 }] },
+        { sessionId, runId, messages: [{ ...marker, seq: 50, from: 43 }] },
         alice,
       );
-      expect(await store.last(sessionId, runId)).toMatchObject({ seq: 43, through: 50 });
+      expect(await store.last(sessionId, runId)).toMatchObject({ seq: 50, from: 43 });
+      expect((await store.read(sessionId, runId, { after: 44, limit: 10 })).batches).toEqual([
+        expect.objectContaining({ seq: 50, from: 43 }),
+      ]);
+      // A marker whose range is not contiguous with what it follows, or runs backwards: refused.
+      const ahead = { ...marker, seq: 60, from: 52 };
+      await expect(
+        store.append(
+          { sessionId, runId, messages: [...range(sessionId, runId, [51]).messages, ahead] },
+          alice,
+        ),
+      ).rejects.toThrow(/contiguous/);
+      await expect(
+        store.append({ sessionId, runId, messages: [{ ...marker, seq: 50, from: 51 }] }, alice),
+      ).rejects.toThrow(/contiguous/);
     });
 
     it('refuses a range that is empty or not contiguous, storing nothing', async () => {

@@ -164,7 +164,7 @@ export const ERROR_CODES = {
   'events-void': {
     source: 'runtime',
     meaning:
-      'In a void marker (`run-retrying` in an `events` message with `through`): the seqs `seq`…`through` were possibly sent by an attempt that stopped before storing them, or reserved and never sent; they are void, the run continues at `through + 1`.',
+      'In a void marker (`run-retrying` in an `events` message with `from`, at a seq no attempt sent): the seqs `from`…`seq` were possibly sent by an attempt that stopped before storing them, or reserved and never sent; they are void, the run continues at `seq + 1`.',
   },
   'store-throttled': {
     source: 'runtime',

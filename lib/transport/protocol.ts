@@ -170,8 +170,8 @@ export const EventsMessageSchema = /* @__PURE__ */ lazySchema(() =>
     sessionId: SessionIdSchema,
     runId: RunIdSchema,
     seq: SeqSchema,
-    /** A void marker: closes the seqs `seq…through` (docs/protocol.md "Void markers"). */
-    through: SeqSchema.optional(),
+    /** A void marker: closes the seqs `from…seq` (docs/protocol.md "Void markers"). */
+    from: SeqSchema.optional(),
     events: z.array(StreamEventSchema).min(1),
   }),
 );

@@ -4,16 +4,16 @@
  * a seq may come twice (same content) and a live one before an older stored one; a fan-out retry
  * re-sends a seq too. Feed every message of the run to `accept`: it answers the ones now ready,
  * gap-free from `afterSeq + 1`, and `ended` once the terminal event's message is among them.
- * A void marker (`through` set: seqs an attempt that stopped may have sent, never stored) covers
- * `seq…through`: it is handed out when the client waits for a seq in its range, then the client
- * waits for `through + 1`.
+ * A void marker (`from` set, at a seq no attempt sent: the seqs before it back to `from` are ones
+ * an attempt that stopped may have sent, never stored) covers `from…seq`: it is handed out when
+ * the client waits for a seq in its range, then the client waits for `seq + 1`.
  */
 
 const TERMINAL = new Set(['run-finished', 'run-paused', 'run-error']);
 
 export interface Sequenced {
   readonly seq: number;
-  readonly through?: number | undefined;
+  readonly from?: number | undefined;
   readonly events: readonly { readonly type: string }[];
 }
 
@@ -44,18 +44,17 @@ export class SeqOrder<M extends Sequenced> {
 
   /** The messages ready in order after this one arrived (none when it is a seq already had). */
   accept(message: M): M[] {
-    const last = message.through ?? message.seq;
-    const at = Math.max(message.seq, this.#next);
-    if (this.#ended || last < this.#next) return [];
+    const at = Math.max(message.from ?? message.seq, this.#next);
+    if (this.#ended || message.seq < this.#next) return [];
     // A seq had is dropped, but a marker replaces a message it closes (a stopped attempt's).
     const held = this.#held.get(at);
-    if (held && (held.through !== undefined || message.through === undefined)) return [];
+    if (held && (held.from !== undefined || message.from === undefined)) return [];
     // A marker whose range holds the seq waited for is ready now.
     this.#held.set(at, message);
     const ready: M[] = [];
     for (let m = this.#held.get(this.#next); m !== undefined; m = this.#held.get(this.#next)) {
       this.#held.delete(this.#next);
-      const next = (m.through ?? m.seq) + 1;
+      const next = m.seq + 1;
       // Held messages the marker covers (an attempt's seqs it closed) go with it.
       for (let s = this.#next + 1; s < next; s++) this.#held.delete(s);
       this.#next = next;

@@ -38,11 +38,14 @@ export function storedFirst(
 const attempts = new WeakMap<Binding, WriteBehind>();
 
 /**
- * The seq an attempt starts at. A redelivered attempt of a run that was streaming continues past
- * every seq the record reserved; the seqs between the last stored one and that (possibly sent,
- * never stored) are closed by a void marker, stored first and then sent, so storage stays
- * contiguous and no seq gets other content. With nothing to close it continues right after the
- * last stored message. A first delivery reads nothing.
+ * The seq an attempt starts at. A redelivered attempt of a run that was streaming may follow one
+ * that sent seqs past the last stored one (write-behind) and died: those may have reached live
+ * clients, so none of them is sent again with other content. The void marker takes the record's
+ * reserved seq R (past every block any attempt reserved: none ever sent it) and covers the seqs
+ * back to the first unstored one; stored first (its item the range S+1…R, so storage stays
+ * contiguous), then sent; the attempt continues at R+1, and its first reservation moves the
+ * record past R. With nothing to close it continues right after the last stored message. A first
+ * delivery reads nothing.
  */
 export async function continuingSeq(
   events: RunEventStore | undefined,
@@ -66,7 +69,7 @@ export async function continuingSeq(
     if (terminal || previous?.status === 'paused') return { firstSeq };
     const resend = last ? await tail(events, sessionId, runId, lastSeqOf(last)) : [];
     if (!streaming || recordSeq <= firstSeq) return { firstSeq, resend };
-    const marker = voidMarker(runId, firstSeq, recordSeq - 1);
+    const marker = voidMarker(runId, stored, recordSeq);
     try {
       await events.append({ sessionId, runId, messages: [marker] }, binding);
     } catch (err) {
@@ -74,7 +77,7 @@ export async function continuingSeq(
       if (err instanceof SeqTaken && attempt < 3) continue;
       throw err;
     }
-    return { firstSeq: recordSeq, resend: [...resend, toMessage(sessionId, runId, marker)] };
+    return { firstSeq: recordSeq + 1, resend: [...resend, toMessage(sessionId, runId, marker)] };
   }
 }
 
@@ -88,18 +91,21 @@ async function tail(events: RunEventStore, sessionId: string, runId: string, las
   return page.batches.map((b) => toMessage(sessionId, runId, b));
 }
 
-/** Closes `seq…through`: possibly sent by an attempt that stopped, never stored. */
-export function voidMarker(runId: string, seq: number, through: number): StoredMessage {
-  const what = seq === through ? `Seq ${seq} was` : `Seqs ${seq}…${through} were`;
+/**
+ * A void marker at `seq` (a seq no attempt sent) closing `from…seq`: the seqs before `seq` were
+ * possibly sent by an attempt that stopped before storing them.
+ */
+export function voidMarker(runId: string, from: number, seq: number): StoredMessage {
+  const what = from === seq ? `Seq ${seq} is` : `Seqs ${from}…${seq} are`;
   return {
     seq,
-    ...(through > seq ? { through } : {}),
+    ...(from < seq ? { from } : {}),
     events: [
       {
         type: 'run-retrying',
         runId,
         code: 'events-void',
-        message: `${what} sent by an attempt that stopped before storing them: they are void.`,
+        message: `${what} void: an attempt that stopped may have sent some before storing them.`,
       },
     ],
   };
@@ -111,7 +117,7 @@ export function toMessage(sessionId: string, runId: string, m: StoredMessage): E
     sessionId,
     runId,
     seq: m.seq,
-    ...(m.through === undefined ? {} : { through: m.through }),
+    ...(m.from === undefined ? {} : { from: m.from }),
     events: [...m.events],
   };
 }

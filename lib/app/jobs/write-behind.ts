@@ -1,7 +1,7 @@
 import type { Binding } from '../../core/ownership.js';
 import type { Delivery } from '../../transport/delivery.js';
 import type { EventsMessage } from '../../transport/protocol.js';
-import { lastSeqOf, type RunEventStore, type StoredMessage } from '../ports/run-events.js';
+import { firstSeqOf, lastSeqOf, type RunEventStore, type StoredMessage } from '../ports/run-events.js';
 
 /** Messages after which an attempt sends nothing more: stored before they go out. */
 const ENDS = new Set(['run-finished', 'run-paused', 'run-error', 'run-retrying']);
@@ -75,21 +75,27 @@ export class WriteBehind implements Delivery {
     else this.#arm();
   }
 
-  /** A message past the next seq (a terminal sent past every reserved seq): close the gap. */
+  /**
+   * A message past the next seq (a terminal sent past every reserved seq): the seqs between were
+   * reserved by this attempt and never sent, closed by a marker at the last of them (as a
+   * redelivery's marker: `from…seq`).
+   */
   #gapBefore(message: EventsMessage): EventsMessage | undefined {
     const next = this.#next;
     this.#next = lastSeqOf(message) + 1;
-    if (next === undefined || message.seq <= next) return undefined;
-    const through = message.seq - 1;
+    const first = firstSeqOf(message);
+    if (next === undefined || first <= next) return undefined;
+    const seq = first - 1;
+    const what = seq === next ? `Seq ${seq} was` : `Seqs ${next}…${seq} were`;
     const events = [
       {
         type: 'run-retrying' as const,
         runId: message.runId,
         code: 'events-void',
-        message: `Seqs ${next}…${through} were reserved and never sent: they are void.`,
+        message: `${what} reserved and never sent: void.`,
       },
     ];
-    return { ...message, seq: next, ...(through > next ? { through } : {}), events };
+    return { ...message, seq, ...(seq > next ? { from: next } : {}), events };
   }
 
   #arm(): void {
@@ -113,7 +119,7 @@ export class WriteBehind implements Delivery {
     if (first === undefined || this.#failed !== undefined) return;
     const { sessionId, runId } = first;
     try {
-      const messages = range.map(({ seq, through, events }) => plain(seq, through, events));
+      const messages = range.map(({ seq, from, events }) => plain(seq, from, events));
       await this.events.append({ sessionId, runId, messages }, this.binding);
     } catch (err) {
       this.#failed = err;
@@ -124,8 +130,8 @@ export class WriteBehind implements Delivery {
 
 function plain(
   seq: number,
-  through: number | undefined,
+  from: number | undefined,
   events: StoredMessage['events'],
 ): StoredMessage {
-  return { seq, ...(through === undefined ? {} : { through }), events };
+  return { seq, ...(from === undefined ? {} : { from }), events };
 }

@@ -15,13 +15,14 @@ export const DEFAULT_EVENTS_TTL_SECONDS = 24 * 3600;
 export const DEFAULT_EVENTS_FLUSH_MS = 1500;
 
 /**
- * One stored message: its seq, its events, the life it was written in. A void marker (`through`
- * set) closes the seqs `seq…through` an attempt that stopped may have sent but never stored: its
+ * One stored message: its seq, its events, the life it was written in. A void marker (`from`
+ * set) covers `from…seq`: `seq` is one no attempt ever sent, the seqs before it (back to `from`)
+ * ones an attempt that stopped may have sent but never stored, or reserved and never sent; its
  * one event is `run-retrying` with code `events-void`.
  */
 export interface StoredBatch {
   readonly seq: number;
-  readonly through?: number | undefined;
+  readonly from?: number | undefined;
   readonly events: readonly StreamEvent[];
   readonly owner?: string | undefined;
   readonly incarnation?: string | undefined;
@@ -36,30 +37,35 @@ export interface StoredPage {
   readonly more: boolean;
 }
 
-/** A message to store: a marker carries `through` (the last seq it closes). */
+/** A message to store: a marker carries `from` (the first seq it closes; `seq` the last). */
 export interface StoredMessage {
   readonly seq: number;
-  readonly through?: number | undefined;
+  readonly from?: number | undefined;
   readonly events: readonly StreamEvent[];
 }
 
+/** The first seq a stored message covers: its item's key when it opens a range. */
+export function firstSeqOf(message: { seq: number; from?: number | undefined }): number {
+  return message.from ?? message.seq;
+}
+
 /** The last seq a stored message covers. */
-export function lastSeqOf(message: { seq: number; through?: number | undefined }): number {
-  return message.through ?? message.seq;
+export function lastSeqOf(message: { seq: number; from?: number | undefined }): number {
+  return message.seq;
 }
 
 /** A range is non-empty and contiguous; returns its first seq. */
 export function checkRange(messages: readonly StoredMessage[]): number {
   const first = messages[0];
   if (!first) throw new Error('A stored range holds at least one message.');
-  let next = first.seq;
+  let next = firstSeqOf(first);
   for (const m of messages) {
-    if (m.seq !== next || (m.through !== undefined && m.through < m.seq)) {
+    if (firstSeqOf(m) !== next || m.seq < next) {
       throw new Error(`A stored range must be contiguous (seq ${m.seq}, expected ${next}).`);
     }
     next = lastSeqOf(m) + 1;
   }
-  return first.seq;
+  return firstSeqOf(first);
 }
 
 /** A (run, seq) already stored with other content: the writer must not send its message. */

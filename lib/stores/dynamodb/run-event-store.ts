@@ -154,8 +154,7 @@ export class DynamoRunEventStore extends DynamoBase implements RunEventStore {
       throw new RecordCorrupt('events', `${runId}#${item.seq}`, (err as Error).message);
     }
     return messages.map((m) => ({
-      seq: m.s,
-      ...(m.t === undefined ? {} : { through: m.t }),
+      ...seqsOf(m),
       events: m.e,
       ...(typeof item.owner === 'string' ? { owner: item.owner } : {}),
       ...(typeof item.incarnation === 'string' ? { incarnation: item.incarnation } : {}),
@@ -164,15 +163,25 @@ export class DynamoRunEventStore extends DynamoBase implements RunEventStore {
   }
 }
 
-/** A message as stored: short names, the item's bytes are the bill. */
+/**
+ * A message as stored: short names, the item's bytes are the bill. A marker's `f` is its first
+ * seq; `t` (a marker's last seq, `s` its first) is how markers were written before they took
+ * their last seq, read as the same range.
+ */
 interface Compact {
   s: number;
+  f?: number;
   t?: number;
   e: StoredMessage['events'];
 }
 
 function compact(m: StoredMessage): Compact {
-  return { s: m.seq, ...(m.through === undefined ? {} : { t: m.through }), e: m.events };
+  return { s: m.seq, ...(m.from === undefined ? {} : { f: m.from }), e: m.events };
+}
+
+function seqsOf(m: Compact): { seq: number; from?: number } {
+  if (m.t !== undefined) return m.t > m.s ? { seq: m.t, from: m.s } : { seq: m.s };
+  return { seq: m.s, ...(m.f === undefined ? {} : { from: m.f }) };
 }
 
 function decodeBody(item: Record<string, unknown>, runId: string): string {

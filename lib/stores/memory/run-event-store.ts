@@ -88,7 +88,7 @@ export class InMemoryRunEventStore implements RunEventStore {
 function plain(m: StoredMessage): StoredMessage {
   return {
     seq: m.seq,
-    ...(m.through === undefined ? {} : { through: m.through }),
+    ...(m.from === undefined ? {} : { from: m.from }),
     events: m.events,
   };
 }

@@ -29,20 +29,21 @@ async function stored(stack: Stack, sessionId: string, runId: string) {
   const page = await stack.deployed.events?.read(sessionId, runId, { after: -1, limit: 100 });
   return (page?.batches ?? []).map((b) => ({
     seq: b.seq,
-    ...(b.through === undefined ? {} : { through: b.through }),
+    ...(b.from === undefined ? {} : { from: b.from }),
     events: b.events,
   }));
 }
 
-const lastOf = (m: { seq: number; through?: number }) => m.through ?? m.seq;
+/** A message's first seq: a void marker covers `from`…`seq`. */
+const firstOf = (m: { seq: number; from?: number }) => m.from ?? m.seq;
 
-/** Messages cover seqs from `from` with no hole: each starts at or before the one after the last. */
-function expectCovering(messages: { seq: number; through?: number }[], from: number) {
-  let next = from;
+/** Messages cover seqs from `start` with no hole: each starts at or before the one after the last. */
+function expectCovering(messages: { seq: number; from?: number }[], start: number) {
+  let next = start;
   for (const m of messages) {
-    expect(m.seq).toBeLessThanOrEqual(next);
-    expect(lastOf(m)).toBeGreaterThanOrEqual(next);
-    next = lastOf(m) + 1;
+    expect(firstOf(m)).toBeLessThanOrEqual(next);
+    expect(m.seq).toBeGreaterThanOrEqual(next);
+    next = m.seq + 1;
   }
 }
 
@@ -57,10 +58,9 @@ function ordered(messages: Json[], runId: string, afterSeq: number) {
 /** Each (run, seq) a client got, however often, has one content (deep-equal: key order aside). */
 function expectOneContentPerSeq(messages: Json[]) {
   const first = new Map<string, Json>();
-  // A void marker is keyed by its range: it closes seqs, it is not their content.
+  // A void marker too: it takes a seq no attempt sent, so (run, seq) keys it like any message.
   for (const m of messages.filter((x) => x.type === 'events')) {
-    const key =
-      m.through === undefined ? `${m.runId}.${m.seq}` : `${m.runId}.${m.seq}-${m.through}`;
+    const key = `${m.runId}.${m.seq}`;
     if (!first.has(key)) first.set(key, m);
     expect(m).toEqual(first.get(key));
   }
@@ -110,13 +110,15 @@ describe('reconnect under faults', () => {
     const after = endpoints.connections.messages('conn-rk-b');
     const rest = ordered(after, job.runId, k);
     // The redelivery closed them (and the rest of the dead attempt's block) with one void
-    // marker, stored and sent first; the client goes on from k+1 with no hole, once each.
+    // marker at a seq past the whole block, stored and sent first, its range back to 0; the
+    // client goes on from k+1 with no hole (the marker's range counting), once each.
     const [marker] = rest;
     expect(marker).toMatchObject({
-      seq: 0,
+      from: 0,
       events: [{ type: 'run-retrying', code: 'events-void' }],
     });
-    expect(lastOf(marker)).toBeGreaterThan(k);
+    expect(marker.seq).toBeGreaterThan(k);
+    expect(before.map((m) => m.seq)).not.toContain(marker.seq);
     expectCovering(rest, k + 1);
     const all = [...before, ...rest];
     const ends = all.flatMap((m) => m.events).filter((e: Json) => TERMINAL.has(e.type));
@@ -126,16 +128,17 @@ describe('reconnect under faults', () => {
     expectOneContentPerSeq([...before, ...after]);
     expectCovering(truth, 0);
     expect(
-      rest.map(({ seq, through, events }) => ({
+      rest.map(({ seq, from, events }) => ({
         seq,
-        ...(through === undefined ? {} : { through }),
+        ...(from === undefined ? {} : { from }),
         events,
       })),
     ).toEqual(truth);
     // What the client saw of 0…k, voided, is nowhere in storage as content.
     for (const m of before) {
-      const holder = truth.find((t) => t.seq <= m.seq && m.seq <= lastOf(t));
-      expect(holder?.through).toBeDefined();
+      const holder = truth.find((t) => firstOf(t) <= m.seq && m.seq <= t.seq);
+      expect(holder?.from).toBeDefined();
+      expect(holder?.seq).not.toBe(m.seq);
     }
     expect((await stack.deployed.runs.get(job.sessionId, job.runId))?.terminalSeq).toBe(
       all.at(-1)?.seq,

@@ -93,36 +93,55 @@ describe('write-behind stored events', () => {
     const behind = new WriteBehind(delivery, store, binding, 60_000);
     await behind.deliver(msg(0));
     await behind.deliver(finished(40));
-    expect(delivery.delivered.map((m) => [m.seq, m.through])).toEqual([
-      [0, undefined],
+    // The marker takes the last skipped seq and covers back to the first: 1…39.
+    expect(delivery.delivered.map((m) => [m.from, m.seq])).toEqual([
+      [undefined, 0],
       [1, 39],
-      [40, undefined],
+      [undefined, 40],
     ]);
     const page = await store.read(sessionId, runId, { after: -1, limit: 100 });
-    expect(page.batches.map((b) => [b.seq, b.through])).toEqual([
-      [0, undefined],
+    expect(page.batches.map((b) => [b.from, b.seq])).toEqual([
+      [undefined, 0],
       [1, 39],
-      [40, undefined],
+      [undefined, 40],
     ]);
     expect(page.batches[1]?.events[0]).toMatchObject({ type: 'run-retrying', code: 'events-void' });
   });
 
-  it('a redelivery closes what was sent and never stored up to the reserved seq, once', async () => {
+  it('a redelivery closes what was sent and never stored with a marker at the reserved seq, once', async () => {
     const store = new InMemoryRunEventStore();
     await store.append({ sessionId, runId, messages: [0, 1, 2].map((s) => msg(s)) }, binding);
+    // The dead attempt reserved up to 33 (nextSeq 34) and may have sent 3…33: 34 none sent.
     const previous = { status: 'running', nextSeq: 34 } as unknown as RunRecord;
     const start = await continuingSeq(store, { sessionId, runId }, previous, true, 34, binding);
-    expect(start.firstSeq).toBe(34);
-    expect(start.resend?.map((m) => [m.seq, m.through])).toEqual([
-      [0, undefined],
-      [1, undefined],
-      [2, undefined],
-      [3, 33],
+    expect(start.firstSeq).toBe(35);
+    expect(start.resend?.map((m) => [m.from, m.seq])).toEqual([
+      [undefined, 0],
+      [undefined, 1],
+      [undefined, 2],
+      [3, 34],
     ]);
-    expect(await store.last(sessionId, runId)).toMatchObject({ seq: 3, through: 33 });
-    // Nothing left to close the second time.
+    expect(start.resend?.at(-1)?.events).toEqual([
+      expect.objectContaining({ type: 'run-retrying', code: 'events-void' }),
+    ]);
+    expect(await store.last(sessionId, runId)).toMatchObject({ seq: 34, from: 3 });
+    // A client that saw the dead attempt's 3…10 live: no seq of those comes again.
+    const live = [...Array(11).keys()];
+    expect(live).not.toContain(start.resend?.at(-1)?.seq);
+    // Nothing left to close the second time (the record still at 34): it goes on at 35.
     const again = await continuingSeq(store, { sessionId, runId }, previous, true, 34, binding);
-    expect(again.firstSeq).toBe(34);
-    expect(again.resend?.at(-1)).toMatchObject({ seq: 3, through: 33 });
+    expect(again.firstSeq).toBe(35);
+    expect(again.resend?.at(-1)).toMatchObject({ seq: 34, from: 3 });
+    expect(await store.last(sessionId, runId)).toMatchObject({ seq: 34, from: 3 });
+  });
+
+  it('a redelivery of a run that stored nothing: the marker at the reserved seq covers from 0', async () => {
+    const store = new InMemoryRunEventStore();
+    const previous = { status: 'running', nextSeq: 33 } as unknown as RunRecord;
+    const start = await continuingSeq(store, { sessionId, runId }, previous, true, 33, binding);
+    expect(start.firstSeq).toBe(34);
+    expect(start.resend?.map((m) => [m.from, m.seq])).toEqual([[0, 33]]);
+    const page = await store.read(sessionId, runId, { after: 5, limit: 10 });
+    expect(page.batches).toEqual([expect.objectContaining({ seq: 33, from: 0 })]);
   });
 });

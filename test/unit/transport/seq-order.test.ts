@@ -46,31 +46,38 @@ describe('SeqOrder (a reconnecting client: stored and live messages, in seq orde
     expect(order.accept(message(7, 9))).toEqual([]);
   });
 
-  it('a void marker covers its range: ready when the seq waited for is in it, then through + 1', () => {
-    const marker = { seq: 3, through: 40, events: [{ type: 'run-retrying' }] };
-    // A client that had up to 5 (a stopped attempt's 3…5 live): the marker takes it to 41.
+  it('a void marker covers from…seq: ready when the seq waited for is in it, then seq + 1', () => {
+    // 0…2 stored; a stopped attempt sent 3…5 live and died; the marker takes 40 (sent by none).
+    const marker = { seq: 40, from: 3, events: [{ type: 'run-retrying' }] };
+    // A client that had up to 5: the marker's seq is new to it, 6…39 void: it goes on at 41.
     const had = new SeqOrder(5);
     expect(had.accept(message(42, 42))).toEqual([]);
-    expect(had.accept(marker).map((m) => m.seq)).toEqual([3]);
+    expect(had.accept(marker).map((m) => m.seq)).toEqual([40]);
+    expect(had.next).toBe(41);
     expect(had.accept(message(41, 42)).map((m) => m.seq)).toEqual([41, 42]);
     expect(had.ended).toBe(true);
-    // One from the start: 0…2 stored, the marker, the rest; live copies of 3…5 arrive first.
+    // One from the start: 0…2 stored, the marker, the rest; live copies of 4, 5 arrive first.
     const fresh = new SeqOrder(-1);
     expect(fresh.accept(message(4, 42))).toEqual([]);
     expect(fresh.accept(marker)).toEqual([]);
     expect(fresh.accept(message(5, 42))).toEqual([]);
     const out = [0, 1, 2, 41, 42].flatMap((s) => fresh.accept(message(s, 42)));
-    expect(out.map((m) => [m.seq, m.through])).toEqual([
-      [0, undefined],
-      [1, undefined],
-      [2, undefined],
+    expect(out.map((m) => [m.from, m.seq])).toEqual([
+      [undefined, 0],
+      [undefined, 1],
+      [undefined, 2],
       [3, 40],
-      [41, undefined],
-      [42, undefined],
+      [undefined, 41],
+      [undefined, 42],
     ]);
     expect(fresh.waiting).toBe(0);
-    // A seq the marker closed, arriving late, is dropped.
+    // A seq the marker closed, arriving late, is dropped; so is the marker again.
     expect(had.accept(message(7, 42))).toEqual([]);
+    const reconnected = new SeqOrder(39);
+    expect(reconnected.accept(marker).map((m) => m.seq)).toEqual([40]);
+    expect(reconnected.accept(marker)).toEqual([]);
+    // A client past the marker's seq does not take it.
+    expect(new SeqOrder(40).accept(marker)).toEqual([]);
   });
 
   it('subscribe: afterSeq is a whole number and needs the runId it counts in', () => {
