@@ -65,8 +65,12 @@ export async function continuingSeq(
     const stored = last ? lastSeqOf(last) + 1 : 0;
     const ended = previous?.terminalSeq === undefined ? 0 : previous.terminalSeq + 1;
     const firstSeq = Math.max(stored, ended, nextSeqOf(previous?.reply));
-    const terminal = last?.events.some((e) => TERMINAL.has(e.type)) ?? false;
-    if (terminal || previous?.status === 'paused') return { firstSeq };
+    // A stored pause ends the run unless a resume took it on (the record running again): that
+    // resume may have sent past it too.
+    const over = last?.events.some(
+      (e) => FINAL.has(e.type) || (e.type === 'run-paused' && !streaming),
+    );
+    if (over || previous?.status === 'paused') return { firstSeq };
     const resend = last ? await tail(events, sessionId, runId, lastSeqOf(last)) : [];
     if (!streaming || recordSeq <= firstSeq) return { firstSeq, resend };
     const marker = voidMarker(runId, stored, recordSeq);
@@ -125,4 +129,4 @@ export function toMessage(sessionId: string, runId: string, m: StoredMessage): E
 /** One SendMessageBatch: the most messages one failed send can leave undelivered. */
 const RESEND = 10;
 
-const TERMINAL = new Set(['run-finished', 'run-paused', 'run-error']);
+const FINAL = new Set(['run-finished', 'run-error']);

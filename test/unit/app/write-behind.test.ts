@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { continuingSeq } from '../../../lib/app/jobs/stored-events.js';
 import { WriteBehind } from '../../../lib/app/jobs/write-behind.js';
+import type { StoredMessage } from '../../../lib/app/ports/run-events.js';
 import type { RunRecord } from '../../../lib/app/ports/run-records.js';
 import type { StreamEvent } from '../../../lib/core/events.js';
 import { InMemoryRunEventStore } from '../../../lib/stores/index.js';
@@ -133,6 +134,23 @@ describe('write-behind stored events', () => {
     expect(again.firstSeq).toBe(35);
     expect(again.resend?.at(-1)).toMatchObject({ seq: 34, from: 3 });
     expect(await store.last(sessionId, runId)).toMatchObject({ seq: 34, from: 3 });
+  });
+
+  it('a stored pause a resume took on (record running again): its unstored seqs get a marker', async () => {
+    const store = new InMemoryRunEventStore();
+    const paused: StoredMessage = {
+      seq: 2,
+      events: [{ type: 'run-paused', runId, sessionId, interruptions: [] } as StreamEvent],
+    };
+    await store.append({ sessionId, runId, messages: [msg(0), msg(1), paused] }, binding);
+    // Still paused (a first resume): it goes on right after the pause, nothing to close.
+    const waiting = { status: 'paused', nextSeq: 3 } as unknown as RunRecord;
+    expect((await continuingSeq(store, { sessionId, runId }, waiting, false, 3)).firstSeq).toBe(3);
+    // The resume reserved 3…35 and died: a redelivery closes 3…36 at 36 and goes on at 37.
+    const resumed = { status: 'running', nextSeq: 36 } as unknown as RunRecord;
+    const start = await continuingSeq(store, { sessionId, runId }, resumed, true, 36, binding);
+    expect(start.firstSeq).toBe(37);
+    expect(start.resend?.at(-1)).toMatchObject({ seq: 36, from: 3 });
   });
 
   it('a redelivery of a run that stored nothing: the marker at the reserved seq covers from 0', async () => {
