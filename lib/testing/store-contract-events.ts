@@ -94,10 +94,7 @@ export function runEventStoreContract(name: string, factory: StoreFactory<RunEve
       await expect(
         store.append({ sessionId, runId, messages: [{ ...marker, seq: 41 }] }, alice),
       ).rejects.toBeInstanceOf(SeqTaken);
-      await store.append(
-        { sessionId, runId, messages: [{ ...marker, seq: 50, from: 43 }] },
-        alice,
-      );
+      await store.append({ sessionId, runId, messages: [{ ...marker, seq: 50, from: 43 }] }, alice);
       expect(await store.last(sessionId, runId)).toMatchObject({ seq: 50, from: 43 });
       expect((await store.read(sessionId, runId, { after: 44, limit: 10 })).batches).toEqual([
         expect.objectContaining({ seq: 50, from: 43 }),

@@ -1,7 +1,12 @@
 import type { Binding } from '../../core/ownership.js';
 import type { Delivery } from '../../transport/delivery.js';
 import type { EventsMessage } from '../../transport/protocol.js';
-import { firstSeqOf, lastSeqOf, type RunEventStore, type StoredMessage } from '../ports/run-events.js';
+import {
+  firstSeqOf,
+  lastSeqOf,
+  type RunEventStore,
+  type StoredMessage,
+} from '../ports/run-events.js';
 
 /** Messages after which an attempt sends nothing more: stored before they go out. */
 const ENDS = new Set(['run-finished', 'run-paused', 'run-error', 'run-retrying']);
