@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import type { TestProject } from 'vitest/node';
-import { startDynalite } from '../lib/local/dynalite.js';
+import { type LocalEndpoint as Endpoint, startDynalite } from '../lib/local/dynalite.js';
 import { startDynamoDbLocal } from '../lib/local/dynamodb-local.js';
 
 declare module 'vitest' {
@@ -31,6 +31,32 @@ export function javaProblem(run: typeof spawnSync = spawnSync): string | undefin
   return undefined;
 }
 
+/**
+ * A JVM starting on a machine busy with other work can take minutes, and the free port picked
+ * for it can be taken before it binds: a generous bound, then once more on a fresh port.
+ */
+const DYNAMODB_LOCAL_START_MS = 180_000;
+
+export async function startDynamoDbLocalOnce(
+  start: (timeoutMs: number) => Promise<Endpoint> = startDynamoDbLocal,
+  timeoutMs = DYNAMODB_LOCAL_START_MS,
+): Promise<Endpoint> {
+  try {
+    return await start(timeoutMs);
+  } catch (first) {
+    try {
+      return await start(timeoutMs);
+    } catch (second) {
+      throw new Error(
+        `DynamoDB Local did not start, twice (each within ${timeoutMs / 1000} s). ` +
+          `First: ${messageOf(first)} Then: ${messageOf(second)}`,
+      );
+    }
+  }
+}
+
+const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const problem = javaProblem();
   if (problem) {
@@ -38,7 +64,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     process.stderr.write(`\nerror: ${problem}\n${JAVA_HINT}\n\n`);
     process.exit(1);
   }
-  const [dynalite, local] = await Promise.all([startDynalite(), startDynamoDbLocal()]);
+  const [dynalite, local] = await Promise.all([startDynalite(), startDynamoDbLocalOnce()]);
   project.provide('dynaliteEndpoint', dynalite.url);
   project.provide('dynamoLocalEndpoint', local.url);
   return async () => {

@@ -5,6 +5,9 @@ import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { createDynamoClient } from '../stores/dynamodb/client.js';
 import type { LocalEndpoint as Endpoint } from './dynalite.js';
 
+/** The longest one readiness probe may take before the next is sent. */
+const PROBE_MS = 10_000;
+
 /** DynamoDB Local (the real jar, Java 17, in memory) on a free port; ready once it lists tables. */
 export async function startDynamoDbLocal(timeoutMs = 60_000): Promise<Endpoint> {
   const require = createRequire(import.meta.url);
@@ -24,13 +27,14 @@ export async function startDynamoDbLocal(timeoutMs = 60_000): Promise<Endpoint> 
   try {
     for (;;) {
       if (child.exitCode !== null) throw new Error(`DynamoDB Local exited: ${output}`);
+      const left = timeoutMs - (Date.now() - started);
+      if (left <= 0) throw new Error(`DynamoDB Local did not answer in ${timeoutMs} ms: ${output}`);
       try {
-        await client.send(new ListTablesCommand({}));
+        // Each probe bounded too: a JVM that accepted the connection may answer late, or never.
+        const abortSignal = AbortSignal.timeout(Math.min(left, PROBE_MS));
+        await client.send(new ListTablesCommand({}), { abortSignal });
         break;
       } catch {
-        if (Date.now() - started > timeoutMs) {
-          throw new Error(`DynamoDB Local did not answer in ${timeoutMs} ms: ${output}`);
-        }
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     }

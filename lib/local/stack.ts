@@ -57,6 +57,12 @@ export interface LocalStackOptions {
   httpAuth?: 'jwt' | 'lambda';
   /** Told of each function invocation and its wall time (bench/cost counts Lambda GB-s). */
   onInvoke?: (name: string, ms: number) => void;
+  /**
+   * The emulated Lambda deadline (`getRemainingTimeInMillis` at the start) per function, by
+   * file name (`invoke`, `worker`, `stream`...): 60 s unless given (a test may give a function
+   * its deployed timeout, infra/functions.ts).
+   */
+  timeoutsMs?: Partial<Record<string, number>>;
 }
 
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
@@ -64,6 +70,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const stop = async () => {
     for (const fn of stops.reverse()) await fn().catch(() => undefined);
   };
+  const contextOf = (name: string) => lambdaContext(name, options.timeoutsMs?.[name] ?? 60_000);
   try {
     const dynalite = await startDynalite();
     stops.push(dynalite.stop);
@@ -117,7 +124,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       ...(audience ? { audience } : {}),
       port: options.port,
       ...(options.httpAuth ? { httpAuth: options.httpAuth } : {}),
-      context: (name) => lambdaContext(name, 60_000),
+      context: contextOf,
     });
     stops.push(() => gateway.close());
 
@@ -151,7 +158,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       const url = pathToFileURL(resolve(import.meta.dirname, '../../functions', `${name}.ts`)).href;
       loaded[name] = ((await import(url)) as { handler: Handler }).handler;
     }
-    const streamUrl = await startStreamFunction(stops);
+    const streamUrl = await startStreamFunction(stops, options.timeoutsMs?.stream ?? 60_000);
     // Each poller wakes when a message is sent to its queue, as an event source mapping does.
     const wake =
       (url: string): Wake =>
@@ -159,18 +166,22 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         sqsEndpoint.onSend((name) => {
           if (name === url.split('/').at(-1)) listener();
         });
+    const onSqs =
+      (name: string): SqsHandler =>
+      (event) =>
+        call(name)(event, contextOf(name));
     const pollers: Poller[] = [
       // A failed job waits the backoff the worker set as its visibility, as on AWS.
-      startPoller(sqs, run.url, sqsHandler(call('worker'), 'worker'), {
+      startPoller(sqs, run.url, onSqs('worker'), {
         batchSize: 10,
         wake: wake(run.url),
         retryDelayMs: (receives) => retryDelaySeconds(receives, loadConfig(process.env)) * 1000,
       }),
-      startPoller(sqs, events.url, sqsHandler(call('fanout'), 'fanout'), {
+      startPoller(sqs, events.url, onSqs('fanout'), {
         batchSize: 10,
         wake: wake(events.url),
       }),
-      startPoller(sqs, approvals.url, sqsHandler(call('approvals'), 'approvals'), {
+      startPoller(sqs, approvals.url, onSqs('approvals'), {
         batchSize: 10,
         wake: wake(approvals.url),
       }),
@@ -205,7 +216,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       },
       sqsEndpoint: sqsEndpoint.url,
       tokenFor,
-      invoke: (payload) => call('invoke')(payload, lambdaContext('invoke', 60_000)),
+      invoke: (payload) => call('invoke')(payload, contextOf('invoke')),
       stop,
     };
   } catch (err) {
@@ -214,17 +225,16 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   }
 }
 
-function sqsHandler(handler: Handler, name: string): SqsHandler {
-  return (event) => handler(event, lambdaContext(name, 60_000));
-}
-
 /** functions/stream.ts behind its local Function URL (lib/local/function-url.ts). */
-async function startStreamFunction(stops: (() => Promise<void>)[]): Promise<string> {
+async function startStreamFunction(
+  stops: (() => Promise<void>)[],
+  timeoutMs: number,
+): Promise<string> {
   const url = pathToFileURL(resolve(import.meta.dirname, '../../functions/stream.ts')).href;
   const { handler } = (await import(url)) as { handler: Handler };
   const functionUrl = await startFunctionUrl(handler, {
-    context: () => lambdaContext('stream', 60_000),
-    timeoutMs: 60_000,
+    context: () => lambdaContext('stream', timeoutMs),
+    timeoutMs,
   });
   stops.push(() => functionUrl.close());
   return functionUrl.url;

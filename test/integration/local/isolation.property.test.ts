@@ -18,6 +18,12 @@ const DAY_MS = 24 * 3600_000;
 /** Operations per CI run, at least (the property's runs times its commands). */
 const RUNS = 20;
 const COMMANDS = { minLength: 50, maxLength: 60 };
+/**
+ * The invoke function's deployed timeout (infra/functions.ts), not the local stack's 60 s: an
+ * invoke resuming a run another attempt holds waits for that run's end, which on a loaded
+ * machine (the worker's attempt cut by an expiry, retried after its backoff) can take longer.
+ */
+const INVOKE_TIMEOUT_MS = 5 * 60_000;
 let stack: LocalStack;
 const users = new Map<string, WsUser>();
 /** Every client ever opened (an expiry replaces them): all are checked at the end. */
@@ -38,7 +44,7 @@ beforeAll(async () => {
   }
   // Before the stack: every store reads this clock, so an expiry is a move of it.
   vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
-  stack = await startLocalStack();
+  stack = await startLocalStack({ timeoutsMs: { invoke: INVOKE_TIMEOUT_MS } });
   await connectAll();
 }, 60_000);
 afterAll(async () => {
