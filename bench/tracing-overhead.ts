@@ -12,6 +12,7 @@
  *
  *   npm run bench:tracing            BENCH_TURNS=400 BENCH_REPS=5 npm run bench:tracing
  *   BENCH_XRAY=0 npm run bench:tracing     (EMF and logs only: the cost of the UDP sends apart)
+ *   BENCH_ONLY=otel npm run bench:tracing   (tracing off and the arms listed: for --cpu-prof)
  *   BENCH_CONTROL=1 npm run bench:tracing  (+ a second untraced arm, the noise floor; a tracer
  *     whose spans do nothing, the Runtime's traced paths alone; otel with no export)
  */
@@ -139,6 +140,10 @@ const flushers: Record<string, () => Promise<void>> = {
   otel: () => otel.flush(),
   'otel-no-export': () => otelSpansOnly.flush(),
 };
+// BENCH_ONLY=otel (comma list): only those arms next to tracing off, e.g. under --cpu-prof.
+const ONLY = process.env.BENCH_ONLY?.split(',').map((a) => a.trim());
+if (ONLY)
+  for (const arm of Object.keys(arms)) if (arm !== 'off' && !ONLY.includes(arm)) delete arms[arm];
 const ARMS = Object.keys(arms);
 type ArmName = string;
 

@@ -3,9 +3,10 @@ import { FORBIDDEN_KEYS } from '../core/paused-run.js';
 /**
  * JSON text in and out of stores, refusing `__proto__` and `constructor` keys. The cheap text
  * scan decides; only text that might hold such a key (or a `\u` escape, which could spell one)
- * pays for the exact check with a reviver.
+ * pays for the exact check with a reviver. A key is a quoted name followed by `:`, so the word
+ * as a value (LangChain's serialised messages are `"type":"constructor"`) stays on the fast path.
  */
-const SUSPICIOUS = /__proto__|constructor|\\u/;
+const SUSPICIOUS = /"(?:__proto__|constructor)"\s*:|\\u/;
 
 export class UnsafeJson extends Error {
   override name = 'UnsafeJson';

@@ -10,7 +10,6 @@ import {
   TraceFlags,
   trace,
 } from '@opentelemetry/api';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
 import {
   type IdGenerator,
@@ -41,6 +40,7 @@ import {
 import { BufferedSpanProcessor } from './otel-buffer.js';
 import { type OtlpTarget, otlpTargets } from './otel-presets.js';
 import { presetExporter } from './otel-views.js';
+import { OtlpHttpExporter } from './otlp-http.js';
 import { formatTraceparent, parseTraceparent } from './propagation.js';
 import { Redactor, secretsFromEnv } from './redact.js';
 import { formatTraceHeader, parseTraceHeader, randomHex } from './xray.js';
@@ -105,7 +105,7 @@ export class OtelTracer implements FlushableTracer {
       options.exporters ??
       this.targets.map(
         (t) =>
-          new OTLPTraceExporter({
+          new OtlpHttpExporter({
             url: t.url,
             headers: t.headers,
             timeoutMillis: this.#flushTimeoutMs,

@@ -65,6 +65,8 @@ export class SessionCheckpointSaver extends BaseCheckpointSaver {
   readonly #onToolCalls: ((snapshot: CheckpointSnapshot) => Promise<void>) | undefined;
   /** A task wrote a message with tool calls: the next root checkpoint precedes the tools. */
   #toolCallsPending = false;
+  /** The newest root checkpoint this run put, as LangGraph handed it (not dumped). */
+  #latestRoot: Checkpoint | undefined;
 
   /**
    * `onToolCalls` receives the snapshot at every root checkpoint that follows a model message
@@ -96,6 +98,14 @@ export class SessionCheckpointSaver extends BaseCheckpointSaver {
       }),
     );
     return { schemaVersion: 1, entries };
+  }
+
+  /**
+   * The root channel values of the newest checkpoint this run put, the state `getState` would
+   * load back (no pending writes remain once a run has completed); undefined before any put.
+   */
+  latestRootValues(): Readonly<Record<string, unknown>> | undefined {
+    return this.#latestRoot?.channel_values;
   }
 
   async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
@@ -138,6 +148,9 @@ export class SessionCheckpointSaver extends BaseCheckpointSaver {
   ): Promise<RunnableConfig> {
     const ns = namespace(config);
     const parentId = config.configurable?.checkpoint_id as string | undefined;
+    if (ns === '' && (!this.#latestRoot || checkpoint.id > this.#latestRoot.id)) {
+      this.#latestRoot = checkpoint;
+    }
     this.#entries.set(key(ns, checkpoint.id), {
       ns,
       id: checkpoint.id,

@@ -151,7 +151,7 @@ export class LangGraphRunner implements Runner<LangGraphAgentDefinition> {
       });
       for await (const chunk of stream) yield* mapper.map(chunk);
       yield* mapper.finish();
-      values = (await graph.getState(config)).values;
+      values = await finalValues(graph, saver, config);
     } catch (err) {
       throw mapLangGraphError(err, input.agent.name);
     } finally {
@@ -209,6 +209,21 @@ function withHandler(given: Callbacks | undefined, handler: BaseCallbackHandler)
   const manager = given.copy();
   manager.addHandler(handler, true);
   return manager;
+}
+
+/**
+ * The state's messages after the run: the newest root checkpoint the run put holds them (the
+ * very values `getState` would load back); `getState` only when it holds no message list (none
+ * put, or a channel checkpointed as deltas).
+ */
+async function finalValues(
+  graph: CompiledGraph,
+  saver: SessionCheckpointSaver,
+  config: { configurable: Record<string, unknown> },
+): Promise<{ messages?: BaseMessage[] }> {
+  const latest = saver.latestRootValues();
+  if (Array.isArray(latest?.messages)) return { messages: latest.messages as BaseMessage[] };
+  return (await graph.getState(config)).values;
 }
 
 /** A copy of the graph that checkpoints into `saver` (the same copy `withConfig` makes). */

@@ -18,11 +18,28 @@ describe('stored JSON', () => {
     expect(parsed).toEqual(value);
   });
 
+  it('round-trips LangChain serialised messages (the word constructor as a value)', () => {
+    // Prepare
+    const value = {
+      messages: [{ lc: 1, type: 'constructor', id: ['langchain_core', 'messages', 'AIMessage'] }],
+      note: 'constructor',
+    };
+
+    // Act
+    const text = toStoredJson(value);
+
+    // Assess
+    expect(parseStoredJson(text)).toEqual(value);
+  });
+
   it.each([
     ['__proto__', '{"a":{"__proto__":{"polluted":true}}}'],
     ['constructor', '{"constructor":{"prototype":{}}}'],
     ['escaped __proto__', '{"\\u005f_proto__":{}}'],
     ['spaced key', '{ "__proto__" : 1 }'],
+    ['constructor key after a line break', '{"a":1,\n"constructor"\n:{}}'],
+    ['constructor key beside the word as a value', '{"type":"constructor","constructor":{}}'],
+    ['key after a string ending in a backslash', '{"a":"x\\\\","constructor":1}'],
   ])('refuses a %s key on load', (_, text) => {
     // Act
     const parse = () => parseStoredJson(text);

@@ -1,0 +1,114 @@
+import { Agent as HttpAgent, request as httpRequest, type RequestOptions } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { urlToHttpOptions } from 'node:url';
+import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
+import { encodeTraceRequest } from './otlp-json.js';
+
+type ExportResult = Parameters<Parameters<SpanExporter['export']>[1]>[0];
+/** `ExportResultCode` of @opentelemetry/core (not a dependency of ours). */
+const SUCCESS = 0;
+const FAILED = 1;
+
+export interface OtlpHttpExporterOptions {
+  /** The traces URL (`…/v1/traces`), http or https. */
+  readonly url: string;
+  readonly headers?: Record<string, string>;
+  /** Upper bound of one export, retry included. */
+  readonly timeoutMillis?: number;
+}
+
+/**
+ * OTLP/HTTP JSON span exporter: one POST per batch, the body encoded in one pass
+ * (`encodeTraceRequest`) and written at once with its length, on a keep-alive agent. A socket
+ * the collector closed while the sandbox was frozen fails on reuse (ECONNRESET): that export is
+ * sent once more on a new one, within the same deadline. No other retry: tracing never holds
+ * an answer back for long, and a failed batch is dropped.
+ */
+export class OtlpHttpExporter implements SpanExporter {
+  readonly #options: RequestOptions;
+  readonly #headers: Record<string, string>;
+  readonly #agent: HttpAgent;
+  readonly #request: typeof httpRequest;
+  readonly #timeoutMs: number;
+  readonly #inFlight = new Set<Promise<unknown>>();
+  #shutDown = false;
+
+  constructor(options: OtlpHttpExporterOptions) {
+    const url = new URL(options.url);
+    const https = url.protocol === 'https:';
+    if (!https && url.protocol !== 'http:') {
+      throw new TypeError(`OTLP/HTTP endpoint must be http or https: ${options.url}`);
+    }
+    this.#agent = https ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
+    this.#request = https ? httpsRequest : httpRequest;
+    this.#options = { ...urlToHttpOptions(url), method: 'POST', agent: this.#agent };
+    this.#headers = {
+      'Content-Type': 'application/json',
+      'User-Agent': 'agent-kernel-lambda',
+      ...options.headers,
+    };
+    this.#timeoutMs = options.timeoutMillis ?? 10_000;
+  }
+
+  export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {
+    if (this.#shutDown) {
+      done({ code: FAILED, error: new Error('OTLP exporter is shut down') });
+      return;
+    }
+    let body: Buffer;
+    try {
+      body = Buffer.from(encodeTraceRequest(spans), 'utf8');
+    } catch (error) {
+      done({ code: FAILED, error: error as Error });
+      return;
+    }
+    const sent = this.#post(body, Date.now() + this.#timeoutMs, true).then(done);
+    this.#inFlight.add(sent);
+    void sent.finally(() => this.#inFlight.delete(sent));
+  }
+
+  async forceFlush(): Promise<void> {
+    await Promise.all([...this.#inFlight]);
+  }
+
+  async shutdown(): Promise<void> {
+    this.#shutDown = true;
+    await this.forceFlush();
+    this.#agent.destroy();
+  }
+
+  #post(body: Buffer, deadline: number, mayRetry: boolean): Promise<ExportResult> {
+    return new Promise((resolve) => {
+      const headers = { ...this.#headers, 'Content-Length': String(body.length) };
+      const req = this.#request({ ...this.#options, headers }, (res) => {
+        res.resume();
+        res.on('error', (error) => {
+          clearTimeout(timer);
+          resolve({ code: FAILED, error });
+        });
+        res.on('end', () => {
+          clearTimeout(timer);
+          const status = res.statusCode ?? 0;
+          resolve(
+            status >= 200 && status < 300
+              ? { code: SUCCESS }
+              : { code: FAILED, error: new Error(`OTLP collector answered ${status}`) },
+          );
+        });
+      });
+      const timer = setTimeout(
+        () => {
+          req.destroy(new Error('OTLP export timed out'));
+        },
+        Math.max(deadline - Date.now(), 0),
+      );
+      req.on('error', (error: NodeJS.ErrnoException) => {
+        clearTimeout(timer);
+        const stale = mayRetry && req.reusedSocket && error.code === 'ECONNRESET';
+        if (stale && Date.now() < deadline) resolve(this.#post(body, deadline, false));
+        else resolve({ code: FAILED, error });
+      });
+      req.end(body);
+    });
+  }
+}
