@@ -71,7 +71,7 @@ export async function fetchFromSecretsManager(
   client: Record<string, unknown>,
 ): Promise<string | undefined> {
   const sm = await importPeer(
-    () => import('@aws-sdk/client-secrets-manager'),
+    () => import('./secrets-manager-client.js'),
     'Reading a secret from AWS Secrets Manager',
   );
   const secrets = new sm.SecretsManagerClient(client);
