@@ -1,7 +1,7 @@
 import { createFanoutHandler } from '../lib/aws/handlers/fanout.js';
 import { observability, withLogging } from '../lib/aws/middleware/observability.js';
-import { connectionsFor } from '../lib/aws/wiring/light-deployments.js';
+import { fanoutConnectionsFor } from '../lib/aws/wiring/light-deployments.js';
 
 const o = observability('fanout');
-const deployment = connectionsFor(['TABLE_NAME'], process.env, o);
+const deployment = fanoutConnectionsFor(['TABLE_NAME'], process.env, o);
 export const handler = withLogging(o.logger, createFanoutHandler(deployment, o));

@@ -34,7 +34,7 @@ const countSchemas: Plugin = {
 };
 
 /** functions/<name>.ts bundled as the stack bundles it, the counter added. */
-async function bundle(name: string): Promise<{ file: string; inputs: string[] }> {
+async function bundle(name: string): Promise<{ file: string; inputs: string[]; kept: string[] }> {
   const outfile = join(out, name, 'index.mjs');
   const result = await build({
     entryPoints: [join(ROOT, 'functions', `${name}.ts`)],
@@ -53,7 +53,17 @@ async function bundle(name: string): Promise<{ file: string; inputs: string[] }>
     metafile: true,
     logLevel: 'error',
   });
-  return { file: outfile, inputs: Object.keys(result.metafile?.inputs ?? {}) };
+  // `kept`: the inputs with code in the bundle (a module tree-shaken away is still an input, and
+  // may leave a constant of a few bytes behind).
+  const output = Object.values(result.metafile?.outputs ?? {})[0];
+  const kept = Object.entries(output?.inputs ?? {}).filter(
+    ([, input]) => input.bytesInOutput > 100,
+  );
+  return {
+    file: outfile,
+    inputs: Object.keys(result.metafile?.inputs ?? {}),
+    kept: kept.map(([path]) => path),
+  };
 }
 
 /** Imports the bundle in a fresh process, as Lambda's init does; the schemas built meanwhile. */
@@ -87,5 +97,19 @@ describe('cold imports build no zod schema', { timeout: 120_000 }, () => {
     // The worker still builds its agents (and their tools' schemas) at import.
     const { file } = await bundle('worker');
     expect(schemasBuiltAtImport(file)).toBeGreaterThan(0);
+  });
+});
+
+// Fan-out admits nothing: its bundle leaves the quota store to ws-connect's.
+describe('the fan-out bundle holds no quota store', { timeout: 120_000 }, () => {
+  const quotaStore = (kept: string[]) =>
+    kept.some((input) => input.endsWith('lib/stores/dynamodb/quota-store.ts'));
+
+  it('fanout', async () => {
+    expect(quotaStore((await bundle('fanout')).kept)).toBe(false);
+  });
+
+  it('ws-connect (which admits connections) does hold it', async () => {
+    expect(quotaStore((await bundle('ws-connect')).kept)).toBe(true);
   });
 });

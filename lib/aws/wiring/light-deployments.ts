@@ -50,9 +50,25 @@ export interface MessageDeployment extends ConnectionsDeployment {
 }
 
 /**
- * For ws-connect, ws-disconnect and fan-out: the configuration now (a missing variable fails the
- * cold start), the connection store on first use. Keeping `#agents` out of these bundles keeps
- * them small and their cold starts short (docs/benchmarks.md, "Bundles").
+ * For fan-out: the configuration now (a missing variable fails the cold start), the connection
+ * store on first use. No fair use (fan-out admits nothing), so its bundle holds no quota store.
+ */
+export function fanoutConnectionsFor(
+  require: readonly ConfigKey[] = ['TABLE_NAME'],
+  env: Record<string, string | undefined> = process.env,
+  options: { tracer?: Tracer } = {},
+): () => Promise<ConnectionsDeployment> {
+  return lazily(require, env, (config, stores) => ({
+    config,
+    connections: new DynamoConnectionStore(stores),
+    tracer: options.tracer ?? noopTracer,
+  }));
+}
+
+/**
+ * For ws-connect and ws-disconnect: as fan-out's, with fair use (QUOTAS=on) for connections.
+ * Keeping `#agents` out of these bundles keeps them small and their cold starts short
+ * (docs/benchmarks.md, "Bundles").
  */
 export function connectionsFor(
   require: readonly ConfigKey[] = ['TABLE_NAME'],
