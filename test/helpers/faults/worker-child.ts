@@ -17,7 +17,11 @@ const env = process.env;
 const say = (line: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(line)}\n`);
 const entry = await import(pathToFileURL(env.AGENTS_MODULE as string).href);
 const config = loadConfig(env, ['TABLE_NAME', 'RUN_QUEUE_URL', 'SQS_ENDPOINT']);
-const handler = createWorkerHandler(deploymentFor(entry, ['TABLE_NAME'], env));
+const deployment = deploymentFor(entry, ['TABLE_NAME'], env);
+// Built before the first poll, as Lambda's init phase: an invocation's deadline is its job's
+// alone, not also the module loading and transpiling of a cold child under load.
+await deployment();
+const handler = createWorkerHandler(deployment);
 const remainingMs = Number(env.WORKER_REMAINING_MS ?? 15 * 60_000);
 startPoller(
   localSqsClient(config.SQS_ENDPOINT as string),
@@ -25,7 +29,7 @@ startPoller(
   async (event: SQSEvent) => {
     // Each invocation has its own deadline, as on Lambda.
     const deadline = Date.now() + remainingMs;
-    say({ type: 'batch', messageIds: event.Records.map((r) => r.messageId) });
+    say({ type: 'batch', at: Date.now(), messageIds: event.Records.map((r) => r.messageId) });
     const result = await handler(event, {
       getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
     });

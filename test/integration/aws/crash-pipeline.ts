@@ -11,6 +11,17 @@ import { startWorkerProcess, workerEnvOf } from '../../helpers/faults/worker-pro
 import { type Endpoints, newStack, type Stack } from './stack.js';
 
 const AGENTS = fileURLToPath(new URL('../../helpers/faults/writer-agents.ts', import.meta.url));
+/**
+ * The killed invocation's deadline. Its run times out 1 s before (RUN_DEADLINE_MARGIN_SECONDS),
+ * so this is its whole budget to reach the held request on a loaded machine; its job claim (no
+ * grace here) keeps a redelivery out until it passed, so it is also what each kill test waits.
+ */
+const KILLED_REMAINING_MS = Number(process.env.KILLED_REMAINING_MS ?? 10_000);
+/**
+ * Redeliveries find the claim in progress every 0.5 s until it lapses: each is a receive, so the
+ * redrive limit must outlast the deadline (10 would dead-letter the job after ~5 s).
+ */
+const MAX_RECEIVES = 1000;
 
 /**
  * A stack whose worker runs in a child process SIGKILLed at a chosen DynamoDB request (held by
@@ -32,13 +43,14 @@ export function crashPipeline(
       endpoints,
       {
         DELIVERY_MODE: 'direct',
-        JOB_CLAIM_GRACE_SECONDS: '1',
+        // The killed worker does nothing past its deadline: the claim lapses with it.
+        JOB_CLAIM_GRACE_SECONDS: '0',
         RUN_DEADLINE_MARGIN_SECONDS: '1',
         // The killed worker's lease lapses in 3 s, not 30 (renewed each second while held).
         SESSION_LEASE_SECONDS: '3',
         ...env,
       },
-      { dynamoEndpoint: proxy.url, effectsFile, maxReceiveCount: 10 },
+      { dynamoEndpoint: proxy.url, effectsFile, maxReceiveCount: MAX_RECEIVES },
     );
     // The killed receive comes back after 2 s, as after a Lambda timeout.
     await stack.sqs.send(
@@ -60,11 +72,15 @@ export function crashPipeline(
         MODEL_URL: server.url,
         EFFECTS_FILE: effectsFile,
       }),
-      remainingMs: 4_000,
+      remainingMs: KILLED_REMAINING_MS,
     });
     await child.ready;
     await proxy.held;
     child.kill();
+    const batches = child.lines.filter((l) => l.type === 'batch');
+    console.error(
+      `KILLTIMING held after ${Date.now() - Number(batches[0]?.at)} ms, batches ${batches.length}, done ${child.lines.filter((l) => l.type === 'batch-done').length}`,
+    );
     await child.exited;
     proxy.hold(undefined);
     proxy.dropHeld();
@@ -74,8 +90,8 @@ export function crashPipeline(
   async function redeliverUntilDone(
     stack: Stack,
     job: { sessionId: string; runId: string },
-    // The dead worker's session lease (3 s here) must lapse before a rerun of an unsaved turn.
-    timeout = 30_000,
+    // The dead worker's claim lapses at its deadline (its session lease, 3 s, before that).
+    timeout = KILLED_REMAINING_MS + 30_000,
   ) {
     await expect
       .poll(

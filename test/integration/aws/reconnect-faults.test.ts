@@ -101,7 +101,7 @@ describe('reconnect under faults', () => {
       runId: job.runId,
       afterSeq: k,
     });
-    await redeliverUntilDone(stack, job, 30_000);
+    await redeliverUntilDone(stack, job);
 
     // Assess: seqs 0…k went out and were never stored
     expect(k).toBeGreaterThanOrEqual(0);

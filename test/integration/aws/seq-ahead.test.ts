@@ -107,7 +107,7 @@ describe('worker: the seq block reserved before the model answers', () => {
       effects: effects(effectsFile),
     };
     gated.open();
-    await redeliverUntilDone(stack, job, 30_000);
+    await redeliverUntilDone(stack, job);
 
     // Assess
     expect(atKill).toMatchObject({
