@@ -29,7 +29,7 @@ startPoller(
   async (event: SQSEvent) => {
     // Each invocation has its own deadline, as on Lambda.
     const deadline = Date.now() + remainingMs;
-    say({ type: 'batch', at: Date.now(), messageIds: event.Records.map((r) => r.messageId) });
+    say({ type: 'batch', messageIds: event.Records.map((r) => r.messageId) });
     const result = await handler(event, {
       getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
     });
