@@ -5,9 +5,8 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAI as createOpenAIV3 } from '@ai-sdk/openai-v3';
 import { Agent as MastraAgent } from '@mastra/core/agent';
 import { createTool } from '@mastra/core/tools';
-import { jsonSchema, type LanguageModel, tool } from 'ai';
+import { type JSONSchema7, jsonSchema, type LanguageModel, tool } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Agent } from '../../../lib/core/agent.js';
 import { Runtime } from '../../../lib/core/runtime.js';
 import { tryToolContext } from '../../../lib/core/tool-context.js';
 import { aiSdkAgent } from '../../../lib/frameworks/ai-sdk/index.js';
@@ -33,7 +32,8 @@ afterAll(async () => {
 
 type Payment = { to: string; amount: number };
 type Execute = (args: Payment) => Promise<string>;
-const parameters: Record<string, any> = {
+type AnyAgent = ReturnType<typeof aiSdkAgent> | ReturnType<typeof mastraAgent>;
+const parameters: JSONSchema7 = {
   type: 'object',
   properties: { to: { type: 'string' }, amount: { type: 'number' } },
   required: ['to', 'amount'],
@@ -60,7 +60,7 @@ function mastra(execute: Execute) {
   const pay = createTool({
     id: 'pay',
     description: 'Send money',
-    inputSchema: jsonOnlySchema(parameters),
+    inputSchema: jsonOnlySchema(parameters as Record<string, unknown>),
     execute: (args: unknown) => execute(args as Payment),
   } as Parameters<typeof createTool>[0]);
   // A v3 provider's model: the one Mastra 1.x speaks (its journal layer wraps v3 models).
@@ -78,7 +78,7 @@ function mastra(execute: Execute) {
 
 // The ai-sdk runner streams through `streamText` (doStream) and drains through `generateText`
 // (doGenerate); Mastra drains its stream, so both of its entries are doStream.
-const agents: [string, (execute: Execute) => Agent<any>][] = [
+const agents: [string, (execute: Execute) => AnyAgent][] = [
   ['ai-sdk', aiSdk(() => openai()('scripted-model'))],
   ['ai-sdk (chat completions)', aiSdk(() => openai().chat('scripted-model'))],
   ['mastra', mastra],
@@ -88,7 +88,7 @@ function callIds(request: RecordedRequest | undefined): string[] {
   return [...new Set(JSON.stringify(request?.body ?? null).match(/call_[A-Za-z0-9]{24}/g) ?? [])];
 }
 
-function world(name: string, agentOf: (execute: Execute) => Agent<any>) {
+function world(name: string, agentOf: (execute: Execute) => AnyAgent) {
   const effects = join(dir, `${name.replace(/\W+/g, '-')}-${Math.random()}.log`);
   const execute = async ({ to, amount }: Payment) => {
     await appendFile(effects, `${tryToolContext()?.idempotencyKey}\n`);

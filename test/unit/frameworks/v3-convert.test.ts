@@ -41,7 +41,7 @@ describe('v3 journal conversions', () => {
       'tool-call',
       'finish',
     ]);
-    expect(back).toEqual({ ...asJson(generated) });
+    expect(back).toEqual(asJson(generated));
   });
 
   it('builds a generate result from a recorded (compacted) stream: texts by id, in order', () => {
