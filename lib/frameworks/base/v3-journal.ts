@@ -1,6 +1,7 @@
 import type { RunJournal } from '../../core/journal.js';
 import { asJson } from '../../core/model-step.js';
 import type { JsonValue } from '../../core/session.js';
+import { generateOfStream, streamOfGenerate } from './v3-convert.js';
 
 /**
  * The journal's side of an AI SDK v3 (provider spec) model, shared by the runners whose models
@@ -31,9 +32,11 @@ export async function journaledGenerate<G extends V3Generated>(
   generate: () => PromiseLike<G>,
   legacyKey?: () => string,
 ): Promise<G> {
-  const recorded = journal.recordedModel(key, legacyKey) as V3Recorded<unknown, G> | undefined;
-  // The runners always stream; a generated result is kept for a caller that generates.
+  const recorded = journal.recordedModel(key, legacyKey) as V3Recorded<V3Part, G> | undefined;
+  // Either entry's record answers: a turn streamed first may be re-driven drained, and the reverse.
   if (recorded && 'generate' in recorded) return reviveGenerate(recorded.generate);
+  if (recorded && 'stream' in recorded)
+    return reviveGenerate(generateOfStream(recorded.stream) as unknown as G);
   const result = await generate();
   if (result.content.some((part) => part.type === 'tool-call')) {
     const { request: _request, ...kept } = result;
@@ -53,8 +56,10 @@ export async function journaledStream<P extends V3Part, R extends { stream: Read
   stream: () => PromiseLike<R>,
   legacyKey?: () => string,
 ): Promise<R | { stream: ReadableStream<P> }> {
-  const recorded = journal.recordedModel(key, legacyKey) as V3Recorded<P, unknown> | undefined;
+  const recorded = journal.recordedModel(key, legacyKey) as V3Recorded<P, V3Generated> | undefined;
   if (recorded && 'stream' in recorded) return { stream: replay(recorded.stream) };
+  if (recorded && 'generate' in recorded)
+    return { stream: replay(streamOfGenerate(recorded.generate) as unknown as P[]) };
   const result = await stream();
   return { ...result, stream: recordOnToolCall(result.stream, journal, key) };
 }
