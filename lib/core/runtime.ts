@@ -331,12 +331,14 @@ export class Runtime {
       sessionId,
       requests,
       principal: options.principal,
-      incarnation: options.incarnation ?? randomUUID(),
+      // Minted by newSession only when the turn creates the session: no UUID per run.
+      ...(options.incarnation === undefined ? {} : { incarnation: options.incarnation }),
       runOptions: options.runOptions,
       replay: options.replay ?? options.runId !== undefined,
       ...(options.onSession ? { onSession: options.onSession } : {}),
       controller,
       signal,
+      ...(options.signal ? { callerSignal: options.signal } : {}),
     };
   }
 }

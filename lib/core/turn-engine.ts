@@ -255,7 +255,8 @@ function startRunSpan(engine: TurnEngine, setup: TurnSetup): Span {
 
 async function acquire(engine: TurnEngine, setup: TurnSetup): Promise<() => Promise<void>> {
   try {
-    return await engine.lock.acquire(setup.sessionId, setup.signal);
+    // The controller is aborted only after the lock is held: no abort listener for it here.
+    return await engine.lock.acquire(setup.sessionId, setup.callerSignal);
   } catch (err) {
     throw normaliseRunError(err, setup.agent.name, setup.signal);
   }

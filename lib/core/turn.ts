@@ -52,6 +52,8 @@ export interface TurnSetup {
   /** Aborts the runner when the turn fails, halts or its consumer goes away. */
   readonly controller: AbortController;
   readonly signal: AbortSignal;
+  /** The caller's own signal, if any: all the session lock needs (the controller aborts later). */
+  readonly callerSignal?: AbortSignal;
 }
 
 export interface PreparedTurn {
