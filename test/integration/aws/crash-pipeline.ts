@@ -34,8 +34,8 @@ export function crashPipeline(
         DELIVERY_MODE: 'direct',
         JOB_CLAIM_GRACE_SECONDS: '1',
         RUN_DEADLINE_MARGIN_SECONDS: '1',
-        // The killed worker's lease lapses in 3 s, not 30 (renewed each second while held).
-        SESSION_LEASE_SECONDS: '3',
+        // The killed worker's lease lapses in 1 s, not 30 (renewed every third of it while held).
+        SESSION_LEASE_SECONDS: '1',
         ...env,
       },
       { dynamoEndpoint: proxy.url, effectsFile, maxReceiveCount: 10 },
@@ -74,7 +74,7 @@ export function crashPipeline(
   async function redeliverUntilDone(
     stack: Stack,
     job: { sessionId: string; runId: string },
-    // The dead worker's session lease (3 s here) must lapse before a rerun of an unsaved turn.
+    // The dead worker's session lease (1 s here) must lapse before a rerun of an unsaved turn.
     timeout = 30_000,
   ) {
     await expect
