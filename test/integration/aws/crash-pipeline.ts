@@ -46,8 +46,8 @@ export function crashPipeline(
         // The killed worker does nothing past its deadline: the claim lapses with it.
         JOB_CLAIM_GRACE_SECONDS: '0',
         RUN_DEADLINE_MARGIN_SECONDS: '1',
-        // The killed worker's lease lapses in 3 s, not 30 (renewed each second while held).
-        SESSION_LEASE_SECONDS: '3',
+        // The killed worker's lease lapses in 1 s, not 30 (renewed every third of it while held).
+        SESSION_LEASE_SECONDS: '1',
         ...env,
       },
       { dynamoEndpoint: proxy.url, effectsFile, maxReceiveCount: MAX_RECEIVES },
@@ -86,7 +86,7 @@ export function crashPipeline(
   async function redeliverUntilDone(
     stack: Stack,
     job: { sessionId: string; runId: string },
-    // The dead worker's claim lapses at its deadline (its session lease, 3 s, before that).
+    // The dead worker's claim lapses at its deadline (its session lease, 1 s, before that).
     timeout = KILLED_REMAINING_MS + 30_000,
   ) {
     await expect
