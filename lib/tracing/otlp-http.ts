@@ -82,19 +82,22 @@ export class OtlpHttpExporter implements SpanExporter {
     return new Promise((resolve) => {
       const headers = { ...this.#headers, 'Content-Length': String(body.length) };
       const req = this.#request({ ...this.#options, headers }, (res) => {
+        const status = res.statusCode ?? 0;
         // The start of a refusal's body says why (auth, quota, schema); the rest is drained.
         let why = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          if (why.length < 200) why += chunk;
-        });
+        if (status >= 200 && status < 300) res.resume();
+        else {
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => {
+            if (why.length < 200) why += chunk;
+          });
+        }
         res.on('error', (error) => {
           clearTimeout(timer);
           resolve({ code: FAILED, error });
         });
         res.on('end', () => {
           clearTimeout(timer);
-          const status = res.statusCode ?? 0;
           resolve(
             status >= 200 && status < 300
               ? { code: SUCCESS }
