@@ -23,3 +23,10 @@ export class DaemonPacketInvalid extends TracingError {
     super('daemon-packet-invalid', `Not an X-Ray daemon packet: ${detail.slice(0, 120)}`);
   }
 }
+
+/** An OTLP export the collector refused (non-2xx) or that failed on the wire; it is dropped. */
+export class OtlpExportFailed extends TracingError {
+  constructor(detail: string) {
+    super('otlp-export-failed', `OTLP export failed: ${detail.slice(0, 300)}`);
+  }
+}

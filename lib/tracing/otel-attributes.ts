@@ -63,20 +63,26 @@ const TRACELOOP_KIND: Partial<Record<SpanKind, string>> = {
   hook: 'task',
 };
 
-/** The OTel attributes of our span attributes; undefined values are dropped. */
+/**
+ * The OTel attributes of our span attributes, written into `out`; undefined values are dropped,
+ * string values pass through `redact`.
+ */
 export function toOtelAttributes(
   attributes: SpanAttributes,
   options: AttributeOptions,
+  out: Attributes = {},
+  redact?: (value: string) => string,
 ): Attributes {
-  const out: Attributes = {};
-  for (const [name, value] of Object.entries(attributes)) {
+  for (const name in attributes) {
+    const value = attributes[name];
     if (value === undefined) continue;
     if (name === 'principal') {
       const id = principalValue(String(value), options.principal);
-      if (id !== undefined) out['enduser.id'] = id;
+      if (id !== undefined) out['enduser.id'] = redact ? redact(id) : id;
       continue;
     }
-    const exported = name === 'provider' ? providerName(String(value)) : value;
+    const renamed = name === 'provider' ? providerName(String(value)) : value;
+    const exported = redact && typeof renamed === 'string' ? redact(renamed) : renamed;
     for (const key of RENAMED[name] ?? [ownName(name)]) out[key] = exported;
     if (options.traceloop) for (const key of TRACELOOP[name] ?? []) out[key] = exported;
   }

@@ -1,4 +1,4 @@
-import { TraceFlags } from '@opentelemetry/api';
+import { diag, TraceFlags } from '@opentelemetry/api';
 import type { ReadableSpan, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace';
 
 /** A full buffer is exported during the invocation; the rest waits for `flush()`. */
@@ -40,8 +40,11 @@ export class BufferedSpanProcessor implements SpanProcessor {
     const spans = this.#buffer;
     this.#buffer = [];
     const done = new Promise<void>((resolve) => {
-      // A failed export is dropped: tracing never fails a run.
-      this.#exporter.export(spans, () => resolve());
+      // A failed export is dropped and reported on OTel's diag channel: tracing never fails a run.
+      this.#exporter.export(spans, (result) => {
+        if (result.code !== 0) diag.error(`dropped ${spans.length} spans`, result.error);
+        resolve();
+      });
     }).finally(() => this.#inFlight.delete(done));
     this.#inFlight.add(done);
   }

@@ -139,18 +139,20 @@ export class OtelTracer implements FlushableTracer {
     const ids: SpanAttributes = {};
     for (const key of INHERITED) ids[key] = attributes[key] ?? parent?.ids[key];
     const all = { ...ids, ...attributes };
-    const own = this.#attributes(all);
+    // No attributes to startSpan: the SDK would clean them twice, and build them for a span
+    // the sampler drops. Set once, on a recorded span only (our samplers ignore attributes).
     const span = this.#tracer.startSpan(
       spanName(name, kind, all),
-      {
-        kind: otelKind(kind, options, all),
-        attributes: { ...kindAttributes(kind, all, this.attributeOptions), ...own },
-      },
+      { kind: otelKind(kind, options, all) },
       this.#parentContext(parent, options),
     );
     const run = kind === 'run' ? undefined : parent?.run;
-    // `invoke_agent` needs the provider and model, known only from the agent's model calls.
-    if (kind === 'model') run?.fillFromModel(own);
+    if (span.isRecording()) {
+      const own = this.#attributes(all, kindAttributes(kind, all, this.attributeOptions));
+      span.setAttributes(own);
+      // `invoke_agent` needs the provider and model, known only from the agent's model calls.
+      if (kind === 'model') run?.fillFromModel(own);
+    }
     return new OtelSpan(this, span, kind, ids, run);
   }
 
@@ -172,13 +174,11 @@ export class OtelTracer implements FlushableTracer {
   }
 
   /** Redacted OTel attributes (an id or a model name never holds a secret, a value might). */
-  #attributes(attributes: SpanAttributes): Attributes {
-    const out = toOtelAttributes(attributes, this.attributeOptions);
-    for (const [key, value] of Object.entries(out)) {
-      if (typeof value === 'string') out[key] = this.redactor.string(value);
-    }
-    return out;
+  #attributes(attributes: SpanAttributes, into: Attributes = {}): Attributes {
+    return toOtelAttributes(attributes, this.attributeOptions, into, this.#redact);
   }
+
+  readonly #redact = (value: string): string => this.redactor.string(value);
 
   /**
    * The parent span, else the remote parent of a W3C context (SQS message attributes), else of
@@ -292,7 +292,7 @@ export class OtelSpan implements Span {
 
   setAttributes(attributes: SpanAttributes): void {
     for (const key of INHERITED) if (attributes[key] !== undefined) this.ids[key] = attributes[key];
-    this.span.setAttributes(this.#host.otelAttributes(attributes));
+    if (this.span.isRecording()) this.span.setAttributes(this.#host.otelAttributes(attributes));
   }
 
   setPayload(name: 'input' | 'output', value: unknown, options?: PayloadOptions): void {
@@ -300,7 +300,7 @@ export class OtelSpan implements Span {
     const capture = this.#host.config.capturePayloads;
     if (!capture && sensitive.length === 0) return;
     const resolved = typeof value === 'function' ? value() : value;
-    if (!capture) {
+    if (!capture || !this.span.isRecording()) {
       // Not recorded, but learnt: an echo in a model's answer must still be hidden.
       this.#host.redactor.learnPaths(resolved, sensitive);
       return;

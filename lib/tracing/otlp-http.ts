@@ -2,6 +2,7 @@ import { Agent as HttpAgent, request as httpRequest, type RequestOptions } from 
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { urlToHttpOptions } from 'node:url';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
+import { OtlpExportFailed } from './errors.js';
 import { encodeTraceRequest } from './otlp-json.js';
 
 type ExportResult = Parameters<Parameters<SpanExporter['export']>[1]>[0];
@@ -81,24 +82,35 @@ export class OtlpHttpExporter implements SpanExporter {
     return new Promise((resolve) => {
       const headers = { ...this.#headers, 'Content-Length': String(body.length) };
       const req = this.#request({ ...this.#options, headers }, (res) => {
-        res.resume();
+        const status = res.statusCode ?? 0;
+        // The start of a refusal's body says why (auth, quota, schema); the rest is drained.
+        let why = '';
+        if (status >= 200 && status < 300) res.resume();
+        else {
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => {
+            if (why.length < 200) why += chunk;
+          });
+        }
         res.on('error', (error) => {
           clearTimeout(timer);
           resolve({ code: FAILED, error });
         });
         res.on('end', () => {
           clearTimeout(timer);
-          const status = res.statusCode ?? 0;
           resolve(
             status >= 200 && status < 300
               ? { code: SUCCESS }
-              : { code: FAILED, error: new Error(`OTLP collector answered ${status}`) },
+              : {
+                  code: FAILED,
+                  error: new OtlpExportFailed(`collector answered ${status} ${why}`),
+                },
           );
         });
       });
       const timer = setTimeout(
         () => {
-          req.destroy(new Error('OTLP export timed out'));
+          req.destroy(new OtlpExportFailed(`no answer within ${this.#timeoutMs} ms`));
         },
         Math.max(deadline - Date.now(), 0),
       );

@@ -1,4 +1,4 @@
-import type { Attributes, AttributeValue, HrTime, SpanContext } from '@opentelemetry/api';
+import type { Attributes, HrTime, SpanContext } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 
 /**
@@ -112,22 +112,36 @@ function attributesJson(attributes: Attributes): string {
   return `${out}]`;
 }
 
-function anyValue(value: AttributeValue | null | undefined | Uint8Array): string {
+/** int64 range of `intValue`; integers past it are sent as doubles, which they are in JS. */
+const INT64 = 2 ** 63;
+
+function anyValue(value: unknown): string {
   switch (typeof value) {
     case 'string':
       return `{"stringValue":${JSON.stringify(value)}}`;
     case 'number':
-      return Number.isInteger(value)
-        ? `{"intValue":${value}}`
-        : `{"doubleValue":${JSON.stringify(value)}}`;
+      return numberValue(value);
     case 'boolean':
       return `{"boolValue":${value}}`;
     default:
+      if (value === null || typeof value !== 'object') return '{}';
       if (value instanceof Uint8Array) {
         return `{"bytesValue":"${Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64')}"}`;
       }
       if (Array.isArray(value))
         return `{"arrayValue":{"values":[${value.map(anyValue).join(',')}]}}`;
-      return '{}';
+      return `{"kvlistValue":{"values":${attributesJson(value as Attributes)}}}`;
   }
+}
+
+/**
+ * The proto3 JSON mapping: int64 as a decimal string (`1e+21` is no int64), non-finite doubles
+ * as the strings "NaN" / "Infinity" / "-Infinity" (JSON.stringify would write `null`).
+ */
+function numberValue(value: number): string {
+  if (Number.isInteger(value) && Math.abs(value) < INT64) {
+    return `{"intValue":"${Number.isSafeInteger(value) ? value : BigInt(value)}"}`;
+  }
+  if (Number.isFinite(value)) return `{"doubleValue":${value}}`;
+  return `{"doubleValue":"${value > 0 ? 'Infinity' : value < 0 ? '-Infinity' : 'NaN'}"}`;
 }
