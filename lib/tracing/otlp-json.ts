@@ -101,21 +101,24 @@ export function nanos(time: HrTime): string {
   return `${seconds}${String(ns).padStart(9, '0')}`;
 }
 
-function attributesJson(attributes: Attributes): string {
+function attributesJson(attributes: Attributes, depth = 0): string {
   let out = '[';
   for (const key of Object.keys(attributes)) {
     const value = attributes[key];
     if (value === undefined) continue;
     if (out.length > 1) out += ',';
-    out += `{"key":${JSON.stringify(key)},"value":${anyValue(value)}}`;
+    out += `{"key":${JSON.stringify(key)},"value":${anyValue(value, depth)}}`;
   }
   return `${out}]`;
 }
 
 /** int64 range of `intValue`; integers past it are sent as doubles, which they are in JS. */
 const INT64 = 2 ** 63;
+/** Deeper values (or a cycle) become one marker string, so one attribute cannot drop the batch. */
+const MAX_DEPTH = 16;
+const TOO_DEEP = '{"stringValue":"[nested too deep]"}';
 
-function anyValue(value: unknown): string {
+function anyValue(value: unknown, depth = 0): string {
   switch (typeof value) {
     case 'string':
       return `{"stringValue":${JSON.stringify(value)}}`;
@@ -125,12 +128,13 @@ function anyValue(value: unknown): string {
       return `{"boolValue":${value}}`;
     default:
       if (value === null || typeof value !== 'object') return '{}';
+      if (depth >= MAX_DEPTH) return TOO_DEEP;
       if (value instanceof Uint8Array) {
         return `{"bytesValue":"${Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64')}"}`;
       }
       if (Array.isArray(value))
-        return `{"arrayValue":{"values":[${value.map(anyValue).join(',')}]}}`;
-      return `{"kvlistValue":{"values":${attributesJson(value as Attributes)}}}`;
+        return `{"arrayValue":{"values":[${value.map((v) => anyValue(v, depth + 1)).join(',')}]}}`;
+      return `{"kvlistValue":{"values":${attributesJson(value as Attributes, depth + 1)}}}`;
   }
 }
 

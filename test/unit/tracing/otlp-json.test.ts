@@ -147,6 +147,28 @@ describe('encodeTraceRequest (OTLP/JSON mapping)', () => {
     });
   });
 
+  it('encodes a cyclic value with a marker past 16 levels instead of failing the batch', async () => {
+    // Arrange: the SDK drops such a value, a span built elsewhere may not.
+    const cyclic: Record<string, unknown> = { a: 'x' };
+    cyclic.self = cyclic;
+    const [span] = await spansWith({});
+    Object.defineProperty(span, 'attributes', { value: { cyclic, other: 'kept' } });
+
+    // Act
+    const body = JSON.parse(encodeTraceRequest([span as ReadableSpan])) as Encoded;
+
+    // Assess
+    const attrs = body.resourceSpans[0]?.scopeSpans[0]?.spans[0]?.attributes ?? [];
+    type Kv = { kvlistValue?: { values: { key: string; value: Kv }[] }; stringValue?: string };
+    let level = attrs[0]?.value as Kv;
+    for (let i = 0; i < 16; i++) {
+      expect(level.kvlistValue?.values[0]).toEqual({ key: 'a', value: { stringValue: 'x' } });
+      level = level.kvlistValue?.values[1]?.value as Kv;
+    }
+    expect(level).toEqual({ stringValue: '[nested too deep]' });
+    expect(attrs[1]).toEqual({ key: 'other', value: { stringValue: 'kept' } });
+  });
+
   it('encodes event attributes the same way', async () => {
     // Act
     const { span } = await encodedSpan({}, { n: 3, d: 0.25, nan: Number.NaN });
