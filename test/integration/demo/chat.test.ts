@@ -13,8 +13,13 @@ interface Exit {
   stderr: string;
 }
 
-/** Runs the chat with `input` piped to stdin (then EOF), offline: no API key in its env. */
-function chat(input: string, timeoutMs = 20_000): Promise<Exit> {
+/**
+ * Runs the chat with `input` piped to stdin (then EOF), offline: no API key in its env. The limit
+ * only catches a hang: the test waits for the exit (20 s was exceeded at load 6 while the chat
+ * was still working).
+ */
+const HANG_MS = 120_000;
+function chat(input: string, timeoutMs = HANG_MS): Promise<Exit> {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
   delete env.OPENAI_API_KEY;
   delete env.OPENAI_BASE_URL;
@@ -47,7 +52,7 @@ function chat(input: string, timeoutMs = 20_000): Promise<Exit> {
   });
 }
 
-describe('demo chat in-process (npm run chat:local)', () => {
+describe('demo chat in-process (npm run chat:local)', { timeout: HANG_MS + 10_000 }, () => {
   it('answers piped questions offline with tool calls, then exits 0 at EOF', async () => {
     // Act
     const { code, stdout, stderr } = await chat("What's the weather in Paris?\nwhat time is it?\n");
