@@ -25,25 +25,30 @@ export function* mapGenerated(
   output: GenerateOutput,
   mapper: MastraEventMapper,
 ): Generator<StreamEvent> {
-  const map = (chunk: Record<string, unknown>) => mapper.map(chunk as never);
+  const map = (chunk: unknown) => mapper.map(chunk as never);
+  const seen = new Set<string>();
   for (const [n, step] of output.steps.entries()) {
     yield* map({ type: 'step-start', payload: {} });
     for (const [i, part] of (step.content as readonly ContentPart[]).entries()) {
-      yield* mapPart(map, part, `${n}-${i}`);
+      if (part.toolCallId) seen.add(part.toolCallId);
+      yield* mapPart(map, step, part, `${n}-${i}`);
     }
     yield* map({ type: 'step-finish', payload: { output: { usage: step.usage } } });
   }
   const held = heldCall(output);
-  if (held) {
-    // The held call's step ends at the suspension, so its call may not be among the steps.
-    yield* map({ type: 'tool-call', payload: { ...held } });
-    mapper.approvals.push(held);
-  }
+  if (!held) return yield* mapper.finish();
+  // The suspended step is not among the steps: its calls are the output's last ones.
+  const calls = output.toolCalls.filter((c) => !seen.has(c.payload.toolCallId));
+  if (calls.length > 0) yield* map({ type: 'step-start', payload: {} });
+  for (const chunk of calls) yield* map(chunk);
+  mapper.approvals.push(held);
   yield* mapper.finish();
 }
 
+/** One content part as its chunk: tool calls and results are Mastra's own chunks of the step. */
 function* mapPart(
-  map: (chunk: Record<string, unknown>) => Generator<StreamEvent>,
+  map: (chunk: unknown) => Generator<StreamEvent>,
+  step: Step,
   part: ContentPart,
   key: string,
 ): Generator<StreamEvent> {
@@ -57,11 +62,20 @@ function* mapPart(
       return;
     }
     case 'tool-call':
-      yield* map({ type: 'tool-call', payload: { toolCallId, toolName, args: part.input } });
+      yield* map(
+        step.toolCalls.find((c) => c.payload.toolCallId === toolCallId) ?? {
+          type: 'tool-call',
+          payload: { toolCallId, toolName, args: part.input },
+        },
+      );
       return;
-    case 'tool-result':
-      yield* map({ type: 'tool-result', payload: { toolCallId, toolName, result: part.output } });
+    case 'tool-result': {
+      const chunk = step.toolResults.find((c) => c.payload.toolCallId === toolCallId);
+      yield* map(
+        chunk ?? { type: 'tool-result', payload: { toolCallId, toolName, result: part.output } },
+      );
       return;
+    }
     case 'tool-error':
       yield* map({ type: 'tool-error', payload: { toolCallId, toolName, error: part.error } });
       return;
@@ -83,5 +97,3 @@ function heldCall(output: GenerateOutput): PendingApproval | undefined {
     ? { toolCallId, toolName, args, suspended: { payload: payload.suspendPayload ?? null } }
     : { toolCallId, toolName, args };
 }
-
-export type { Step };
