@@ -66,9 +66,9 @@ async function turn(drained: boolean, text: string) {
 function joined(events: readonly StreamEvent[]): unknown[] {
   const out: Record<string, unknown>[] = [];
   for (const event of events) {
-    const { messageId: _id, ...rest } = event as StreamEvent & { messageId?: string };
+    const { messageId: _id, ...rest } = event as Record<string, unknown>;
     const last = out.at(-1);
-    if ('delta' in rest && last?.type === rest.type && last.toolCallId === rest.toolCallId) {
+    if (last && 'delta' in rest && last.type === rest.type && last.toolCallId === rest.toolCallId) {
       last.delta = `${last.delta}${rest.delta}`;
     } else out.push({ ...rest });
   }
