@@ -1,5 +1,6 @@
 import { RequestContext } from '@mastra/core/request-context';
 import { RunnerError } from '../../core/errors.js';
+import type { StreamEvent } from '../../core/events.js';
 import type { Interruption, Usage } from '../../core/requests.js';
 import { ownOptions, type ReservedRunOptions } from '../../core/run-options.js';
 import type {
@@ -17,6 +18,7 @@ import { gateDecision, gateInterruption } from '../../tools/guard.js';
 import { isModelV2, v2AsV3 } from '../base/v2-model.js';
 import { mapMastraError } from './errors.js';
 import { MastraEventMapper, type PendingApproval } from './events.js';
+import { type GenerateOutput, mapGenerated } from './generated.js';
 import { isModelV3, layered } from './model.js';
 import { CallIndex, journalLayer } from './model-journal.js';
 import { MastraModelSpans } from './model-tracing.js';
@@ -80,8 +82,26 @@ export async function warmTools(
 /** One turn's Mastra call: a new stream, or a resume of a suspended run. */
 type Start = (options: StreamOptions) => Promise<StreamOutput>;
 
+/** How a turn's Mastra run ended, whether streamed or generated. */
+interface Ended {
+  readonly status: string;
+  readonly error?: unknown;
+  readonly runId: string;
+  usage(): PromiseLike<Parameters<typeof toUsage>[0]> | Parameters<typeof toUsage>[0];
+  text(): Promise<string> | string;
+  messages(): Parameters<typeof toHistory>[0];
+}
+
+/** The turn's body: Mastra's calls with the turn's options, their events, how the run ended. */
+type Body = (
+  options: StreamOptions,
+  mapper: MastraEventMapper,
+  started: (runId: string) => void,
+) => AsyncGenerator<StreamEvent, Ended, undefined>;
+
 /**
- * Runs Mastra agents through `agent.stream` (the runtime drains it for `run`). History is the
+ * Runs Mastra agents through `agent.stream`, or `agent.generate` for a drained turn (`Runtime.run`:
+ * the model's non-streaming call). History is the
  * thread's messages in Mastra's stored form in the session slot; tools with `requireApproval`
  * (or `requireToolApproval`) suspend the run, kept as Mastra's workflow snapshots in the paused
  * state and resumed with `approveToolCall` / `declineToolCall`.
@@ -101,6 +121,14 @@ export class MastraRunner implements Runner<MastraNativeAgent> {
     const history = loadHistory(input.sessionId, input.state);
     const messages = [...history, toUserMessage(input.requests)];
     const agent = input.agent.native;
+    if (input.drained) {
+      return this.#session(input, history, async function* (options, mapper, started) {
+        const output = await generated(() => agent.generate(messages as never, options as never));
+        started(output.runId ?? '');
+        yield* mapGenerated(output, mapper);
+        return endedGenerate(output);
+      });
+    }
     return this.#turn(input, history, (options) =>
       agent.stream(messages as never, options as never),
     );
@@ -140,7 +168,7 @@ export class MastraRunner implements Runner<MastraNativeAgent> {
     );
   }
 
-  async *#turn(
+  #turn(
     input: RunnerInput<MastraNativeAgent> | RunnerResumeInput<MastraNativeAgent>,
     history: readonly StoredMessage[],
     start: Start,
@@ -148,6 +176,27 @@ export class MastraRunner implements Runner<MastraNativeAgent> {
       decisions: readonly Decision[];
       resume: (call: PendingApproval, options: StreamOptions) => Promise<StreamOutput>;
     },
+  ): RunnerStream {
+    return this.#session(input, history, async function* (options, mapper, started) {
+      let output = await call(() => start(options));
+      started(output.runId);
+      for (;;) {
+        yield* drain(output, mapper);
+        // More calls held at once: Mastra asks for them one by one.
+        const next = resuming && pendingDecided(output, mapper, resuming.decisions);
+        if (!next) break;
+        mapper.approvals.length = 0;
+        output = await call(() => resuming.resume(next, options));
+      }
+      return endedStream(output);
+    });
+  }
+
+  /** One turn's setup and teardown around its body (streamed or generated). */
+  async *#session(
+    input: RunnerInput<MastraNativeAgent> | RunnerResumeInput<MastraNativeAgent>,
+    history: readonly StoredMessage[],
+    body: Body,
   ): RunnerStream {
     const spans = new MastraModelSpans();
     const agent = input.agent.native;
@@ -159,19 +208,12 @@ export class MastraRunner implements Runner<MastraNativeAgent> {
     try {
       await snapshots.prepare();
       const options = await this.#options(input, requestContext, spans);
-      let output = await call(() => start(options));
-      mastraRunId = output.runId;
       const mapper = new MastraEventMapper(input.runId);
-      for (;;) {
-        yield* drain(output, mapper);
-        // More calls held at once: Mastra asks for them one by one.
-        const next = resuming && pendingDecided(output, mapper, resuming.decisions);
-        if (!next) break;
-        mapper.approvals.length = 0;
-        output = await call(() => resuming.resume(next, options));
-      }
+      const ended = yield* body(options, mapper, (runId) => {
+        mastraRunId = runId || undefined;
+      });
       const context = { ...input.context, ...changed(initial, requestContext) };
-      return await this.#result(input, output, mapper, history, snapshots, context);
+      return await this.#result(input, ended, mapper, history, snapshots, context);
     } finally {
       spans.close(input.signal);
       if (mastraRunId) await snapshots.release(mastraRunId);
@@ -227,7 +269,7 @@ export class MastraRunner implements Runner<MastraNativeAgent> {
 
   async #result(
     input: RunnerInput<MastraNativeAgent> | RunnerResumeInput<MastraNativeAgent>,
-    output: StreamOutput,
+    output: Ended,
     mapper: MastraEventMapper,
     history: readonly StoredMessage[],
     snapshots: RunSnapshots,
@@ -237,7 +279,7 @@ export class MastraRunner implements Runner<MastraNativeAgent> {
       mapper.failure() ?? (output.status === 'failed' ? mapMastraError(output.error) : undefined);
     if (failure) throw failure;
     if (input.signal.aborted) throw abortError(input.signal);
-    const usage = toUsage(await output.totalUsage);
+    const usage = toUsage(await output.usage());
     if (output.status === 'suspended') {
       if (mapper.approvals.length === 0) {
         throw new RunnerError('The Mastra run suspended without a held tool call.');
@@ -257,9 +299,9 @@ export class MastraRunner implements Runner<MastraNativeAgent> {
     }
     return {
       status: 'completed',
-      text: await output.text,
+      text: await output.text(),
       ...(usage ? { usage } : {}),
-      state: toHistory(output.messageList.get.all.db()),
+      state: toHistory(output.messages()),
       context,
     };
   }
@@ -271,6 +313,36 @@ async function call(start: () => Promise<StreamOutput>): Promise<StreamOutput> {
   } catch (err) {
     throw mapMastraError(err);
   }
+}
+
+async function generated(start: () => Promise<GenerateOutput>): Promise<GenerateOutput> {
+  try {
+    return await start();
+  } catch (err) {
+    throw mapMastraError(err);
+  }
+}
+
+function endedStream(output: StreamOutput): Ended {
+  return {
+    status: output.status,
+    error: output.error,
+    runId: output.runId,
+    usage: () => output.totalUsage,
+    text: () => output.text,
+    messages: () => output.messageList.get.all.db(),
+  };
+}
+
+/** generate throws a failed run; a suspended one reports it by its finish reason. */
+function endedGenerate(output: GenerateOutput): Ended {
+  return {
+    status: output.finishReason === 'suspended' ? 'suspended' : 'success',
+    runId: output.runId ?? '',
+    usage: () => output.totalUsage,
+    text: () => output.text,
+    messages: () => output.messages,
+  };
 }
 
 async function* drain(output: StreamOutput, mapper: MastraEventMapper) {

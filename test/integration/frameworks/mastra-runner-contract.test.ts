@@ -50,6 +50,8 @@ for (const [name, modelOf] of variants) {
   runnerContract({
     name,
     supportsPause: true,
+    // A drained run goes through `agent.generate`: the model is asked without streaming.
+    drainedRun: true,
     agent: ({ modelUrl, tools, executor }) =>
       mastraAgent(
         new Agent({
