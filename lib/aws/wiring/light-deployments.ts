@@ -58,11 +58,16 @@ export function fanoutConnectionsFor(
   env: Record<string, string | undefined> = process.env,
   options: { tracer?: Tracer } = {},
 ): () => Promise<ConnectionsDeployment> {
-  return lazily(require, env, (config, stores) => ({
-    config,
-    connections: new DynamoConnectionStore(stores),
-    tracer: options.tracer ?? noopTracer,
-  }));
+  return lazily(require, env, (config, stores) => connectionsOf(config, stores, options.tracer));
+}
+
+/** What every connections deployment holds. */
+function connectionsOf(
+  config: Config,
+  stores: StoreOptions,
+  tracer?: Tracer,
+): ConnectionsDeployment {
+  return { config, connections: new DynamoConnectionStore(stores), tracer: tracer ?? noopTracer };
 }
 
 /**
@@ -76,9 +81,7 @@ export function connectionsFor(
   options: { tracer?: Tracer } = {},
 ): () => Promise<ConnectionsDeployment> {
   return lazily(require, env, (config, stores) => ({
-    config,
-    connections: new DynamoConnectionStore(stores),
-    tracer: options.tracer ?? noopTracer,
+    ...connectionsOf(config, stores, options.tracer),
     fairUse: fairUseFor(config, stores),
   }));
 }

@@ -1,7 +1,7 @@
 import { RequestContext } from '@mastra/core/request-context';
 import { RunnerError } from '../../core/errors.js';
 import type { StreamEvent } from '../../core/events.js';
-import type { Interruption, Usage } from '../../core/requests.js';
+import type { Interruption } from '../../core/requests.js';
 import { ownOptions, type ReservedRunOptions } from '../../core/run-options.js';
 import type {
   Decision,
@@ -16,9 +16,17 @@ import { tryToolContext } from '../../core/tool-context.js';
 import { activeSpan } from '../../core/tracer.js';
 import { gateDecision, gateInterruption } from '../../tools/guard.js';
 import { isModelV2, v2AsV3 } from '../base/v2-model.js';
+import {
+  type Ended,
+  endedGenerate,
+  endedStream,
+  generated,
+  type StreamOutput,
+  toUsage,
+} from './ended.js';
 import { mapMastraError } from './errors.js';
 import { MastraEventMapper, type PendingApproval } from './events.js';
-import { type GenerateOutput, mapGenerated } from './generated.js';
+import { mapGenerated } from './generated.js';
 import { isModelV3, layered } from './model.js';
 import { CallIndex, journalLayer } from './model-journal.js';
 import { MastraModelSpans } from './model-tracing.js';
@@ -36,7 +44,6 @@ import { guardedTools } from './tool-journal.js';
 
 export type { MastraNativeAgent };
 
-type StreamOutput = Awaited<ReturnType<MastraNativeAgent['stream']>>;
 /**
  * `agent.stream` options (its overloads are keyed by structured output, so they are handed over
  * as `never`): the keys we set or read.
@@ -81,16 +88,6 @@ export async function warmTools(
 
 /** One turn's Mastra call: a new stream, or a resume of a suspended run. */
 type Start = (options: StreamOptions) => Promise<StreamOutput>;
-
-/** How a turn's Mastra run ended, whether streamed or generated. */
-interface Ended {
-  readonly status: string;
-  readonly error?: unknown;
-  readonly runId: string;
-  usage(): PromiseLike<Parameters<typeof toUsage>[0]> | Parameters<typeof toUsage>[0];
-  text(): Promise<string> | string;
-  messages(): Parameters<typeof toHistory>[0];
-}
 
 /** The turn's body: Mastra's calls with the turn's options, their events, how the run ended. */
 type Body = (
@@ -315,36 +312,6 @@ async function call(start: () => Promise<StreamOutput>): Promise<StreamOutput> {
   }
 }
 
-async function generated(start: () => Promise<GenerateOutput>): Promise<GenerateOutput> {
-  try {
-    return await start();
-  } catch (err) {
-    throw mapMastraError(err);
-  }
-}
-
-function endedStream(output: StreamOutput): Ended {
-  return {
-    status: output.status,
-    error: output.error,
-    runId: output.runId,
-    usage: () => output.totalUsage,
-    text: () => output.text,
-    messages: () => output.messageList.get.all.db(),
-  };
-}
-
-/** generate throws a failed run; a suspended one reports it by its finish reason. */
-function endedGenerate(output: GenerateOutput): Ended {
-  return {
-    status: output.finishReason === 'suspended' ? 'suspended' : 'success',
-    runId: output.runId ?? '',
-    usage: () => output.totalUsage,
-    text: () => output.text,
-    messages: () => output.messages,
-  };
-}
-
 async function* drain(output: StreamOutput, mapper: MastraEventMapper) {
   try {
     for await (const chunk of output.fullStream) yield* mapper.map(chunk as never);
@@ -410,13 +377,6 @@ function changed(before: Record<string, unknown>, after: Context): Record<string
 function withoutServerHistory(options: unknown): Record<string, unknown> {
   const given = (options ?? {}) as { openai?: Record<string, unknown> };
   return { ...given, openai: { store: false, ...given.openai } };
-}
-
-function toUsage(
-  usage: { inputTokens?: number | undefined; outputTokens?: number | undefined } | undefined,
-): Usage | undefined {
-  if (!usage?.inputTokens && !usage?.outputTokens) return undefined;
-  return { inputTokens: usage.inputTokens ?? 0, outputTokens: usage.outputTokens ?? 0 };
 }
 
 function abortError(signal: AbortSignal): Error {
