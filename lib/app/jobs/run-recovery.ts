@@ -6,7 +6,7 @@ import type { PipelineMetric } from '../ports/jobs.js';
 import { type RunRecord, runNextSeq, terminalEventOf } from '../ports/run-records.js';
 import { afterTurn } from './after-turn.js';
 import type { JobContext, JobResult, Outcome } from './job-context.js';
-import { awaitRunEnd } from './run-end.js';
+import { awaitRunEnd, orphanedBy } from './run-end.js';
 import { asJson, type RunLog } from './run-log.js';
 import { continuingSeq, storedFirst } from './stored-events.js';
 
@@ -58,12 +58,20 @@ export async function refused(
   const known = await ctx.ports.runs.get(sessionId, runId);
   if (!known && !(await pausedRuns?.get(sessionId, runId)))
     return { done: true, status: 'refused' };
-  const record = await awaitRunEnd(() => ctx.ports.runs.get(sessionId, runId), {
+  const read = () => ctx.ports.runs.get(sessionId, runId);
+  const orphaned = orphanedBy(
+    async () => (await ctx.ports.runtime.sessions.load(sessionId))?.data,
+    async () => (await pausedRuns?.get(sessionId, runId)) !== undefined,
+  );
+  const record = await awaitRunEnd(read, {
     until: ctx.until,
     pending: async () => (await pausedRuns?.get(sessionId, runId))?.status === 'pending',
+    orphaned,
   });
   if (record) return deliverStored(ctx, record);
-  if (ctx.lastAttempt) return { done: true, status: 'refused' };
+  // Cleared or a new life meanwhile: no attempt will end it, so coming back cannot help.
+  if (ctx.lastAttempt || (await orphaned(await read()).catch(() => false)))
+    return { done: true, status: 'refused' };
   return { done: false, reason: 'run-in-progress' };
 }
 

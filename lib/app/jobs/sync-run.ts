@@ -5,7 +5,7 @@ import { NotFound } from '../errors.js';
 import type { SentSeqs } from '../ports.js';
 import { MAX_TURN_MS, REFUSED_RESUME, type RunRecords, type RunRef } from '../run-records.js';
 import { retrying } from './retry.js';
-import { awaitRunEnd, replyOf } from './run-end.js';
+import { awaitRunEnd, orphanedBy, replyOf } from './run-end.js';
 import { storedReply } from './stored-turn.js';
 
 export interface SyncRunDeps {
@@ -58,6 +58,10 @@ export async function runRecorded(
       const ended = await awaitRunEnd(() => deps.records.get(ref.sessionId, ref.runId), {
         until: Date.now() + (options.timeoutMs ?? MAX_TURN_MS),
         pending: () => deps.stillPaused(ref.sessionId, ref.runId),
+        orphaned: orphanedBy(
+          () => deps.session(ref.sessionId),
+          () => deps.stillPaused(ref.sessionId, ref.runId),
+        ),
       });
       if (ended) return replyOf(ended);
     }

@@ -273,6 +273,79 @@ describe('one run lifecycle across channels', () => {
   });
 });
 
+/**
+ * The run as a resume left it when the session was cleared between its start and its claim:
+ * the record `running` (that attempt was refused too and wrote nothing), its paused run gone,
+ * and the session id living again. Counts the record reads from then on.
+ */
+async function orphanedRun(stack: Stack, tag: string) {
+  const paused = await pausedRun(stack, tag);
+  const { sessionId, runId } = paused.job;
+  const record = await stack.deployed.runs.get(sessionId, runId);
+  const held = { ...record!, status: 'running' as const, updatedAt: Date.now() };
+  await stack.deployed.runs.transition(held, { from: ['paused'] });
+  await stack.deployed.runtime.clearSession(sessionId, { principal: 'alice' });
+  // The id lives again: alice's next run creates the session anew (another incarnation).
+  server.push({ text: 'Hello again.' });
+  const again = { ...paused.job, requestId: `req-${tag}-2`, runId: `run-${tag}-2`, input: 'Hi' };
+  await stack.handlers.worker(eventOf(stack, again, `m-${tag}-2`), contextFor(60_000));
+  expect(await stack.deployed.runs.get(sessionId, again.runId)).toMatchObject({
+    status: 'completed',
+  });
+  const reads = { count: 0 };
+  const runs = stack.deployed.runs;
+  const get = runs.get.bind(runs);
+  runs.get = async (...args) => {
+    reads.count += 1;
+    return get(...args);
+  };
+  return { ...paused, reads };
+}
+
+describe('a resume refused after its session was cleared', () => {
+  it('answers the HTTP requester not-found at once instead of waiting for its own record', async () => {
+    // Prepare: the clear lands after the resume found its paused run and before it claims it,
+    // so the resume takes the record (paused → running) and is then refused.
+    const stack = await newStack(server, endpoints, { DELIVERY_MODE: 'direct' });
+    const http = createHttpHandler(async () => stack.deployed);
+    const { job } = await pausedRun(stack, 'gone-http');
+    const runs = stack.deployed.runs;
+    const transition = runs.transition.bind(runs);
+    runs.transition = async (record, options) => {
+      if (record.runId === job.runId && record.status === 'running') {
+        runs.transition = transition;
+        await stack.deployed.runtime.clearSession(job.sessionId, { principal: 'alice' });
+      }
+      return transition(record, options);
+    };
+
+    // Act
+    const answer = await http(decisions(job.sessionId, job.runId));
+
+    // Assess: no wait for an end that nobody will write.
+    expect(answer.statusCode, String(answer.body)).toBe(404);
+    expect(JSON.parse(String(answer.body))).toMatchObject({ code: 'paused-run-not-found' });
+    expect(payments).toEqual([]);
+  });
+
+  it('ends the resume job refused, not sent back to the queue to wait again', async () => {
+    // Prepare
+    const stack = await newStack(server, endpoints, { DELIVERY_MODE: 'direct' });
+    const { resume, reads } = await orphanedRun(stack, 'gone-job');
+
+    // Act
+    const done = await stack.handlers.worker(
+      eventOf(stack, resume('r-gone'), 'r-gone'),
+      contextFor(60_000),
+    );
+
+    // Assess
+    expect(done.batchItemFailures).toEqual([]);
+    expect(reads.count).toBeLessThanOrEqual(4);
+    expect(payments).toEqual([]);
+  });
+});
+
 describe('one WebSocket job', () => {
   it('reads its session once (the turn loads it under its lease; the job reads no copy)', async () => {
     // Prepare: the session exists and is alice's, as the front door leaves it.

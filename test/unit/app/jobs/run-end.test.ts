@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { awaitRunEnd, hasEnded, replyOf } from '../../../../lib/app/jobs/run-end.js';
+import { awaitRunEnd, hasEnded, orphanedBy, replyOf } from '../../../../lib/app/jobs/run-end.js';
 import type { RunRecord } from '../../../../lib/app/ports/run-records.js';
 
 const at = (status: RunRecord['status'], extra: Partial<RunRecord> = {}): RunRecord => ({
@@ -79,6 +79,67 @@ describe('the end of a run as its record shows it', () => {
     // Assess
     expect(ended).toBeUndefined();
     expect(now).toBeLessThanOrEqual(1_000);
+  });
+
+  it('stops at once when no attempt can end the run any more (orphaned)', async () => {
+    // Prepare
+    let now = 0;
+    let reads = 0;
+
+    // Act
+    const ended = await awaitRunEnd(
+      async () => {
+        reads += 1;
+        return at('running');
+      },
+      {
+        until: 60_000,
+        orphaned: async () => true,
+        now: () => now,
+        sleep: async (ms) => {
+          now += ms;
+        },
+      },
+    );
+
+    // Assess
+    expect(ended).toBeUndefined();
+    expect(reads).toBe(1);
+    expect(now).toBe(0);
+  });
+
+  it.each([
+    ['the session is gone', undefined, at('running'), true],
+    [
+      'the session lives again (another incarnation)',
+      { incarnation: 'life-2' },
+      at('running', { incarnation: 'life-1' }),
+      true,
+    ],
+    [
+      'another owns the id now',
+      { owner: 'bob', incarnation: 'life-1' },
+      at('running', { owner: 'alice', incarnation: 'life-1' }),
+      true,
+    ],
+    [
+      'the record is of the current life',
+      { owner: 'alice', incarnation: 'life-1' },
+      at('running', { owner: 'alice', incarnation: 'life-1' }),
+      false,
+    ],
+  ])('calls a run orphaned when %s: %s', async (_name, session, record, orphaned) => {
+    const check = orphanedBy(
+      async () => session,
+      async () => false,
+    );
+    expect(await check(record)).toBe(orphaned);
+  });
+
+  it('calls a run without a record orphaned only once its paused run is gone too', async () => {
+    const session = async () => ({ incarnation: 'life-1' });
+    expect(await orphanedBy(session, async () => true)(undefined)).toBe(false);
+    expect(await orphanedBy(session, async () => false)(undefined)).toBe(true);
   });
 
   it('answers the stored reply, or throws the stored error', () => {
