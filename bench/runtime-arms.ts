@@ -46,17 +46,19 @@ function runtimeArms(agent: Agent | OpenAIModule, name: string): Record<Mode, Ar
     sessions: new InMemorySessionStore(),
     ...(agent instanceof OpenAIModule ? { modules: [agent] } : { agents: [agent] }),
   });
-  let prefix = 0;
-  const session = (turn: number) => {
-    if (turn === 0) prefix += 1;
-    return `${name}-${prefix}-${Math.floor(turn / TURNS_PER_SESSION)}`;
+  // One session per mode, as each bare arm keeps its own history: shared, a Runtime session
+  // would grow by two turns per loop and send twice the history of a bare arm.
+  const prefixes = { run: 0, stream: 0 };
+  const session = (mode: Mode, turn: number) => {
+    if (turn === 0) prefixes[mode] += 1;
+    return `${name}-${mode}-${prefixes[mode]}-${Math.floor(turn / TURNS_PER_SESSION)}`;
   };
   return {
     run: async (turn, prompt) => {
-      await runtime.run(name, session(turn), prompt);
+      await runtime.run(name, session('run', turn), prompt);
     },
     stream: async (turn, prompt) => {
-      for await (const _event of runtime.stream(name, session(turn), prompt)) {
+      for await (const _event of runtime.stream(name, session('stream', turn), prompt)) {
         // consume every event, as a client would
       }
     },

@@ -12,6 +12,7 @@
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { startScriptedModelServer } from '../lib/testing/index.js';
+import { shuffler } from './order.js';
 import { type Arm, frameworks, type Mode } from './runtime-arms.js';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 200);
@@ -35,17 +36,11 @@ const arms: { key: string; arm: Arm }[] = all.flatMap((f) =>
  * what that one left pending. `BENCH_ORDER=rotate` (or `reverse`) keeps the old order to compare.
  */
 const ORDER = process.env.BENCH_ORDER ?? 'shuffle';
-let seed = 29;
+const shuffle = shuffler(arms, 29);
 function order(turn: number) {
   if (ORDER === 'rotate') return arms.map((_, i) => arms[(turn + i) % arms.length]);
   if (ORDER === 'reverse') return arms.map((_, i) => arms[(turn + i) % arms.length]).reverse();
-  const out = [...arms];
-  for (let i = out.length - 1; i > 0; i--) {
-    seed = (seed * 1103515245 + 12345) % 2147483648;
-    const j = seed % (i + 1);
-    [out[i], out[j]] = [out[j] as (typeof arms)[number], out[i] as (typeof arms)[number]];
-  }
-  return out;
+  return shuffle();
 }
 
 /** Per arm: the median wall time of a turn and the median CPU time of this process during it. */
@@ -64,8 +59,8 @@ async function repetition(): Promise<Medians> {
   const cpu = new Map(arms.map(({ key }) => [key, [] as number[]]));
   for (let turn = 0; turn < WARMUP + TURNS; turn++) {
     const prompt = `Question number ${turn}?`;
-    for (let i = 0; i < arms.length; i++) {
-      const { key, arm } = order(turn)[i] as (typeof arms)[number];
+    // One order per turn: each arm exactly once.
+    for (const { key, arm } of order(turn) as (typeof arms)[number][]) {
       const cpuBefore = process.cpuUsage();
       const started = performance.now();
       await arm(turn, prompt);

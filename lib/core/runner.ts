@@ -17,6 +17,12 @@ export interface RunnerInput<TNative = unknown> {
   readonly options: RunOptions;
   readonly signal: AbortSignal;
   /**
+   * The caller's own abort signal, if any. `signal` also aborts when the turn fails or its
+   * consumer stops; a drained turn's framework call has settled before either can happen, so it
+   * needs only this one (none at all when the caller gave none).
+   */
+  readonly callerSignal?: AbortSignal;
+  /**
    * Set when the caller wants only the result (`Runtime.run` with no post-hook that has
    * `onStreamEvent`): the runner may serve the turn with the framework's non-streaming call and
    * yield the events of its result (whole messages and tool calls, no token deltas).

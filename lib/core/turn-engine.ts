@@ -118,11 +118,13 @@ export async function* driveTurn(
     let result: RunnerResult;
     const streaming = agent.runner.supportsStreaming;
     let text = '';
+    // Each step runs inside the tool context so tools the framework calls can see it; the
+    // closures are built once per turn, not per event.
+    const pull = () => stream.next();
+    const inContext = () => runWithToolContext(prepared.toolContext, pull);
+    const next = () => traced(inContext);
     for (;;) {
-      // Each step runs inside the tool context so tools the framework calls can see it.
-      const step = await traced(() =>
-        runWithToolContext(prepared.toolContext, () => stream.next()),
-      );
+      const step = await next();
       if (step.done) {
         result = step.value;
         break;

@@ -157,6 +157,7 @@ export function runnerInput(setup: TurnSetup, info: TurnInfo, data: SessionData)
     context: info.context,
     options: info.runOptions,
     signal: setup.signal,
+    ...(setup.callerSignal ? { callerSignal: setup.callerSignal } : {}),
   };
 }
 

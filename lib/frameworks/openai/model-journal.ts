@@ -27,17 +27,10 @@ export function journaledModel(model: Model): Model {
     get supportsPromptModelSelection() {
       return model.supportsPromptModelSelection;
     },
-    getResponse: async (request) => {
+    // Outside a journaled run the model's own promise: no async layer per model call.
+    getResponse: (request) => {
       const journal = tryToolContext()?.journal;
-      if (!journal) return model.getResponse(request);
-      const key = keyOf(request);
-      const recorded = journal.recordedModel(key, () => legacyKeyOf(request)) as
-        | RecordedResponse
-        | undefined;
-      if (recorded) return toModelResponse(recorded);
-      const response = await model.getResponse(request);
-      if (callsTools(response.output)) await journal.recordModel(key, fromModelResponse(response));
-      return response;
+      return journal ? journaled(model, request, journal) : model.getResponse(request);
     },
     // Outside a journaled run the stream is the model's own: no generator layer per event.
     getStreamedResponse: (request) => {
@@ -47,6 +40,21 @@ export function journaledModel(model: Model): Model {
   };
   if (model.getRetryAdvice) wrapped.getRetryAdvice = (args) => model.getRetryAdvice!(args);
   return wrapped;
+}
+
+async function journaled(
+  model: Model,
+  request: ModelRequest,
+  journal: RunJournal,
+): Promise<ModelResponse> {
+  const key = keyOf(request);
+  const recorded = journal.recordedModel(key, () => legacyKeyOf(request)) as
+    | RecordedResponse
+    | undefined;
+  if (recorded) return toModelResponse(recorded);
+  const response = await model.getResponse(request);
+  if (callsTools(response.output)) await journal.recordModel(key, fromModelResponse(response));
+  return response;
 }
 
 async function* streamed(

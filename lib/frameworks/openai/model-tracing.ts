@@ -34,13 +34,16 @@ function tracedModel(model: Model, name: string, provider: string): Model {
     get supportsPromptModelSelection() {
       return model.supportsPromptModelSelection;
     },
+    // Outside a traced run the model's own promise: no span wrapper per model call.
     getResponse: (request) =>
-      traceChild('model', 'model', { model: name, provider }, async (span) => {
-        span.setPayload('input', () => inputSummary(request));
-        const response = await model.getResponse(request);
-        recordResponse(span, response);
-        return response;
-      }),
+      activeSpan()
+        ? traceChild('model', 'model', { model: name, provider }, async (span) => {
+            span.setPayload('input', () => inputSummary(request));
+            const response = await model.getResponse(request);
+            recordResponse(span, response);
+            return response;
+          })
+        : model.getResponse(request),
     // Outside a traced run the stream is the model's own: no generator layer per event.
     getStreamedResponse: (request) =>
       activeSpan() ? streamed(model, name, provider, request) : model.getStreamedResponse(request),

@@ -165,7 +165,9 @@ export class OpenAIRunner implements Runner<NativeOpenAIAgent> {
         ...ownOptions(input.options, OPENAI_RESERVED_RUN_OPTIONS),
         stream: false,
         context: input.context,
-        signal: input.signal,
+        // Only the caller's: the turn's own signal cannot abort before this call settles, and
+        // the SDK's checks and the fetch's listeners for it cost per turn.
+        ...(input.callerSignal ? { signal: input.callerSignal } : {}),
       });
     } catch (err) {
       throw mapOpenAIError(err, input.agent.name);
@@ -182,7 +184,7 @@ export class OpenAIRunner implements Runner<NativeOpenAIAgent> {
           ...ownOptions(input.options, OPENAI_RESERVED_RUN_OPTIONS),
           stream: false,
           context: input.context,
-          signal: input.signal,
+          ...(input.callerSignal ? { signal: input.callerSignal } : {}),
         });
       } catch (err) {
         throw mapOpenAIError(err, input.agent.name);

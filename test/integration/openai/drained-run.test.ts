@@ -1,6 +1,7 @@
-import { OpenAIProvider, Agent as SdkAgent } from '@openai/agents';
+import { OpenAIProvider, Agent as SdkAgent, tool } from '@openai/agents';
 import OpenAI from 'openai';
 import { beforeEach, describe, expect, it } from 'vitest';
+import * as z from 'zod';
 import type { StreamEvent } from '../../../lib/core/events.js';
 import type { PostHook } from '../../../lib/core/hooks.js';
 import type { Span, SpanOptions, Tracer } from '../../../lib/core/tracer.js';
@@ -46,14 +47,14 @@ function recordingTracer() {
   return { tracer, spans };
 }
 
-function makeRuntime(postHooks: PostHook[] = [], useResponses = true) {
+function makeRuntime(postHooks: PostHook[] = [], useResponses = true, tools = [weather]) {
   const client = new OpenAI({ apiKey: 'test-key', baseURL: server.url, maxRetries: 0 });
   const provider = new OpenAIProvider({ openAIClient: client, useResponses });
   const assistant = new SdkAgent({
     name: 'assistant',
     instructions: 'You are helpful.',
     model: 'scripted-model',
-    tools: [weather],
+    tools,
   });
   const sessions = new InMemorySessionStore();
   const { tracer, spans } = recordingTracer();
@@ -148,6 +149,33 @@ describe.each([
     // Assess
     expect(events.at(-1)).toMatchObject({ type: 'run-finished' });
     expect(streamed()).toEqual([true]);
+  });
+
+  it("stops on the caller's abort signal, which the SDK's non-streaming run is given", async () => {
+    // Prepare: a tool aborts the caller's signal; the SDK must stop before asking the model again.
+    const caller = new AbortController();
+    const stop = tool({
+      name: 'stop_now',
+      description: 'Stops the run',
+      parameters: z.object({}),
+      execute: async () => {
+        caller.abort();
+        return 'stopped';
+      },
+    });
+    const { runtime, sessions } = makeRuntime([], useResponses, [stop]);
+    server.push(
+      { toolCalls: [{ id: 'call_stop_1', name: 'stop_now', arguments: {} }] },
+      { text: 'Never asked for.' },
+    );
+
+    // Act
+    const run = runtime.run('assistant', 's-abort', 'Stop', { signal: caller.signal });
+
+    // Assess
+    await expect(run).rejects.toMatchObject({ code: 'run-aborted' });
+    expect(streamed()).toEqual([false]);
+    expect(await sessions.load('s-abort')).toBeUndefined();
   });
 
   it('throws the typed error of a failed model call', async () => {
