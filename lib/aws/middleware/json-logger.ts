@@ -142,7 +142,7 @@ export class LambdaJsonLogger implements FunctionLogger {
       timestamp: timestampOf(new Date(), this.#env.TZ),
       service: this.service,
       ...this.#context,
-      xray_trace_id: xrayTraceId(this.#env),
+      xray_trace_id: xrayTraceId(),
       ...activeLogContext(),
       ...additional,
     }) as Record<string, unknown>;
@@ -172,12 +172,13 @@ function isDevMode(env: Env): boolean {
   return ['1', 'y', 'yes', 't', 'true', 'on'].includes(env.POWERTOOLS_DEV?.toLowerCase() ?? '');
 }
 
-/** The invocation's X-Ray root: the runtime's invoke store first, as Powertools reads it. */
-function xrayTraceId(env: Env): string | undefined {
+/** The invocation's X-Ray root: the runtime's invoke store, then the per-invocation variable
+ * in process.env (not the injected config), as Powertools reads it. */
+function xrayTraceId(): string | undefined {
   const store = (
     globalThis as { awslambda?: { InvokeStore?: { getXRayTraceId(): string | undefined } } }
   ).awslambda?.InvokeStore;
-  const header = store?.getXRayTraceId() ?? env._X_AMZN_TRACE_ID ?? '';
+  const header = store?.getXRayTraceId() ?? process.env._X_AMZN_TRACE_ID ?? '';
   if (header === '') return undefined;
   if (!header.includes('=')) return header;
   for (const field of header.split(';')) {

@@ -20,6 +20,7 @@ beforeEach(() => {
   process.stderr.write = capture;
 });
 afterEach(() => {
+  delete process.env._X_AMZN_TRACE_ID;
   process.stdout.write = stdout;
   process.stderr.write = stderr;
 });
@@ -29,6 +30,8 @@ const env = { OPENAI_API_KEY: 'sk-PLANTEDenvKey0000000000', POWERTOOLS_LOG_LEVEL
 /** The same calls through a logger and its front; the lines, without their timestamps. */
 async function linesOf(kind: 'powertools' | 'json'): Promise<Record<string, unknown>[]> {
   lines = [];
+  process.env._X_AMZN_TRACE_ID =
+    'Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1';
   const o = kind === 'json' ? jsonObservability('fanout', env) : observability('fanout', env);
   const work = async () => {
     o.logger.info('plain');
@@ -57,6 +60,19 @@ describe('LambdaJsonLogger', () => {
     const json = await linesOf('json');
     expect(powertools.length).toBeGreaterThan(8);
     expect(json).toEqual(powertools);
+    expect(json[0]).toMatchObject({
+      level: 'INFO',
+      message: 'plain',
+      service: 'fanout',
+      cold_start: expect.any(Boolean),
+      function_name: expect.any(String),
+      function_request_id: 'req-1',
+      xray_trace_id: '1-5759e988-bd862e3fe1be46a994272793',
+    });
+    expect(json.find((l) => l.message === 'failed')?.error).toMatchObject({
+      name: 'Error',
+      message: expect.stringContaining('key'),
+    });
     expect(JSON.stringify(json)).not.toContain(env.OPENAI_API_KEY);
   });
 });
