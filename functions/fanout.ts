@@ -1,7 +1,9 @@
 import { createFanoutHandler } from '../lib/aws/handlers/fanout.js';
-import { observability, withLogging } from '../lib/aws/middleware/observability.js';
+import { withJsonLogging } from '../lib/aws/middleware/json-logging.js';
+import { jsonObservability } from '../lib/aws/middleware/json-observability.js';
 import { fanoutConnectionsFor } from '../lib/aws/wiring/light-deployments.js';
 
-const o = observability('fanout');
+// Powertools' lines without Powertools or middy: fan-out runs for every batch of streamed events.
+const o = jsonObservability('fanout');
 const deployment = fanoutConnectionsFor(['TABLE_NAME'], process.env, o);
-export const handler = withLogging(o.logger, createFanoutHandler(deployment, o));
+export const handler = withJsonLogging(o.logger, createFanoutHandler(deployment, o));

@@ -1,4 +1,4 @@
-import type { Logger } from '@aws-lambda-powertools/logger';
+import type { FunctionLogger } from '../middleware/json-logger.js';
 
 /**
  * One EMF count line (namespace AgentKernel): CloudWatch turns it into a metric. `dimensions`
@@ -7,7 +7,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
  * extra keys at the top level of its JSON line, where EMF looks for them.
  */
 export function emitCount(
-  logger: Logger | undefined,
+  logger: FunctionLogger | undefined,
   options: {
     name: string;
     value?: number;

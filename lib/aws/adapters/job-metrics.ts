@@ -1,6 +1,6 @@
-import type { Logger } from '@aws-lambda-powertools/logger';
 import { afterTurn as afterTurnWith } from '../../app/jobs/after-turn.js';
 import type { JobMetrics, PipelineMetric } from '../../app/ports/jobs.js';
+import type { FunctionLogger } from '../middleware/json-logger.js';
 import { emitCount } from './emf-count.js';
 
 // The AWS side of lib/app/jobs' post-turn steps: its metrics as CloudWatch EMF lines.
@@ -12,14 +12,14 @@ export type { PipelineMetric } from '../../app/ports/jobs.js';
 export function afterTurn(
   step: string,
   fn: () => Promise<unknown>,
-  context: { logger?: Logger | undefined; runId: string; until?: number | undefined },
+  context: { logger?: FunctionLogger | undefined; runId: string; until?: number | undefined },
 ): Promise<boolean> {
   const { logger, ...where } = context;
   return afterTurnWith(step, fn, { ...where, metrics: emfMetrics(logger) });
 }
 
 /** The job pipeline's metrics port as EMF lines (no dimensions) through the logger. */
-export function emfMetrics(logger: Logger | undefined): JobMetrics {
+export function emfMetrics(logger: FunctionLogger | undefined): JobMetrics {
   return { count: (name, properties) => countMetric(logger, name, properties) };
 }
 
@@ -28,7 +28,7 @@ export function emfMetrics(logger: Logger | undefined): JobMetrics {
  * properties are searchable in Logs Insights but are not dimensions (run ids would explode them).
  */
 export function countMetric(
-  logger: Logger | undefined,
+  logger: FunctionLogger | undefined,
   name: PipelineMetric,
   properties: Record<string, unknown> = {},
   value = 1,

@@ -1,10 +1,10 @@
-import type { Logger } from '@aws-lambda-powertools/logger';
 import { GoneException, PostToConnectionCommand } from '@aws-sdk/client-apigatewaymanagementapi';
 import type { Connection, ConnectionStore, Subscription } from '../../app/ports/connections.js';
 import { isOwner } from '../../core/ownership.js';
 import { traceChild } from '../../core/tracer.js';
 import { type AgUiEventsMessage, toAgUiMessage } from '../../transport/ag-ui.js';
 import type { EventsMessage, ServerMessage } from '../../transport/protocol.js';
+import type { FunctionLogger } from '../middleware/json-logger.js';
 import type { AwsClients } from './clients.js';
 import { countMetric, retrying } from './job-metrics.js';
 
@@ -51,7 +51,7 @@ export interface PostOptions {
    * TTL, or planted) and is deleted. Unset only for a message of an older worker.
    */
   owner?: string;
-  logger?: Logger;
+  logger?: FunctionLogger;
 }
 
 /**
@@ -116,7 +116,7 @@ async function postToTargets(
   connections: ConnectionStore,
   message: EventsMessage,
   targets: Target[],
-  logger?: Logger,
+  logger?: FunctionLogger,
 ): Promise<number> {
   const agUi = targets.some((t) => t.format === 'ag-ui') ? toAgUiMessage(message) : undefined;
   const failures: unknown[] = [];

@@ -1,10 +1,10 @@
-import type { Logger } from '@aws-lambda-powertools/logger';
 import type { SQSEvent } from 'aws-lambda';
 import { parseMessage } from '../../transport/parse.js';
 import { EventsQueueMessageSchema } from '../../transport/protocol.js';
 import type { AwsClients } from '../adapters/clients.js';
 import { managementFor } from '../adapters/management-api.js';
 import { postToSession } from '../adapters/post-to-session.js';
+import type { FunctionLogger } from '../middleware/json-logger.js';
 import { processBatch } from '../middleware/sqs-batch.js';
 import type { ConnectionsDeployment } from '../wiring/light-deployments.js';
 
@@ -16,7 +16,7 @@ const MAX_BODY_BYTES = 256 * 1024;
  */
 export function createFanoutHandler(
   deployment: () => Promise<ConnectionsDeployment>,
-  options: { clients?: Pick<AwsClients, 'management'>; logger?: Logger } = {},
+  options: { clients?: Pick<AwsClients, 'management'>; logger?: FunctionLogger } = {},
 ) {
   const { logger } = options;
   let clients = options.clients;

@@ -1,4 +1,3 @@
-import type { Logger } from '@aws-lambda-powertools/logger';
 import { retryAfterOf } from '../../app/fair-use.js';
 import type { FrontDoor } from '../../app/front-door.js';
 import { RunEvents } from '../../app/run-events.js';
@@ -10,6 +9,7 @@ import type { ClientMessage, ServerMessage, SubscribeMessage } from '../../trans
 import { type AwsClients, clientsFor } from '../adapters/clients.js';
 import { postTo } from '../adapters/post-to-session.js';
 import { type Redacting, redactWith } from '../middleware/http-errors.js';
+import type { FunctionLogger } from '../middleware/json-logger.js';
 import { frontDoorCache, messageFrontDoorOf } from '../wiring/front-doors.js';
 import type { MessageDeployment } from '../wiring/light-deployments.js';
 import {
@@ -27,7 +27,7 @@ import {
  */
 export function createMessageHandler(
   deployment: () => Promise<MessageDeployment>,
-  options: { clients?: AwsClients; logger?: Logger } & Redacting = {},
+  options: { clients?: AwsClients; logger?: FunctionLogger } & Redacting = {},
 ) {
   const { logger } = options;
   const redact = redactWith(options);

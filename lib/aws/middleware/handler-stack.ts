@@ -4,24 +4,20 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { AgentKernelError } from '../../core/errors.js';
-import { inSpan, noopTracer, type Tracer } from '../../core/tracer.js';
+import type { Tracer } from '../../core/tracer.js';
 import { tracersReady } from '../../tracing/lazy.js';
 import { flushBufferedTracers } from '../../tracing/multi.js';
 import { type ErrorBody, errorBody, errorResponse } from './http-errors.js';
+import { flushBudget, inInvocationSpan } from './invocation.js';
 import type { StreamingHandler } from './response-stream.js';
+
+// Moved to invocation.ts (no middy there); still exported here, where the fronts import them.
+export { flushBudget, inInvocationSpan, withTracersFlushed } from './invocation.js';
 
 /**
  * The cross-cutting parts of every function, as middy middleware (the logger's context is
  * Powertools' own `injectLambdaContext`). What cannot be one is said where it is built.
  */
-type Deadline = Partial<Pick<Context, 'getRemainingTimeInMillis'>> | undefined;
-
-/** At most 2 s, and never past the invocation's deadline (minus a margin to answer). */
-export function flushBudget(context: Deadline = {}): number {
-  const remaining = context?.getRemainingTimeInMillis?.() ?? 2_000;
-  return Math.max(0, Math.min(2_000, remaining - 200));
-}
-
 /**
  * Tracers ready first (a lazily imported OTel backend records its first span), their buffered
  * spans flushed last, within the deadline, whether the handler answered or threw: after the
@@ -38,19 +34,6 @@ export function tracersFlushed<E, R>(): middy.MiddlewareObj<E, R, Error, Context
     after: flush,
     onError: flush,
   };
-}
-
-/** The same around one call, for a front that is not a middy handler. */
-export async function withTracersFlushed<R>(
-  context: Deadline,
-  invocation: () => Promise<R>,
-): Promise<R> {
-  await tracersReady();
-  try {
-    return await invocation();
-  } finally {
-    await flushBufferedTracers(flushBudget(context));
-  }
 }
 
 export interface ErrorAnswer {
@@ -106,23 +89,6 @@ export function handlerWith<E, R>(
 ): (event: E, context?: Context) => Promise<R> {
   const m = middy<E, R, Error, Context>(handler, { timeoutEarlyInMillis: 0 }).use(middleware);
   return (event, context) => m(event, context ?? ({} as Context));
-}
-
-/**
- * One span per invocation, active while the handler runs so its spans and log lines hang under
- * it. A wrapper, not a middleware: middy's hooks run before and after the handler, never around
- * it, and a span is made active by AsyncLocalStorage's `run(fn)` around the call
- * (lib/core/tracer.ts `inSpan`). It sits inside the middlewares, as the answer to an error sits
- * inside it (handlerWith), so a refused request is no failed span.
- */
-export function inInvocationSpan<E, R>(
-  tracer: Tracer | undefined,
-  span: string | undefined,
-  handler: (event: E, context: Context) => Promise<R>,
-): (event: E, context: Context) => Promise<R> {
-  if (!tracer || tracer === noopTracer || !span) return handler;
-  return (event, context) =>
-    inSpan(tracer, span, {}, { role: 'server' }, () => handler(event, context));
 }
 
 /**

@@ -1,12 +1,9 @@
-import { LogFormatter, Logger, LogItem, LogLevelThreshold } from '@aws-lambda-powertools/logger';
+import { LogFormatter, Logger, LogItem } from '@aws-lambda-powertools/logger';
 import type { UnformattedAttributes } from '@aws-lambda-powertools/logger/types';
 import type { Tracer } from '../../core/tracer.js';
-import type { LogLevel } from '../../tracing/config.js';
-import type { LogContext, LogPort } from '../../tracing/logger.js';
 import { Redactor, secretsFromEnv } from '../../tracing/redact.js';
-import { createTracer } from '../../tracing/select.js';
 import { activeLogContext } from '../../tracing/span.js';
-import { loadTracingSecret } from '../wiring/tracing-secret.js';
+import { tracerFor } from './json-observability.js';
 
 /**
  * Powertools' line (level, message, timestamp, service, Lambda context, X-Ray id) plus the ids
@@ -37,37 +34,6 @@ class KernelLogFormatter extends LogFormatter {
   }
 }
 
-const THRESHOLD: Record<LogLevel, number> = {
-  debug: LogLevelThreshold.DEBUG,
-  info: LogLevelThreshold.INFO,
-  warn: LogLevelThreshold.WARN,
-  error: LogLevelThreshold.ERROR,
-};
-
-/** The tracer's run and failure lines written by the function's Powertools logger. */
-function logPortOf(logger: Logger): LogPort {
-  const log = (
-    level: LogLevel,
-    message: string,
-    fields?: Record<string, unknown>,
-    context?: LogContext,
-  ) => {
-    const all = { ...fields, ...context };
-    if (level === 'debug') logger.debug(message, all);
-    else if (level === 'info') logger.info(message, all);
-    else if (level === 'warn') logger.warn(message, all);
-    else logger.error(message, all);
-  };
-  return {
-    enabled: (level) => logger.level <= THRESHOLD[level],
-    log,
-    debug: (message, fields) => log('debug', message, fields),
-    info: (message, fields) => log('info', message, fields),
-    warn: (message, fields) => log('warn', message, fields),
-    error: (message, fields) => log('error', message, fields),
-  };
-}
-
 /** What every function writes with: one logger, one tracer, one redactor. */
 export interface Observability {
   readonly logger: Logger;
@@ -92,32 +58,8 @@ export function observability(
     serviceName: service,
     logFormatter: new KernelLogFormatter(redactor),
   });
-  // A root segment off Lambda is named after the function, as Lambda names its own.
-  const config = env.AGENT_KERNEL_SERVICE_NAME ? {} : { serviceName: service };
-  // The presets' credentials come from Secrets Manager at cold start, before the OTel backend.
-  // A bundle built without the OTel backend (infra/bundling.ts) has none to prepare: the test
-  // folds to undefined there, so neither the loader nor the Secrets Manager client is bundled.
-  const prepareOtel =
-    process.env.AGENT_KERNEL_BUNDLE_OTEL === 'false'
-      ? undefined
-      : tracingSecretLoader(env, redactor);
-  const tracer = createTracer({
-    env,
-    config,
-    redactor,
-    logger: logPortOf(logger),
-    ...(prepareOtel ? { prepareOtel } : {}),
-    onBackendError: (error) =>
-      logger.error('tracing backend unavailable: its spans are not recorded', {
-        error: error as Error,
-      }),
-  });
+  const tracer = tracerFor(service, env, redactor, logger);
   return { logger, tracer, redactor };
-}
-
-function tracingSecretLoader(env: Record<string, string | undefined>, redactor: Redactor) {
-  if (!env.AGENT_KERNEL_TRACING_SECRET_NAME) return undefined;
-  return async () => void (await loadTracingSecret(env, redactor));
 }
 
 // The middleware every function's front is built of (lib/aws/middleware/handler-stack.ts), where they were.

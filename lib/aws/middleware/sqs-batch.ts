@@ -1,11 +1,11 @@
-import type { Logger } from '@aws-lambda-powertools/logger';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { inSpan, noopTracer, type Span, type Tracer } from '../../core/tracer.js';
 import { spanOptionsFromSqs } from '../../tracing/propagation.js';
 import { emitCount } from '../adapters/emf-count.js';
+import type { FunctionLogger } from './json-logger.js';
 
 export interface BatchOptions {
-  readonly logger?: Logger | undefined;
+  readonly logger?: FunctionLogger | undefined;
   readonly tracer?: Tracer | undefined;
   /** Name of the span each record runs in (the function's role: `job`, `fanout`, …). */
   readonly spanName?: string;
@@ -54,7 +54,7 @@ export async function processBatch(
  * FunctionName). A reported item is no Lambda error, so the error alarms never see it; the stack
  * alarms on this metric instead.
  */
-function countFailedRecords(count: number, spanName: string, logger?: Logger): void {
+function countFailedRecords(count: number, spanName: string, logger?: FunctionLogger): void {
   const functionName = process.env.AWS_LAMBDA_FUNCTION_NAME ?? spanName;
   emitCount(logger, {
     name: 'FailedRecords',
