@@ -3,12 +3,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SetQueueAttributesCommand } from '@aws-sdk/client-sqs';
-import { expect } from 'vitest';
+import { expect, inject } from 'vitest';
 import { drain } from '../../../lib/local/sqs.js';
-import type { ScriptedModelServer } from '../../../lib/testing/index.js';
-import type { DynamoProxy, DynamoRequest } from '../../helpers/faults/dynamo-proxy.js';
+import {
+  type ScriptedModelServer,
+  type ScriptedModelServerOptions,
+  startScriptedModelServer,
+} from '../../../lib/testing/index.js';
+import {
+  type DynamoProxy,
+  type DynamoRequest,
+  startDynamoProxy,
+} from '../../helpers/faults/dynamo-proxy.js';
 import { startWorkerProcess, workerEnvOf } from '../../helpers/faults/worker-process.js';
-import { type Endpoints, newStack, type Stack } from './stack.js';
+import { type Endpoints, newStack, type Stack, startEndpoints, stopEndpoints } from './stack.js';
 
 const AGENTS = fileURLToPath(new URL('../../helpers/faults/writer-agents.ts', import.meta.url));
 /**
@@ -103,4 +111,49 @@ export function crashPipeline(
   }
 
   return { pipeline, killAt, redeliverUntilDone };
+}
+
+/** Worker processes alive at once across a file's concurrent cases: two cores, bounded CPU. */
+const LIVE_CHILDREN = 2;
+let live = 0;
+const waiting: (() => void)[] = [];
+async function withChildSlot<T>(work: () => Promise<T>): Promise<T> {
+  while (live >= LIVE_CHILDREN) await new Promise<void>((r) => waiting.push(r));
+  live++;
+  try {
+    return await work();
+  } finally {
+    live--;
+    waiting.shift()?.();
+  }
+}
+
+/**
+ * One concurrent case's own world: its model server, connections endpoints, DynamoDB proxy and
+ * stack, so no case reads another's model requests, proxy log, holds or posted messages.
+ */
+export async function startCrashWorld(
+  tag: string,
+  env: Record<string, string> = {},
+  serverOptions: ScriptedModelServerOptions = {},
+) {
+  const server = await startScriptedModelServer(serverOptions);
+  const endpoints = await startEndpoints();
+  const proxy = await startDynamoProxy(inject('dynaliteEndpoint'));
+  const crash = crashPipeline(server, endpoints, proxy);
+  const { stack, effectsFile } = await crash.pipeline(tag, env);
+  return {
+    server,
+    endpoints,
+    proxy,
+    stack,
+    effectsFile,
+    killAt: (at: (r: DynamoRequest) => boolean) =>
+      withChildSlot(() => crash.killAt(stack, effectsFile, at)),
+    redeliverUntilDone: (job: { sessionId: string; runId: string }) =>
+      crash.redeliverUntilDone(stack, job),
+    async close() {
+      await Promise.all([server.close(), stopEndpoints(endpoints), proxy.close()]);
+    },
+  };
 }
