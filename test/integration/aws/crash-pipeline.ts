@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SetQueueAttributesCommand } from '@aws-sdk/client-sqs';
-import { expect, inject } from 'vitest';
+import { type ExpectStatic, expect, inject } from 'vitest';
 import { drain } from '../../../lib/local/sqs.js';
 import {
   type ScriptedModelServer,
@@ -96,8 +96,10 @@ export function crashPipeline(
     job: { sessionId: string; runId: string },
     // The dead worker's claim lapses at its deadline (its session lease, 1 s, before that).
     timeout = KILLED_REMAINING_MS + 30_000,
+    // A concurrent case passes its own: the global one may have lost its current test.
+    poll: ExpectStatic = expect,
   ) {
-    await expect
+    await poll
       .poll(
         async () => {
           await drain(stack.sqs, stack.queues.run, stack.handlers.worker as never, {
@@ -133,6 +135,7 @@ async function withChildSlot<T>(work: () => Promise<T>): Promise<T> {
  * stack, so no case reads another's model requests, proxy log, holds or posted messages.
  */
 export async function startCrashWorld(
+  expect: ExpectStatic,
   tag: string,
   env: Record<string, string> = {},
   serverOptions: ScriptedModelServerOptions = {},
@@ -151,7 +154,7 @@ export async function startCrashWorld(
     killAt: (at: (r: DynamoRequest) => boolean) =>
       withChildSlot(() => crash.killAt(stack, effectsFile, at)),
     redeliverUntilDone: (job: { sessionId: string; runId: string }) =>
-      crash.redeliverUntilDone(stack, job),
+      crash.redeliverUntilDone(stack, job, undefined, expect),
     async close() {
       await Promise.all([server.close(), stopEndpoints(endpoints), proxy.close()]);
     },

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, type ExpectStatic, it } from 'vitest';
 import { drain } from '../../../lib/local/sqs.js';
 import type { RecordedRequest } from '../../../lib/testing/index.js';
 import { type DynamoRequest, isSessionSave } from '../../helpers/faults/dynamo-proxy.js';
@@ -12,13 +12,18 @@ const MODEL = { fallback: writerModel, freshCallIds: true };
 const CASE_LIMIT_MS = 180_000;
 type World = Awaited<ReturnType<typeof startCrashWorld>>;
 
-/** Runs `body` in this case's own world (model server, proxy, endpoints, stack), then closes it. */
+/**
+ * Runs `body` in this case's own world (model server, proxy, endpoints, stack), then closes it.
+ * `expect` is the case's own: a concurrent case loses the global one's current test, and
+ * expect.poll then throws "must be called inside a test".
+ */
 async function inWorld(
+  expect: ExpectStatic,
   tag: string,
   env: Record<string, string>,
   body: (w: World) => Promise<void>,
 ) {
-  const world = await startCrashWorld(tag, env, MODEL);
+  const world = await startCrashWorld(expect, tag, env, MODEL);
   try {
     await body(world);
   } finally {
@@ -40,8 +45,8 @@ const asksForTool = (r: RecordedRequest) =>
 describe.concurrent('durable pipeline: the replay flag', () => {
   it(
     'reads no journal on a first delivery of a job without tool calls',
-    () =>
-      inWorld('plain', {}, async ({ stack, server, proxy }) => {
+    ({ expect }) =>
+      inWorld(expect, 'plain', {}, async ({ stack, server, proxy }) => {
         // Prepare
         await connect(stack, 'conn-p', 'alice');
         const job = writerJob('job-p', 'conn-p');
@@ -67,8 +72,8 @@ describe.concurrent.each(['writer', 'spec-writer'])(
   (agent) => {
     it(
       'right after the tool ran: the redelivery replays it, one effect, no model call for the recorded step',
-      () =>
-        inWorld(`after-${agent}`, {}, async (w) => {
+      ({ expect }) =>
+        inWorld(expect, `after-${agent}`, {}, async (w) => {
           const { stack, effectsFile, server, proxy, endpoints } = w;
           // Prepare
           await connect(stack, 'conn-a', 'alice');
@@ -105,8 +110,8 @@ describe.concurrent.each(['writer', 'spec-writer'])(
 
     it(
       'during the tool: the redelivery does not run it again, the model reads tool-outcome-unknown',
-      () =>
-        inWorld(`during-${agent}`, {}, async (w) => {
+      ({ expect }) =>
+        inWorld(expect, `during-${agent}`, {}, async (w) => {
           const { stack, effectsFile, server, endpoints } = w;
           // Prepare
           await connect(stack, 'conn-d', 'alice');
@@ -136,8 +141,8 @@ describe.concurrent.each(['writer', 'spec-writer'])(
 describe.concurrent('durable pipeline: a resume job redelivered after its claim lapsed', () => {
   it(
     'takes the run over and replays the approved tool: one effect, one run-finished',
-    () =>
-      inWorld('resume', { RESUME_CLAIM_SECONDS: '3' }, async (w) => {
+    ({ expect }) =>
+      inWorld(expect, 'resume', { RESUME_CLAIM_SECONDS: '3' }, async (w) => {
         const { stack, effectsFile, server, endpoints } = w;
         // Prepare: the run pauses for approval of append_line.
         await connect(stack, 'conn-r', 'alice');
