@@ -1,35 +1,20 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { withJsonLogging } from '../../../lib/aws/middleware/json-logging.js';
 import { jsonObservability } from '../../../lib/aws/middleware/json-observability.js';
 import { observability, withLogging } from '../../../lib/aws/middleware/observability.js';
 import { fakeLambdaContext } from '../../../lib/testing/index.js';
+import { captureJsonLines } from '../../helpers/json-lines.js';
 
-let lines: Record<string, unknown>[];
-const stdout = process.stdout.write;
-const stderr = process.stderr.write;
-
-beforeEach(() => {
-  lines = [];
-  const capture = ((chunk: unknown) => {
-    for (const line of String(chunk).trim().split('\n')) {
-      if (line.startsWith('{')) lines.push(JSON.parse(line));
-    }
-    return true;
-  }) as typeof process.stdout.write;
-  process.stdout.write = capture;
-  process.stderr.write = capture;
-});
+const lines = captureJsonLines();
 afterEach(() => {
   delete process.env._X_AMZN_TRACE_ID;
-  process.stdout.write = stdout;
-  process.stderr.write = stderr;
 });
 
 const env = { OPENAI_API_KEY: 'sk-PLANTEDenvKey0000000000', POWERTOOLS_LOG_LEVEL: 'INFO' };
 
 /** The same calls through a logger and its front; the lines, without their timestamps. */
 async function linesOf(kind: 'powertools' | 'json'): Promise<Record<string, unknown>[]> {
-  lines = [];
+  lines.length = 0;
   process.env._X_AMZN_TRACE_ID =
     'Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1';
   const o = kind === 'json' ? jsonObservability('fanout', env) : observability('fanout', env);

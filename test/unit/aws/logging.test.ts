@@ -1,33 +1,14 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { observability, withLogging } from '../../../lib/aws/middleware/observability.js';
 import { inSpan } from '../../../lib/core/index.js';
 import { fakeLambdaContext } from '../../../lib/testing/index.js';
 import { CloudWatchTracer } from '../../../lib/tracing/index.js';
+import { captureJsonLines } from '../../helpers/json-lines.js';
 
 const API_KEY = 'sk-PLANTEDenvKey0000000000';
 const LATE_KEY = 'late-model-key-8f3a91';
 
-let lines: Record<string, unknown>[];
-const stdout = process.stdout.write;
-const stderr = process.stderr.write;
-
-beforeEach(() => {
-  lines = [];
-  // Powertools writes warnings and errors to stderr, the rest and EMF to stdout: on Lambda both
-  // reach CloudWatch Logs.
-  const capture = ((chunk: unknown) => {
-    for (const line of String(chunk).trim().split('\n')) {
-      if (line.startsWith('{')) lines.push(JSON.parse(line));
-    }
-    return true;
-  }) as typeof process.stdout.write;
-  process.stdout.write = capture;
-  process.stderr.write = capture;
-});
-afterEach(() => {
-  process.stdout.write = stdout;
-  process.stderr.write = stderr;
-});
+const lines = captureJsonLines();
 
 const env = {
   AGENT_KERNEL_TRACING: 'cloudwatch',

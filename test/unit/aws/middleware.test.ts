@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { Logger } from '@aws-lambda-powertools/logger';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { NotFound } from '../../../lib/app/errors.js';
 import {
   handlerWith,
@@ -12,6 +12,7 @@ import {
 import { activeSpan, type Span, type Tracer } from '../../../lib/core/tracer.js';
 import { fakeLambdaContext } from '../../../lib/testing/index.js';
 import { type FlushableTracer, registerBuffering } from '../../../lib/tracing/multi.js';
+import { captureJsonLines } from '../../helpers/json-lines.js';
 
 /** A tracer that records its spans and counts its flushes (as the otel backend buffers). */
 function recordingTracer() {
@@ -38,25 +39,10 @@ function recordingTracer() {
   return { tracer, spans, events };
 }
 
-let lines: Record<string, unknown>[];
-const stdout = process.stdout.write;
-const stderr = process.stderr.write;
+const lines = captureJsonLines();
 const registered: FlushableTracer[] = [];
 
-beforeEach(() => {
-  lines = [];
-  const capture = ((chunk: unknown) => {
-    for (const line of String(chunk).trim().split('\n')) {
-      if (line.startsWith('{')) lines.push(JSON.parse(line));
-    }
-    return true;
-  }) as typeof process.stdout.write;
-  process.stdout.write = capture;
-  process.stderr.write = capture;
-});
 afterEach(() => {
-  process.stdout.write = stdout;
-  process.stderr.write = stderr;
   for (const tracer of registered.splice(0)) registerBuffering(tracer, false);
 });
 
