@@ -10,6 +10,7 @@ import {
   type ScriptedModelServerOptions,
   startScriptedModelServer,
 } from '../../../lib/testing/index.js';
+import { childSlots } from '../../helpers/child-slots.js';
 import {
   type DynamoProxy,
   type DynamoRequest,
@@ -116,19 +117,7 @@ export function crashPipeline(
 }
 
 /** Worker processes alive at once across a file's concurrent cases: two cores, bounded CPU. */
-const LIVE_CHILDREN = 2;
-let live = 0;
-const waiting: (() => void)[] = [];
-async function withChildSlot<T>(work: () => Promise<T>): Promise<T> {
-  while (live >= LIVE_CHILDREN) await new Promise<void>((r) => waiting.push(r));
-  live++;
-  try {
-    return await work();
-  } finally {
-    live--;
-    waiting.shift()?.();
-  }
-}
+const withChildSlots = childSlots(2);
 
 /**
  * One concurrent case's own world: its model server, connections endpoints, DynamoDB proxy and
@@ -152,7 +141,7 @@ export async function startCrashWorld(
     stack,
     effectsFile,
     killAt: (at: (r: DynamoRequest) => boolean) =>
-      withChildSlot(() => crash.killAt(stack, effectsFile, at)),
+      withChildSlots(1, () => crash.killAt(stack, effectsFile, at)),
     redeliverUntilDone: (job: { sessionId: string; runId: string }) =>
       crash.redeliverUntilDone(stack, job, undefined, expect),
     async close() {

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
 import { childPool, TS_CHILD_ARGS, tsChildEnv } from '../../helpers/child-pool.js';
+import { childSlots } from '../../helpers/child-slots.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const child = fileURLToPath(new URL('./worker-child.ts', import.meta.url));
@@ -58,12 +59,14 @@ export function spawnTsx(
 /**
  * Worker instances (worker-child.ts) for one test file, each run waited for until it finishes or
  * dies. An attempt with `KILL` set may run in a process an earlier attempt finished in (its SDKs
- * loaded; see childPool); every other attempt runs in a new process.
+ * loaded; see childPool); every other attempt runs in a new process. At most two run at once
+ * across the file's concurrent cases (childSlots); `together` starts its runs all at once.
  */
 export function useWorkerChildren() {
   const pool = childPool(child);
+  const withSlots = childSlots(2);
   afterAll(() => pool.close());
-  return async (env: Record<string, string>, timeoutMs = 60_000): Promise<ChildExit> => {
+  async function runOne(env: Record<string, string>, timeoutMs: number): Promise<ChildExit> {
     const warm = Boolean(env.KILL);
     const { code, signal, stdout, stderr } = await pool.run([], env, { timeoutMs, warm });
     const line = stdout.split('\n').find((l) => l.startsWith('RESULT '));
@@ -73,6 +76,12 @@ export function useWorkerChildren() {
       ...(line ? { result: JSON.parse(line.slice('RESULT '.length)) } : {}),
       stderr,
     };
+  }
+  return {
+    run: (env: Record<string, string>, timeoutMs = 60_000) =>
+      withSlots(1, () => runOne(env, timeoutMs)),
+    together: (envs: Record<string, string>[], timeoutMs = 60_000) =>
+      withSlots(envs.length, () => Promise.all(envs.map((env) => runOne(env, timeoutMs)))),
   };
 }
 
