@@ -64,7 +64,14 @@ export async function journaledStream<P extends V3Part, R extends { stream: Read
   return { ...result, stream: recordOnToolCall(result.stream, journal, key) };
 }
 
-/** Passes parts through until the first tool call; from there holds them, records, releases. */
+/**
+ * A tool call's parts: Mastra runs a tool eagerly from `tool-input-end` (it makes its own call
+ * from the input deltas), so holding from `tool-call` alone let a tool start before the step was
+ * recorded whenever the stream's end arrived late.
+ */
+const TOOL_PARTS = new Set(['tool-input-start', 'tool-input-delta', 'tool-input-end', 'tool-call']);
+
+/** Passes parts through until the first part of a tool call; from there holds, records, releases. */
 function recordOnToolCall<P extends V3Part>(
   source: ReadableStream<P>,
   journal: RunJournal,
@@ -89,7 +96,7 @@ function recordOnToolCall<P extends V3Part>(
         const part = next.value;
         if (part.type !== 'raw') parts.push(part);
         if (part.type === 'error') failed = true;
-        if (part.type === 'tool-call') holding = true;
+        if (TOOL_PARTS.has(part.type)) holding = true;
         if (!holding) {
           controller.enqueue(part);
           return;
