@@ -9,7 +9,8 @@ import { useScriptedModelServer } from '../../helpers/model-server.js';
 const child = fileURLToPath(new URL('./durable/child.ts', import.meta.url));
 
 const server = useScriptedModelServer({ freshCallIds: true });
-// Each attempt in a new process (childPool's warm reuse for the killed one is opt-in).
+// The attempt a case kills may run in the process the previous case's redelivery of the same
+// framework finished in (a warm instance); the redelivered attempt always starts a new one.
 const children = childPool(child);
 /** A case's upper bound: two children of up to 40 s each on a busy machine (not a wait). */
 const CASE_MS = 90_000;
