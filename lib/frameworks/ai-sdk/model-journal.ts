@@ -13,8 +13,8 @@ type ResolvedModel = Parameters<typeof wrapLanguageModel>[0]['model'];
  * response an earlier attempt recorded is answered from the journal, a generated result or a
  * stream of the recorded parts, without calling the model (so call ids stay the same). A fresh
  * response that calls tools is recorded before the SDK may run them: `streamText` executes a
- * tool as soon as its `tool-call` part arrives, so a stream is held back from its first tool call
- * to its end, recorded, then released. Without a journal the model is returned as given.
+ * tool as soon as its `tool-call` part arrives, so a stream is held back from a tool call's first
+ * part to its end, recorded, then released. Without a journal the model is returned as given.
  */
 export function journaledModel(model: LanguageModel): LanguageModel {
   if (!tryToolContext()?.journal) return model;

@@ -29,8 +29,8 @@ export class CallIndex {
 /**
  * The run journal around the agent's model: a call whose response an earlier attempt recorded
  * is answered from the journal without calling the model (so call ids stay the same); a fresh
- * response that calls tools is recorded, held back from its first tool call to its end, before
- * Mastra may run them. Every tool call the model makes is noted in `calls`.
+ * response that calls tools is recorded, held back from a call's first input part to its end,
+ * before Mastra may run them (it runs a tool eagerly from `tool-input-end`). Every tool call the model makes is noted in `calls`.
  */
 export function journalLayer(calls: CallIndex): ModelLayer {
   const layer = journalOnly();
