@@ -221,6 +221,15 @@ describe('durable turns: resumes', CASES, () => {
     return decisionsFor(first.result?.reply.interruptions[0].id as string);
   }
 
+  /** A resume of the paused run killed at `kill`, then redelivered once its 1.5 s claim lapsed. */
+  async function resumeKilledAt(expect: ExpectStatic, w: World, kill: string) {
+    const decisions = await paused(expect, w);
+    const env = { CONFIRM: '1', MODE: 'resume', DECISIONS: decisions, CLAIM_MS: '1500' };
+    const killed = await w.run({ ...env, KILL: kill });
+    await sleep(1_600);
+    return { killed, redelivered: await w.run(env) };
+  }
+
   it.concurrent('a resume that fails after the approved tool ran, sent again: one effect', ({
     expect,
   }) =>
@@ -264,14 +273,8 @@ describe('durable turns: resumes', CASES, () => {
     expect,
   }) =>
     inWorld(async (w) => {
-      // Prepare
-      const decisions = await paused(expect, w);
-      const env = { CONFIRM: '1', MODE: 'resume', DECISIONS: decisions, CLAIM_MS: '1500' };
-
-      // Act
-      const killed = await w.run({ ...env, KILL: 'after-finish' });
-      await sleep(1_600);
-      const redelivered = await w.run(env);
+      // Prepare, act
+      const { killed, redelivered } = await resumeKilledAt(expect, w, 'after-finish');
 
       // Assess
       expect(killed.signal).toBe('SIGKILL');
@@ -283,14 +286,8 @@ describe('durable turns: resumes', CASES, () => {
     expect,
   }) =>
     inWorld(async (w) => {
-      // Prepare
-      const decisions = await paused(expect, w);
-      const env = { CONFIRM: '1', MODE: 'resume', DECISIONS: decisions, CLAIM_MS: '1500' };
-
-      // Act: the same decisions again; the call's approval does not make it run twice.
-      const killed = await w.run({ ...env, KILL: 'during-tool' });
-      await sleep(1_600);
-      const redelivered = await w.run(env);
+      // Prepare, act: the same decisions again; the call's approval does not make it run twice.
+      const { killed, redelivered } = await resumeKilledAt(expect, w, 'during-tool');
 
       // Assess
       expect(killed.signal).toBe('SIGKILL');
