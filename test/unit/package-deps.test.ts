@@ -76,4 +76,14 @@ describe('package dependencies', () => {
     );
     expect(undeclared).toEqual([]);
   });
+
+  it('packs with an emit-only build and type-checks before a publish', () => {
+    // npm pack → prepack → build without checking (the suite packs once per run); npm publish
+    // runs prepublishOnly first, so a published package is always type-checked.
+    const { scripts } = manifest;
+    expect(scripts.prepack).toBe('npm run build -- --noCheck');
+    expect(scripts.build).toMatch(/&& tsc -p tsconfig\.build\.json$/);
+    expect(scripts.prepublishOnly).toBe('npm run typecheck');
+    expect(scripts.typecheck).toBe('tsc --noEmit');
+  });
 });
