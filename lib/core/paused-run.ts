@@ -1,24 +1,13 @@
 import * as z from 'zod';
+import { findForbiddenKey } from './forbidden-keys.js';
 import { lazySchema } from './lazy-schema.js';
 import { InterruptionSchema } from './requests.js';
 import { type JsonValue, SessionIdSchema } from './session.js';
 
+// Zod-free in a module of their own (the fan-out's gate reads them); still exported from here.
+export { FORBIDDEN_KEYS, findForbiddenKey } from './forbidden-keys.js';
+
 export const PAUSED_RUN_SCHEMA_VERSION = 1;
-
-/** Keys that could reach an object's prototype if stored JSON were ever merged into objects. */
-export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor']);
-
-/** The path of the first forbidden key in a JSON value, or undefined when there is none. */
-export function findForbiddenKey(value: unknown, path = ''): string | undefined {
-  if (value === null || typeof value !== 'object') return undefined;
-  for (const [key, child] of Object.entries(value)) {
-    const at = path ? `${path}.${key}` : key;
-    if (FORBIDDEN_KEYS.has(key)) return at;
-    const found = findForbiddenKey(child, at);
-    if (found !== undefined) return found;
-  }
-  return undefined;
-}
 
 /** JSON with no prototype keys: what stores accept and return for framework state. */
 export const SafeJsonSchema = /* @__PURE__ */ lazySchema(() =>

@@ -1,41 +1,30 @@
 import type * as z from 'zod';
-import { FORBIDDEN_KEYS } from '../core/paused-run.js';
-import type { TransportErrorCode } from './codes.js';
 import {
-  CLIENT_ACTIONS,
-  type ClientMessage,
-  ClientMessageSchema,
-  type ErrorMessage,
+  article,
+  clip,
+  describeList,
+  fail,
+  type Gated,
+  gateRaw,
+  gateValue,
+  issueLine,
   MAX_INBOUND_BYTES,
-  RequestIdSchema,
-} from './protocol.js';
+  oneOf,
+  type ParseOptions,
+  type ParseResult,
+  quote,
+  type RawMessage,
+} from './gate.js';
+import { CLIENT_ACTIONS, type ClientMessage, ClientMessageSchema } from './protocol.js';
 import { TOO_LARGE_ISSUE } from './sizing.js';
 
-export type ParseResult<T> =
-  | { ok: true; message: T }
-  | { ok: false; error: ErrorMessage & { code: TransportErrorCode } };
-
-export interface ParseOptions {
-  /** Largest accepted message in UTF-8 bytes (default MAX_INBOUND_BYTES). */
-  maxBytes?: number;
-}
-
-/**
- * What a front hands the gate: text, or the raw bytes when the transport delivered bytes (a
- * binary WebSocket frame, a base64 HTTP body), which must be valid UTF-8.
- */
-export type RawMessage = string | Uint8Array;
-
-/** Past this, a too-large message is not even parsed to find its requestId. */
-const ECHO_PARSE_FACTOR = 4;
-const MAX_REPORTED_ISSUES = 3;
-const MAX_ERROR_MESSAGE = 1_000;
-/** Deeper JSON is refused: later recursive checks (stores, hooks) would overflow the stack. */
-export const MAX_JSON_DEPTH = 64;
-/** Keys that reach an object's prototype when code assigns or merges them. */
-export const GATE_FORBIDDEN_KEYS: ReadonlySet<string> = new Set([...FORBIDDEN_KEYS, 'prototype']);
-
-const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+export {
+  GATE_FORBIDDEN_KEYS,
+  MAX_JSON_DEPTH,
+  type ParseOptions,
+  type ParseResult,
+  type RawMessage,
+} from './gate.js';
 
 /**
  * Checks one WebSocket frame from a client. Never throws: a bad frame becomes the `error`
@@ -60,18 +49,7 @@ export function parseMessage<S extends z.ZodType>(
   raw: RawMessage,
   options: ParseOptions & { actions?: readonly string[] } = {},
 ): ParseResult<z.infer<S>> {
-  const maxBytes = options.maxBytes ?? MAX_INBOUND_BYTES;
-  const bytes = byteLength(raw, maxBytes);
-  if (bytes > maxBytes) {
-    const text = bytes <= maxBytes * ECHO_PARSE_FACTOR ? decode(raw) : undefined;
-    const echo = text === undefined ? undefined : tryParse(text);
-    return fail('too-large', `The message is ${bytes} bytes; the limit is ${maxBytes}.`, echo);
-  }
-  const text = decode(raw);
-  if (text === undefined) return fail('invalid-utf8', 'The message is not valid UTF-8.');
-  const value = tryParse(text);
-  if (value === NOT_JSON) return fail('bad-json', 'The message is not valid JSON.');
-  return checkValue(schema, value, options.actions, Number.POSITIVE_INFINITY);
+  return checkSchema(schema, gateRaw(raw, options));
 }
 
 /**
@@ -83,47 +61,14 @@ export function checkMessage<S extends z.ZodType>(
   value: unknown,
   options: ParseOptions & { actions?: readonly string[] } = {},
 ): ParseResult<z.infer<S>> {
-  return checkValue(schema, value, options.actions, options.maxBytes ?? MAX_INBOUND_BYTES);
+  const maxBytes = options.maxBytes ?? MAX_INBOUND_BYTES;
+  return checkSchema(schema, gateValue(value, options.actions, maxBytes));
 }
 
-/** Bytes of the message; characters never outnumber bytes, so short text pays no exact count. */
-function byteLength(raw: RawMessage, maxBytes: number): number {
-  if (typeof raw !== 'string') return raw.byteLength;
-  return raw.length * 3 <= maxBytes ? raw.length : Buffer.byteLength(raw, 'utf8');
-}
-
-/** The text of the message, or undefined when its bytes are not UTF-8 (never U+FFFD). */
-function decode(raw: RawMessage): string | undefined {
-  if (typeof raw === 'string') return raw;
-  try {
-    return UTF8.decode(raw);
-  } catch {
-    return undefined;
-  }
-}
-
-function checkValue<S extends z.ZodType>(
-  schema: S,
-  value: unknown,
-  actions: readonly string[] | undefined,
-  maxBytes: number,
-): ParseResult<z.infer<S>> {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    return fail('invalid-message', 'The message must be a JSON object.');
-  }
-  const problem = inspect(value, maxBytes);
-  if (problem !== undefined) return fail(problem.code, problem.message, value);
-  const record = value as Record<string, unknown>;
-  if (actions !== undefined && !actions.includes(record.action as string)) {
-    const action = record.action;
-    const detail =
-      action === undefined
-        ? 'The message has no "action"'
-        : typeof action === 'string'
-          ? `Unknown action ${quote(clip(action))}`
-          : 'The "action" must be a string';
-    return fail('unknown-action', `${detail}; expected one of ${actions.join(', ')}.`, value);
-  }
+/** The strict schema, on what passed the gate. */
+function checkSchema<S extends z.ZodType>(schema: S, gated: Gated): ParseResult<z.infer<S>> {
+  if (!gated.ok) return gated.error;
+  const { value } = gated;
   const parsed = schema.safeParse(value, { error: defaultMessage });
   if (parsed.success) return { ok: true, message: parsed.data };
   const { issues } = parsed.error;
@@ -137,98 +82,9 @@ function isSizeIssue(issue: z.core.$ZodIssue): boolean {
   return issue.code === 'custom' && issue.params?.gate === TOO_LARGE_ISSUE.gate;
 }
 
-type Problem = { code: TransportErrorCode; message: string };
-
-/**
- * Size (of a parsed value, as JSON), nesting depth and prototype keys, walked without
- * recursion so no message can overflow the stack; the walk stops once the size is over.
- * Reported in that order, whichever the walk meets first (text was sized before parsing).
- */
-function inspect(root: unknown, maxBytes: number): Problem | undefined {
-  const stack: { value: unknown; path: string; depth: number }[] = [
-    { value: root, path: '', depth: 0 },
-  ];
-  const sized = maxBytes !== Number.POSITIVE_INFINITY;
-  let bytes = 0;
-  let deep = false;
-  let key: string | undefined;
-  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
-    const { value, path, depth } = item;
-    if (sized) bytes += ownBytes(value);
-    if (bytes > maxBytes) {
-      return { code: 'too-large', message: `The message is over ${maxBytes} bytes as JSON.` };
-    }
-    if (value === null || typeof value !== 'object') continue;
-    if (depth >= MAX_JSON_DEPTH) deep = true;
-    const isArray = Array.isArray(value);
-    for (const [name, child] of Object.entries(value)) {
-      const at = path ? `${path}.${name}` : name;
-      if (!isArray && key === undefined && GATE_FORBIDDEN_KEYS.has(name)) key = at;
-      // The key and its colon, and a comma (one too many per container: close enough).
-      if (sized) bytes += (isArray ? 0 : Buffer.byteLength(JSON.stringify(name), 'utf8') + 1) + 1;
-      stack.push({ value: child, path: at, depth: depth + 1 });
-    }
-    // Depth is reported before a key wherever each is: stop only once depth is known.
-    if (deep && !sized) break;
-  }
-  if (deep) {
-    return {
-      code: 'too-deep',
-      message: `The message is nested more than ${MAX_JSON_DEPTH} levels deep.`,
-    };
-  }
-  if (key !== undefined) {
-    return {
-      code: 'forbidden-key',
-      message: `${clip(key)}: "__proto__", "constructor" and "prototype" keys are not allowed.`,
-    };
-  }
-  return undefined;
-}
-
-/** JSON bytes of a value itself: a primitive's text, or a container's two brackets. */
-function ownBytes(value: unknown): number {
-  if (value !== null && typeof value === 'object') return 2;
-  if (typeof value === 'string') return Buffer.byteLength(JSON.stringify(value), 'utf8');
-  return (JSON.stringify(value) ?? 'null').length;
-}
-
-const NOT_JSON = Symbol('not-json');
-
-function tryParse(raw: string): unknown {
-  try {
-    return JSON.parse(raw);
-  } catch {
-    return NOT_JSON;
-  }
-}
-
-function fail(code: TransportErrorCode, message: string, value?: unknown): ParseResult<never> {
-  const requestId = echoRequestId(value);
-  return {
-    ok: false,
-    error: {
-      type: 'error',
-      ...(requestId === undefined ? {} : { requestId }),
-      code,
-      message:
-        message.length > MAX_ERROR_MESSAGE ? `${message.slice(0, MAX_ERROR_MESSAGE)}…` : message,
-    },
-  };
-}
-
-/** A requestId worth echoing: only a valid one, so nothing long or odd is reflected back. */
-function echoRequestId(value: unknown): string | undefined {
-  if (value === null || typeof value !== 'object') return undefined;
-  const candidate = (value as Record<string, unknown>).requestId;
-  return RequestIdSchema.safeParse(candidate).success ? (candidate as string) : undefined;
-}
-
 /** `path: message` for the first issues, e.g. `input.0.text: must not be empty`. */
 export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
-  const lines = issues.slice(0, MAX_REPORTED_ISSUES).map(describeIssue);
-  const more = issues.length - MAX_REPORTED_ISSUES;
-  return more > 0 ? `${lines.join('; ')} (and ${more} more)` : lines.join('; ');
+  return describeList(issues, describeIssue);
 }
 
 function describeIssue(issue: z.core.$ZodIssue): string {
@@ -236,14 +92,7 @@ function describeIssue(issue: z.core.$ZodIssue): string {
     const inner = unionDetail(issue);
     if (inner !== undefined) return inner;
   }
-  const path = issue.path.map((p) => clip(String(p))).join('.');
-  const last = issue.path.at(-1);
-  let message = plainMessage(issue.message);
-  // Core schemas say "text must not be empty": the path already names the field.
-  if (typeof last === 'string' && message.startsWith(`${last} `)) {
-    message = message.slice(last.length + 1);
-  }
-  return path ? `${path}: ${message}` : message;
+  return issueLine(issue.path, plainMessage(issue.message));
 }
 
 /**
@@ -373,24 +222,4 @@ function defaultMessage(issue: z.core.$ZodRawIssue): string | undefined {
     default:
       return undefined;
   }
-}
-
-function article(type: string): string {
-  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
-}
-
-function quote(text: string): string {
-  return JSON.stringify(text);
-}
-
-/** Keys come from the sender: keep what we reflect short. */
-function clip(text: string): string {
-  return text.length > 64 ? `${text.slice(0, 64)}…` : text;
-}
-
-/** `"a"`, `"a" or "b"`, `one of "a", "b", "c"`. */
-function oneOf(values: readonly unknown[]): string {
-  const quoted = values.map((v) => JSON.stringify(v));
-  if (quoted.length <= 2) return quoted.join(' or ');
-  return `one of ${quoted.join(', ')}`;
 }

@@ -15,8 +15,7 @@ import { jsonBytes, TOO_LARGE_ISSUE } from './sizing.js';
  * rather than silently ignored.
  */
 
-/** API Gateway's WebSocket frame limit: nothing inbound may be larger. */
-export const MAX_INBOUND_BYTES = 128 * 1024;
+export { MAX_INBOUND_BYTES } from './gate.js';
 /** A run's input, as JSON, leaves room for the envelope inside one frame. */
 export const MAX_INPUT_BYTES = 96 * 1024;
 export const MAX_REQUESTS = 100;

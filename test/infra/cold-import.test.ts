@@ -100,6 +100,24 @@ describe('cold imports build no zod schema', { timeout: 120_000 }, () => {
   });
 });
 
+// Fan-out checks its one message by hand (events-queue-check.ts): the wire protocol's zod schemas
+// and the schema gate stay out of its bundle. zod itself is still in (config, tracing config and
+// the connection store's records use it), so this names the modules rather than zod.
+describe('the fan-out bundle holds no protocol schemas', { timeout: 120_000 }, () => {
+  const schemaGate = (kept: string[]) =>
+    kept.filter((input) => /lib\/transport\/(protocol|parse)\.ts$/.test(input));
+
+  it('fanout', async () => {
+    const { kept } = await bundle('fanout');
+    expect(schemaGate(kept)).toEqual([]);
+    expect(kept.some((input) => input.endsWith('lib/transport/events-queue-check.ts'))).toBe(true);
+  });
+
+  it('ws-message (which checks client messages with them) does hold them', async () => {
+    expect(schemaGate((await bundle('ws-message')).kept)).toHaveLength(2);
+  });
+});
+
 // Fan-out admits nothing: its bundle leaves the quota store to ws-connect's.
 describe('the fan-out bundle holds no quota store', { timeout: 120_000 }, () => {
   const quotaStore = (kept: string[]) =>
