@@ -3,7 +3,7 @@ import { observability, withLogging } from '../lib/aws/middleware/observability.
 import { connectionsFor } from '../lib/aws/wiring/light-deployments.js';
 
 const o = observability('ws-disconnect');
-const deployment = connectionsFor(['TABLE_NAME'], process.env, o);
+const deployment = await connectionsFor(['TABLE_NAME'], process.env, o);
 export const handler = withLogging(o.logger, createDisconnectHandler(deployment, o.logger), {
   tracer: o.tracer,
   span: 'ws-disconnect',

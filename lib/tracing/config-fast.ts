@@ -121,3 +121,36 @@ export function fastTracingConfig(
     sampleRate,
   };
 }
+
+/** Empty variables count as unset, as the Lambda console leaves them. */
+export function presentTracingEnv(
+  env: Record<string, string | undefined>,
+): Record<string, string | undefined> {
+  return Object.fromEntries(Object.entries(env).filter(([, v]) => v !== ''));
+}
+
+/**
+ * The configuration the variables ask for (`cloudwatch` by default on Lambda, when
+ * AWS_LAMBDA_FUNCTION_NAME is set, `none` elsewhere), `overrides` winning; not yet checked.
+ */
+export function fromTracingEnv(
+  e: TracingEnv,
+  overrides: Record<string, unknown> = {},
+): Record<string, unknown> {
+  const names = e.AGENT_KERNEL_TRACING ?? [e.AWS_LAMBDA_FUNCTION_NAME ? 'cloudwatch' : 'none'];
+  const level = (e.AGENT_KERNEL_LOG_LEVEL ?? e.AWS_LAMBDA_LOG_LEVEL ?? 'info').toLowerCase();
+  return {
+    backend: names.includes('cloudwatch') ? 'cloudwatch' : 'none',
+    otel: PRESETS.filter((preset) => names.includes(preset)),
+    principal: e.AGENT_KERNEL_TRACE_PRINCIPAL ?? 'hash',
+    serviceName: e.AGENT_KERNEL_SERVICE_NAME ?? e.AWS_LAMBDA_FUNCTION_NAME ?? 'agent-kernel',
+    namespace: e.AGENT_KERNEL_METRICS_NAMESPACE ?? 'AgentKernel',
+    daemon: e.AWS_XRAY_DAEMON_ADDRESS ?? { host: '127.0.0.1', port: 2000 },
+    xray: e.AGENT_KERNEL_XRAY ?? true,
+    capturePayloads: e.AGENT_KERNEL_TRACE_PAYLOADS ?? false,
+    // Lambda's own levels include trace and fatal: map them onto ours.
+    logLevel: level === 'trace' ? 'debug' : level === 'fatal' ? 'error' : level,
+    sampleRate: e.AGENT_KERNEL_TRACE_SAMPLE_RATE ?? 1,
+    ...overrides,
+  };
+}

@@ -1,6 +1,12 @@
 import * as z from 'zod';
 import { lazySchema } from '../core/lazy-schema.js';
-import { fastTracingConfig, fastTracingEnv } from './config-fast.js';
+import {
+  fastTracingConfig,
+  fastTracingEnv,
+  fromTracingEnv,
+  presentTracingEnv,
+  type TracingEnv,
+} from './config-fast.js';
 import { TracingConfigInvalid } from './errors.js';
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
@@ -91,25 +97,12 @@ export function tracingConfigFromEnv(
   env: Record<string, string | undefined> = process.env,
   overrides: Partial<TracingConfig> = {},
 ): TracingConfig {
-  // Empty variables count as unset, as the Lambda console leaves them.
-  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== ''));
-  const e = fastTracingEnv(present) ?? envBySchema(present);
-  const names = e.AGENT_KERNEL_TRACING ?? [e.AWS_LAMBDA_FUNCTION_NAME ? 'cloudwatch' : 'none'];
-  const level = (e.AGENT_KERNEL_LOG_LEVEL ?? e.AWS_LAMBDA_LOG_LEVEL ?? 'info').toLowerCase();
-  return tracingConfig({
-    backend: names.includes('cloudwatch') ? 'cloudwatch' : 'none',
-    otel: OTEL_PRESETS.filter((preset) => names.includes(preset)),
-    principal: e.AGENT_KERNEL_TRACE_PRINCIPAL ?? 'hash',
-    serviceName: e.AGENT_KERNEL_SERVICE_NAME ?? e.AWS_LAMBDA_FUNCTION_NAME ?? 'agent-kernel',
-    namespace: e.AGENT_KERNEL_METRICS_NAMESPACE ?? 'AgentKernel',
-    daemon: e.AWS_XRAY_DAEMON_ADDRESS ?? { host: '127.0.0.1', port: 2000 },
-    xray: e.AGENT_KERNEL_XRAY ?? true,
-    capturePayloads: e.AGENT_KERNEL_TRACE_PAYLOADS ?? false,
-    // Lambda's own levels include trace and fatal: map them onto ours.
-    logLevel: level === 'trace' ? 'debug' : level === 'fatal' ? 'error' : (level as LogLevel),
-    sampleRate: e.AGENT_KERNEL_TRACE_SAMPLE_RATE ?? 1,
-    ...overrides,
-  });
+  const present = presentTracingEnv(env);
+  return tracingConfig(
+    fromTracingEnv(fastTracingEnv(present) ?? envBySchema(present), overrides) as z.input<
+      typeof TracingConfigSchema
+    >,
+  );
 }
 
 /** Validates a configuration built in code. */
@@ -121,7 +114,7 @@ export function tracingConfig(config: z.input<typeof TracingConfigSchema>): Trac
   return parsed.data;
 }
 
-function envBySchema(present: Record<string, string | undefined>) {
+function envBySchema(present: Record<string, string | undefined>): TracingEnv {
   const parsed = EnvSchema.safeParse(present);
   if (!parsed.success) throw new TracingConfigInvalid(describe(parsed.error));
   return parsed.data;

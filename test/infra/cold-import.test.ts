@@ -68,7 +68,16 @@ async function bundle(name: string): Promise<{ file: string; inputs: string[]; k
 
 /** Imports the bundle in a fresh process, as Lambda's init does; the schemas built meanwhile. */
 function schemasBuiltAtImport(file: string): number {
-  const script = `await import(${JSON.stringify(file)}); process.stdout.write(String(globalThis.__zodSchemas ?? 0));`;
+  return Number(afterImport(file, 'globalThis.__zodSchemas ?? 0'));
+}
+
+/** Whether zod's own module ran at import (it sets `globalThis.__zod_globalConfig`). */
+function zodRanAtImport(file: string): boolean {
+  return afterImport(file, "typeof globalThis.__zod_globalConfig === 'object'") === 'true';
+}
+
+function afterImport(file: string, expression: string): string {
+  const script = `await import(${JSON.stringify(file)}); process.stdout.write(String(${expression}));`;
   const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
     env: {
       ...process.env,
@@ -81,7 +90,7 @@ function schemasBuiltAtImport(file: string): number {
     encoding: 'utf8',
   });
   if (child.status !== 0) throw new Error(`import failed: ${child.stderr}`);
-  return Number(child.stdout);
+  return child.stdout;
 }
 
 // The cold start of the functions every streamed token and WebSocket message goes through
@@ -100,9 +109,22 @@ describe('cold imports build no zod schema', { timeout: 120_000 }, () => {
   });
 });
 
+// Fan-out checks its message, its configuration and its connection items by hand
+// (config-light.ts, tracing/config-light.ts, connection-items.ts): zod is imported only for a
+// value the hand checks leave to the schemas, so its module does not even run at a cold start.
+describe('the fan-out cold import runs no zod at all', { timeout: 120_000 }, () => {
+  it('fanout', async () => {
+    expect(zodRanAtImport((await bundle('fanout')).file)).toBe(false);
+  });
+
+  it('ws-message (which checks client messages with zod) runs it', async () => {
+    expect(zodRanAtImport((await bundle('ws-message')).file)).toBe(true);
+  });
+});
+
 // Fan-out checks its one message by hand (events-queue-check.ts): the wire protocol's zod schemas
-// and the schema gate stay out of its bundle. zod itself is still in (config, tracing config and
-// the connection store's records use it), so this names the modules rather than zod.
+// and the schema gate stay out of its bundle. zod itself is still in (the schemas that explain
+// a bad configuration value still need it), so this names the modules rather than zod.
 describe('the fan-out bundle holds no protocol schemas', { timeout: 120_000 }, () => {
   const schemaGate = (kept: string[]) =>
     kept.filter((input) => /lib\/transport\/(protocol|parse)\.ts$/.test(input));

@@ -2,7 +2,8 @@ import type { Tracer } from '../../core/tracer.js';
 import type { LogLevel } from '../../tracing/config.js';
 import type { LogContext, LogPort } from '../../tracing/logger.js';
 import { Redactor, secretsFromEnv } from '../../tracing/redact.js';
-import { createTracer } from '../../tracing/select.js';
+import type { CreateTracerOptions } from '../../tracing/select-backends.js';
+import { createTracerLight } from '../../tracing/select-light.js';
 import { loadTracingSecret } from '../wiring/tracing-secret.js';
 import { type FunctionLogger, LambdaJsonLogger, THRESHOLDS } from './json-logger.js';
 
@@ -13,23 +14,28 @@ type Env = Record<string, string | undefined>;
  * tracer and redactor as observability.ts gives, without Powertools' logger or middy in the
  * bundle. Fronts wrap their handler in withJsonLogging (json-logging.ts).
  */
-export function jsonObservability(
+export async function jsonObservability(
   serviceName: string,
   env: Env = process.env,
-): { logger: LambdaJsonLogger; tracer: Tracer; redactor: Redactor } {
+): Promise<{ logger: LambdaJsonLogger; tracer: Tracer; redactor: Redactor }> {
   const redactor = new Redactor({ secrets: secretsFromEnv(env) });
   const service = env.POWERTOOLS_SERVICE_NAME || serviceName;
   const logger = new LambdaJsonLogger(service, redactor, env);
-  return { logger, tracer: tracerFor(service, env, redactor, logger), redactor };
+  // Checked without zod (select-light.ts): these functions bundle none.
+  const tracer = await createTracerLight(tracerOptions(service, env, redactor, logger));
+  return { logger, tracer, redactor };
 }
 
-/** The function's tracer, writing its lines through the function's logger (one line format). */
-export function tracerFor(
+/**
+ * The options of the function's tracer: its lines written through the function's logger (one
+ * line format), the OTel presets' secret read first.
+ */
+export function tracerOptions(
   service: string,
   env: Env,
   redactor: Redactor,
   logger: FunctionLogger,
-): Tracer {
+): CreateTracerOptions {
   // A root segment off Lambda is named after the function, as Lambda names its own.
   const config = env.AGENT_KERNEL_SERVICE_NAME ? {} : { serviceName: service };
   // The presets' credentials come from Secrets Manager at cold start, before the OTel backend.
@@ -39,7 +45,7 @@ export function tracerFor(
     process.env.AGENT_KERNEL_BUNDLE_OTEL === 'false'
       ? undefined
       : tracingSecretLoader(env, redactor);
-  return createTracer({
+  return {
     env,
     config,
     redactor,
@@ -49,7 +55,7 @@ export function tracerFor(
       logger.error('tracing backend unavailable: its spans are not recorded', {
         error: error as Error,
       }),
-  });
+  };
 }
 
 function tracingSecretLoader(env: Env, redactor: Redactor) {

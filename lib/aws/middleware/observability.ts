@@ -2,8 +2,9 @@ import { LogFormatter, Logger, LogItem } from '@aws-lambda-powertools/logger';
 import type { UnformattedAttributes } from '@aws-lambda-powertools/logger/types';
 import type { Tracer } from '../../core/tracer.js';
 import { Redactor, secretsFromEnv } from '../../tracing/redact.js';
+import { createTracer } from '../../tracing/select.js';
 import { activeLogContext } from '../../tracing/span.js';
-import { tracerFor } from './json-observability.js';
+import { tracerOptions } from './json-observability.js';
 
 /**
  * Powertools' line (level, message, timestamp, service, Lambda context, X-Ray id) plus the ids
@@ -58,7 +59,7 @@ export function observability(
     serviceName: service,
     logFormatter: new KernelLogFormatter(redactor),
   });
-  const tracer = tracerFor(service, env, redactor, logger);
+  const tracer = createTracer(tracerOptions(service, env, redactor, logger));
   return { logger, tracer, redactor };
 }
 

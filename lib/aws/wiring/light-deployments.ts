@@ -17,7 +17,8 @@ import { DynamoRunRecordStore } from '../../stores/dynamodb/run-record-store.js'
 import { DynamoSessionIndex } from '../../stores/dynamodb/session-index.js';
 import { DynamoSessionStore } from '../../stores/dynamodb/session-store.js';
 import { captureClient } from '../../tracing/capture.js';
-import { type Config, type ConfigKey, loadConfig } from './config.js';
+import type { Config, ConfigKey } from './config.js';
+import { loadConfigLight } from './config-light.js';
 import { ConfigError } from './errors.js';
 import { fairUseFor } from './fair-use.js';
 
@@ -57,7 +58,7 @@ export function fanoutConnectionsFor(
   require: readonly ConfigKey[] = ['TABLE_NAME'],
   env: Record<string, string | undefined> = process.env,
   options: { tracer?: Tracer } = {},
-): () => Promise<ConnectionsDeployment> {
+): Promise<() => Promise<ConnectionsDeployment>> {
   return lazily(require, env, (config, stores) => connectionsOf(config, stores, options.tracer));
 }
 
@@ -79,7 +80,7 @@ export function connectionsFor(
   require: readonly ConfigKey[] = ['TABLE_NAME'],
   env: Record<string, string | undefined> = process.env,
   options: { tracer?: Tracer } = {},
-): () => Promise<ConnectionsDeployment> {
+): Promise<() => Promise<ConnectionsDeployment>> {
   return lazily(require, env, (config, stores) => ({
     ...connectionsOf(config, stores, options.tracer),
     fairUse: fairUseFor(config, stores),
@@ -94,7 +95,7 @@ export function messagesFor(
   require: readonly ConfigKey[] = ['TABLE_NAME', 'RUN_QUEUE_URL'],
   env: Record<string, string | undefined> = process.env,
   options: { tracer?: Tracer } = {},
-): () => Promise<MessageDeployment> {
+): Promise<() => Promise<MessageDeployment>> {
   return lazily(require, env, (config, stores) => ({
     config,
     connections: new DynamoConnectionStore(stores),
@@ -124,13 +125,16 @@ export function dynamoClientFor(config: Config): DynamoDBClient {
   );
 }
 
-/** The configuration now; the client and stores once, on first use. */
-function lazily<T>(
+/**
+ * The configuration now (a function awaits it at cold start: a bad value fails there); the
+ * client and stores once, on first use.
+ */
+async function lazily<T>(
   require: readonly ConfigKey[],
   env: Record<string, string | undefined>,
   build: (config: Config, stores: StoreOptions) => T,
-): () => Promise<T> {
-  const config = loadConfig(env, require);
+): Promise<() => Promise<T>> {
+  const config = await loadConfigLight(env, require);
   let built: T | undefined;
   return async () => {
     if (!config.TABLE_NAME)

@@ -1,29 +1,14 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
 import {
   type Connection,
   ConnectionNotFound,
-  ConnectionSchema,
   type ConnectionStore,
   type Subscription,
-  SubscriptionFormatSchema,
 } from '../../app/ports/connections.js';
-import { lazySchema } from '../../core/lazy-schema.js';
 import { InvalidRecord, RecordCorrupt } from '../../core/stores.js';
 import { DynamoBase, isConditionFailed } from './base.js';
+import { checkConnection, checkConnItem, checkSubItem } from './connection-items.js';
 import { keys } from './table.js';
-
-const ConnItemSchema = /* @__PURE__ */ lazySchema(() =>
-  ConnectionSchema.extend({
-    sessions: z.instanceof(Set).optional(),
-  }),
-);
-const SubItemSchema = /* @__PURE__ */ lazySchema(() =>
-  ConnectionSchema.extend({
-    sessionId: z.string(),
-    format: SubscriptionFormatSchema,
-  }),
-);
 
 /**
  * Connections as `CONN#<id>/META` (principal, endpoint, and the string set of subscribed session
@@ -34,17 +19,15 @@ const SubItemSchema = /* @__PURE__ */ lazySchema(() =>
  */
 export class DynamoConnectionStore extends DynamoBase implements ConnectionStore {
   async connect(connection: Connection): Promise<void> {
-    const parsed = ConnectionSchema.safeParse(connection);
-    if (!parsed.success) {
-      throw new InvalidRecord('connection', parsed.error.issues[0]?.message ?? 'invalid');
-    }
+    const parsed = checkConnection(connection);
+    if (!parsed.ok) throw new InvalidRecord('connection', parsed.message);
     await this.doc.send(
       new PutCommand({
         TableName: this.table,
         Item: {
           pk: keys.connection(connection.connectionId),
           sk: keys.meta,
-          ...parsed.data,
+          ...parsed.value,
           expiresAt: this.expiry(),
         },
       }),
@@ -138,15 +121,9 @@ export class DynamoConnectionStore extends DynamoBase implements ConnectionStore
     )) {
       if (this.expired(item)) continue;
       const { pk: _pk, sk: _sk, expiresAt: _ttl, ...rest } = item;
-      const parsed = SubItemSchema.safeParse(rest);
-      if (!parsed.success) {
-        throw new RecordCorrupt(
-          'subscription',
-          String(item.sk),
-          parsed.error.issues[0]?.message ?? '',
-        );
-      }
-      found.push(parsed.data);
+      const parsed = checkSubItem(rest);
+      if (!parsed.ok) throw new RecordCorrupt('subscription', String(item.sk), parsed.message);
+      found.push(parsed.value);
     }
     return found;
   }
@@ -171,10 +148,8 @@ export class DynamoConnectionStore extends DynamoBase implements ConnectionStore
 
 function parseConn(connectionId: string, item: Record<string, unknown>) {
   const { pk: _pk, sk: _sk, expiresAt: _ttl, ...rest } = item;
-  const parsed = ConnItemSchema.safeParse(rest);
-  if (!parsed.success) {
-    throw new RecordCorrupt('connection', connectionId, parsed.error.issues[0]?.message ?? '');
-  }
-  const { sessions, ...connection } = parsed.data;
+  const parsed = checkConnItem(rest);
+  if (!parsed.ok) throw new RecordCorrupt('connection', connectionId, parsed.message);
+  const { sessions, ...connection } = parsed.value;
   return { connection, sessions: [...(sessions ?? [])].map(String).sort() };
 }

@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../lib/aws/wiring/config.js';
 import { CONFIG_KEYS, CONFIG_RULES, fastConfig } from '../../../lib/aws/wiring/config-fast.js';
+import { loadConfigLight } from '../../../lib/aws/wiring/config-light.js';
 import { ConfigSchema } from '../../../lib/aws/wiring/config-schema.js';
 
 /** What the schema says, the reference the hand-written rules must agree with. */
@@ -103,6 +105,30 @@ describe('the hand-checked configuration', () => {
         if (fast !== undefined) expect(fast).toEqual(bySchema(env));
       }),
       { numRuns: 500 },
+    );
+  });
+
+  it('loads as loadConfig does without the schema at hand: same config, same errors (property)', async () => {
+    const keys = Object.keys(CONFIG_RULES);
+    const value = fc.oneof(fc.constantFrom(...SAMPLES), fc.string({ maxLength: 12 }));
+    const required = fc.subarray(['TABLE_NAME', 'RUN_QUEUE_URL'] as const);
+    const outcome = async (load: () => unknown) => {
+      try {
+        return { config: await load() };
+      } catch (error) {
+        return { error: String(error), variables: (error as { variables?: unknown }).variables };
+      }
+    };
+    await fc.assert(
+      fc.asyncProperty(
+        fc.dictionary(fc.constantFrom(...keys), value, { maxKeys: 6 }),
+        required,
+        async (env, require) => {
+          const light = await outcome(() => loadConfigLight(env, require));
+          expect(light).toEqual(await outcome(() => loadConfig(env, require)));
+        },
+      ),
+      { numRuns: 300 },
     );
   });
 });

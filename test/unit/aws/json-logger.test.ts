@@ -17,7 +17,7 @@ async function linesOf(kind: 'powertools' | 'json'): Promise<Record<string, unkn
   lines.length = 0;
   process.env._X_AMZN_TRACE_ID =
     'Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1';
-  const o = kind === 'json' ? jsonObservability('fanout', env) : observability('fanout', env);
+  const o = kind === 'json' ? await jsonObservability('fanout', env) : observability('fanout', env);
   const work = async () => {
     o.logger.info('plain');
     o.logger.warn('with fields', { connectionId: 'c-1', token: 'secret-value' });

@@ -11,14 +11,14 @@ const env = {
 
 describe('light deployments', () => {
   it('fan-out gets the connection store and no fair use, even with QUOTAS=on', async () => {
-    const deployment = await fanoutConnectionsFor(['TABLE_NAME'], env)();
+    const deployment = await (await fanoutConnectionsFor(['TABLE_NAME'], env))();
     expect(deployment.connections).toBeInstanceOf(DynamoConnectionStore);
     expect(deployment.config.TABLE_NAME).toBe('agents');
     expect(deployment.fairUse).toBeUndefined();
   });
 
   it('ws-connect and ws-disconnect get fair use with QUOTAS=on', async () => {
-    const deployment = await connectionsFor(['TABLE_NAME'], env)();
+    const deployment = await (await connectionsFor(['TABLE_NAME'], env))();
     expect(deployment.connections).toBeInstanceOf(DynamoConnectionStore);
     expect(deployment.fairUse).toBeDefined();
   });

@@ -1,7 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EnvSchema, TracingConfigSchema } from '../../../lib/tracing/config.js';
+import {
+  EnvSchema,
+  TracingConfigSchema,
+  tracingConfigFromEnv,
+} from '../../../lib/tracing/config.js';
 import { fastTracingConfig, fastTracingEnv } from '../../../lib/tracing/config-fast.js';
+import { tracingConfigLight } from '../../../lib/tracing/config-light.js';
 
 const KEYS = Object.keys(EnvSchema.shape);
 const SAMPLES = [
@@ -108,5 +113,32 @@ describe('the hand-checked tracing configuration', () => {
       sampleRate: 1,
     };
     expect(fastTracingConfig(usual)).toEqual(TracingConfigSchema.parse(usual));
+  });
+
+  it('reads the environment as tracingConfigFromEnv does without the schemas at hand (property)', async () => {
+    const value = fc.oneof(fc.constantFrom(...SAMPLES), fc.string({ maxLength: 10 }));
+    const overrides = fc.constantFrom(
+      {},
+      { serviceName: 'fanout' },
+      { backend: 'cloudwatch' as const },
+    );
+    const outcome = async (read: () => unknown) => {
+      try {
+        return { config: await read() };
+      } catch (error) {
+        return { error: String(error) };
+      }
+    };
+    await fc.assert(
+      fc.asyncProperty(
+        fc.dictionary(fc.constantFrom(...KEYS), value, { maxKeys: 5 }),
+        overrides,
+        async (env, given) => {
+          const light = await outcome(() => tracingConfigLight(env, given));
+          expect(light).toEqual(await outcome(() => tracingConfigFromEnv(env, given)));
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 });
