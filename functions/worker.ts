@@ -1,8 +1,10 @@
 import * as agents from '#agents';
 import { createWorkerHandler } from '../lib/aws/handlers/worker.js';
-import { observability, withLogging } from '../lib/aws/middleware/observability.js';
+import { withJsonLogging } from '../lib/aws/middleware/json-logging.js';
+import { jsonObservability } from '../lib/aws/middleware/json-observability.js';
 import { deploymentFor } from '../lib/aws/wiring/deployment.js';
 
-const o = observability('worker');
+// Powertools' lines without Powertools or middy: the worker runs every turn.
+const o = await jsonObservability('worker');
 const deployment = deploymentFor(agents, ['TABLE_NAME'], process.env, o);
-export const handler = withLogging(o.logger, createWorkerHandler(deployment, o));
+export const handler = withJsonLogging(o.logger, createWorkerHandler(deployment, o));

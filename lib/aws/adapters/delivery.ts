@@ -1,8 +1,8 @@
-import type { Logger } from '@aws-lambda-powertools/logger';
 import type { ConnectionStore } from '../../app/ports/connections.js';
 import type { Delivery, DeliveryMode } from '../../transport/delivery.js';
 import { eventsFifoKeys } from '../../transport/fifo.js';
 import type { EventsMessage, EventsQueueMessage } from '../../transport/protocol.js';
+import type { FunctionLogger as Logger } from '../middleware/json-logger.js';
 import { ConfigError } from '../wiring/errors.js';
 import type { AwsClients } from './clients.js';
 import { postToSession } from './post-to-session.js';

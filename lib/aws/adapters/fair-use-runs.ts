@@ -1,6 +1,6 @@
-import type { Logger } from '@aws-lambda-powertools/logger';
 import { leaseIdOf, type UsageTally } from '../../app/fair-use.js';
 import type { RunJob } from '../../transport/protocol.js';
+import type { FunctionLogger as Logger } from '../middleware/json-logger.js';
 import type { Deployment } from '../wiring/deployment.js';
 import { countMetric } from './job-metrics.js';
 

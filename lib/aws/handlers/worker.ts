@@ -1,4 +1,3 @@
-import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { UsageTally } from '../../app/fair-use.js';
 import { clearJob } from '../../app/jobs/clear-job.js';
@@ -14,6 +13,7 @@ import { endQueuedRun } from '../adapters/fair-use-runs.js';
 import { countMetric, emfMetrics } from '../adapters/job-metrics.js';
 import { announcePause } from '../adapters/pause-announcer.js';
 import { retryAfter, retryDelaySeconds } from '../adapters/sqs-queues.js';
+import type { FunctionLogger as Logger } from '../middleware/json-logger.js';
 import { processBatch } from '../middleware/sqs-batch.js';
 import type { Deployment } from '../wiring/deployment.js';
 import { RunTimeout } from '../wiring/errors.js';
