@@ -2,6 +2,7 @@ import { FORBIDDEN_KEYS } from '../core/forbidden-keys.js';
 import type { TransportErrorCode } from './codes.js';
 import { isSafeId } from './ids.js';
 import type { ErrorMessage } from './protocol.js';
+import { MAX_INBOUND_BYTES } from './sizing.js';
 
 /**
  * The schema-free half of the input gate (parse.ts): size, UTF-8, JSON, object, depth, prototype
@@ -24,8 +25,8 @@ export interface ParseOptions {
  */
 export type RawMessage = string | Uint8Array;
 
-/** API Gateway's WebSocket frame limit: nothing inbound may be larger (protocol.ts exports it). */
-export const MAX_INBOUND_BYTES = 128 * 1024;
+export { MAX_INBOUND_BYTES };
+
 /** Past this, a too-large message is not even parsed to find its requestId. */
 const ECHO_PARSE_FACTOR = 4;
 const MAX_ERROR_MESSAGE = 1_000;

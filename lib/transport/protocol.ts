@@ -15,7 +15,7 @@ import { jsonBytes, TOO_LARGE_ISSUE } from './sizing.js';
  * rather than silently ignored.
  */
 
-export { MAX_INBOUND_BYTES } from './gate.js';
+export { MAX_INBOUND_BYTES } from './sizing.js';
 /** A run's input, as JSON, leaves room for the envelope inside one frame. */
 export const MAX_INPUT_BYTES = 96 * 1024;
 export const MAX_REQUESTS = 100;

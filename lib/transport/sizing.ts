@@ -1,5 +1,8 @@
 import type { StreamEvent } from '../core/events.js';
 
+/** API Gateway's WebSocket frame limit: nothing inbound may be larger (protocol.ts exports it). */
+export const MAX_INBOUND_BYTES = 128 * 1024;
+
 /** UTF-8 bytes of a value's JSON text. */
 export function jsonBytes(value: unknown): number {
   return Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
