@@ -71,7 +71,10 @@ export async function journaledStream<P extends V3Part, R extends { stream: Read
  */
 const TOOL_PARTS = new Set(['tool-input-start', 'tool-input-delta', 'tool-input-end', 'tool-call']);
 
-/** Passes parts through until the first part of a tool call; from there holds, records, releases. */
+/**
+ * Passes parts through until the first part of a tool call; from there holds, records, releases
+ * (a failed step's tool parts are dropped).
+ */
 function recordOnToolCall<P extends V3Part>(
   source: ReadableStream<P>,
   journal: RunJournal,
@@ -89,7 +92,10 @@ function recordOnToolCall<P extends V3Part>(
         if (next.done) {
           if (holding && !failed)
             await journal.recordModel(key, asJson<JsonValue>({ stream: compact(parts) }));
-          for (const part of held) controller.enqueue(part);
+          // A failed step is not recorded, so its re-drive asks again and gets new call ids:
+          // none of this step's calls may run (the SDKs run none today; this keeps it so).
+          for (const part of held)
+            if (!failed || !TOOL_PARTS.has(part.type)) controller.enqueue(part);
           controller.close();
           return;
         }

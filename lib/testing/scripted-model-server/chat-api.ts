@@ -88,6 +88,12 @@ export function buildChatChunks(turn: ResolvedTurn, body: unknown, chunkSize: nu
       push({ tool_calls: [{ index, function: { arguments: args } }] });
     }
   });
+  if (turn.failure) {
+    // OpenAI's mid-stream failure: an error object where the next chunk would be.
+    const { message, code } = turn.failure;
+    chunks.push({ error: { message, type: 'server_error', code, param: null } });
+    return chunks;
+  }
   push({}, finishReason(turn));
   if (includeUsage) {
     chunks.push({

@@ -173,6 +173,11 @@ export function buildResponse(
     item.stream(emit, outputIndex, chunkSize);
     emit('response.output_item.done', { output_index: outputIndex, item: item.done });
   });
-  emit('response.completed', { response });
+  if (turn.failure) {
+    const { message, code } = turn.failure;
+    emit('response.failed', {
+      response: { ...response, status: 'failed', error: { code, message } },
+    });
+  } else emit('response.completed', { response });
   return { response, events };
 }

@@ -15,6 +15,12 @@ export type ScriptedTurn =
       toolCalls?: ScriptedToolCall[];
       usage?: { inputTokens?: number; outputTokens?: number };
       delayMs?: number;
+      /**
+       * A streamed answer fails after its output (text, tool calls): the Responses stream ends
+       * with `response.failed`, a Chat Completions stream with an `error` chunk, as a provider's
+       * mid-stream failure does. A non-streamed request gets the answer as usual.
+       */
+      failAfterOutput?: { message?: string; code?: string };
     }
   | {
       error: {
@@ -61,6 +67,9 @@ const answerSchema = z.strictObject({
     .strictObject({ inputTokens: tokenCount.optional(), outputTokens: tokenCount.optional() })
     .optional(),
   delayMs: z.number().nonnegative().finite().optional(),
+  failAfterOutput: z
+    .strictObject({ message: z.string().optional(), code: z.string().optional() })
+    .optional(),
 });
 
 const errorSchema = z.strictObject({

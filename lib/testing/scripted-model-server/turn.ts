@@ -8,6 +8,8 @@ export interface ResolvedTurn {
   reasoning: string | undefined;
   toolCalls: { callId: string; name: string; arguments: string }[];
   usage: { inputTokens: number; outputTokens: number; reasoningTokens: number };
+  /** The stream fails after its output (ScriptedAnswer.failAfterOutput). */
+  failure?: { message: string; code: string };
 }
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -82,10 +84,19 @@ export function resolveTurn(
     estimateTokens(text ?? '') +
     toolCalls.reduce((sum, call) => sum + estimateTokens(call.name + call.arguments), 0);
   const outputTokens = turn.usage?.outputTokens ?? Math.max(1, estimatedOutput);
+  const failed = turn.failAfterOutput;
   return {
     text,
     reasoning: turn.reasoning,
     toolCalls,
+    ...(failed
+      ? {
+          failure: {
+            message: failed.message ?? 'The model failed mid-stream.',
+            code: failed.code ?? 'server_error',
+          },
+        }
+      : {}),
     usage: {
       inputTokens: turn.usage?.inputTokens ?? Math.max(1, estimateTokens(promptText(body, api))),
       outputTokens,

@@ -104,4 +104,33 @@ describe('ai-sdk journaled model', () => {
     expect(log).not.toContain('recorded');
     expect(model.doStreamCalls).toHaveLength(2);
   });
+
+  it('releases no tool call of a step whose stream fails after it, and records nothing', async () => {
+    // Prepare
+    const log: string[] = [];
+    const store = new InMemoryRunJournalStore();
+    const failing = [...parts.slice(0, -1), { type: 'error', error: new Error('reset') }];
+    const model = new MockLanguageModelV3({
+      doStream: async () => ({
+        stream: simulateReadableStream({ chunks: failing as StreamPart[] }),
+      }),
+    });
+
+    // Act
+    const seen = await streamOnce(model, store, log);
+    await streamOnce(model, store, []);
+
+    // Assess
+    expect(log).not.toContain('recorded');
+    expect(seen.map((p: any) => p.type)).toEqual([
+      'stream-start',
+      'text-start',
+      'text-delta',
+      'text-delta',
+      'text-end',
+      'error',
+    ]);
+    // Not recorded: a re-drive asks the model again.
+    expect(model.doStreamCalls).toHaveLength(2);
+  });
 });
