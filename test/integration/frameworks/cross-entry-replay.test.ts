@@ -1,23 +1,16 @@
 import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createOpenAI } from '@ai-sdk/openai';
-import { createOpenAI as createOpenAIV3 } from '@ai-sdk/openai-v3';
-import { Agent as MastraAgent } from '@mastra/core/agent';
-import { createTool } from '@mastra/core/tools';
-import { type JSONSchema7, jsonSchema, type LanguageModel, tool } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Runtime } from '../../../lib/core/runtime.js';
 import { tryToolContext } from '../../../lib/core/tool-context.js';
-import { aiSdkAgent } from '../../../lib/frameworks/ai-sdk/index.js';
-import { mastraAgent } from '../../../lib/frameworks/mastra/index.js';
-import { jsonOnlySchema } from '../../../lib/frameworks/mastra/tools.js';
 import { InMemoryRunJournalStore } from '../../../lib/stores/memory/journal-store.js';
 import { InMemorySessionStore } from '../../../lib/stores/memory/session-store.js';
 import type { RecordedRequest } from '../../../lib/testing/index.js';
 import { CrashBeforeSave } from '../../../lib/testing/runner-contract/index.js';
 import { collect } from '../../../lib/testing/runner-contract/world.js';
 import { useScriptedModelServer } from '../../helpers/model-server.js';
+import { type Execute, type PayAgent, type Payment, payAgents } from '../../helpers/pay-agents.js';
 
 // Fresh call ids in every response: a re-driven run finds its call only by replaying the step.
 const server = useScriptedModelServer({ freshCallIds: true });
@@ -30,65 +23,15 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-type Payment = { to: string; amount: number };
-type Execute = (args: Payment) => Promise<string>;
-type AnyAgent = ReturnType<typeof aiSdkAgent> | ReturnType<typeof mastraAgent>;
-const parameters: JSONSchema7 = {
-  type: 'object',
-  properties: { to: { type: 'string' }, amount: { type: 'number' } },
-  required: ['to', 'amount'],
-};
-
-const openai = () => createOpenAI({ baseURL: server.url, apiKey: 'k' });
-
-function aiSdk(model: () => LanguageModel) {
-  return (execute: Execute) =>
-    aiSdkAgent({
-      name: 'agent',
-      model: model(),
-      tools: {
-        pay: tool({
-          description: 'Send money',
-          inputSchema: jsonSchema<Payment>(parameters),
-          execute,
-        }),
-      },
-    });
-}
-
-function mastra(execute: Execute) {
-  const pay = createTool({
-    id: 'pay',
-    description: 'Send money',
-    inputSchema: jsonOnlySchema(parameters as Record<string, unknown>),
-    execute: (args: unknown) => execute(args as Payment),
-  } as Parameters<typeof createTool>[0]);
-  // A v3 provider's model: the one Mastra 1.x speaks (its journal layer wraps v3 models).
-  const model = createOpenAIV3({ baseURL: server.url, apiKey: 'k' }).chat('scripted-model');
-  return mastraAgent(
-    new MastraAgent({
-      id: 'agent',
-      name: 'agent',
-      instructions: '',
-      model: model as never,
-      tools: { pay },
-    }),
-  );
-}
-
 // The ai-sdk runner streams through `streamText` (doStream) and drains through `generateText`
 // (doGenerate); Mastra drains its stream, so both of its entries are doStream.
-const agents: [string, (execute: Execute) => AnyAgent][] = [
-  ['ai-sdk', aiSdk(() => openai()('scripted-model'))],
-  ['ai-sdk (chat completions)', aiSdk(() => openai().chat('scripted-model'))],
-  ['mastra', mastra],
-];
+const agents = payAgents(() => server.url);
 
 function callIds(request: RecordedRequest | undefined): string[] {
   return [...new Set(JSON.stringify(request?.body ?? null).match(/call_[A-Za-z0-9]{24}/g) ?? [])];
 }
 
-function world(name: string, agentOf: (execute: Execute) => AnyAgent) {
+function world(name: string, agentOf: (execute: Execute) => PayAgent) {
   const effects = join(dir, `${name.replace(/\W+/g, '-')}-${Math.random()}.log`);
   const execute = async ({ to, amount }: Payment) => {
     await appendFile(effects, `${tryToolContext()?.idempotencyKey}\n`);
