@@ -12,6 +12,7 @@ import {
 import type { StreamEvent } from './events.js';
 import type { PostHook, PreHook } from './hooks.js';
 import type { RunJournalStore } from './journal.js';
+import { lazyStream } from './lazy-stream.js';
 import type { Module } from './module.js';
 import { type Reply, type Request, RequestsSchema, type RunInput } from './requests.js';
 import { DecisionsSchema, prepareResume } from './resume.js';
@@ -205,22 +206,24 @@ export class Runtime {
    * One turn as a stream of events. Never throws for a failed turn: it ends with `run-error`
    * (after closing any open boundary) instead of `run-finished` or `run-paused`.
    */
-  async *stream(
+  stream(
     agentName: string,
     sessionId: string,
     input: RunInput,
     options: RunCallOptions = {},
   ): AsyncGenerator<StreamEvent, void, undefined> {
-    const runId = options.runId ?? this.#newId();
-    let setup: TurnSetup;
-    try {
-      const replay = options.replay ?? options.runId !== undefined;
-      setup = this.#setup(agentName, sessionId, { ...options, runId, replay }, input);
-    } catch (err) {
-      yield { type: 'run-error', runId, ...this.#errorInfo(err) };
-      return;
-    }
-    yield* driveTurn(this.#engine, setup, () => prepareTurn(this.#engine.deps, setup));
+    // Set up on the first `next()`, as a generator body would; then the driver's own generator.
+    return lazyStream(() => {
+      const runId = options.runId ?? this.#newId();
+      let setup: TurnSetup;
+      try {
+        const replay = options.replay ?? options.runId !== undefined;
+        setup = this.#setup(agentName, sessionId, { ...options, runId, replay }, input);
+      } catch (err) {
+        return once({ type: 'run-error', runId, ...this.#errorInfo(err) });
+      }
+      return driveTurn(this.#engine, setup, () => prepareTurn(this.#engine.deps, setup));
+    });
   }
 
   /** Continues a paused run with a decision for each interruption; answered like `run`. */
@@ -350,6 +353,10 @@ function checkSessionId(sessionId: string): void {
   if (typeof sessionId === 'string' && SESSION_ID.test(sessionId)) return;
   const id = SessionIdSchema.safeParse(sessionId);
   if (!id.success) throw new InvalidRequest(id.error.issues[0]?.message ?? 'invalid sessionId');
+}
+
+async function* once(event: StreamEvent): AsyncGenerator<StreamEvent, void, undefined> {
+  yield event;
 }
 
 function toRequests(input: RunInput): unknown {

@@ -107,6 +107,9 @@ export async function* driveTurn(
     const hooks = [...agent.postHooks, ...engine.deps.postHooks];
     // A stream hook sees token events (and may halt on one), so it keeps the streaming path.
     const drained = outcome.drained === true && !hooks.some((hook) => hook.onStreamEvent);
+    // `Runtime.run` drains this generator unseen: events are checked (and shown to stream hooks)
+    // but neither tracked nor yielded, which saves a generator round trip per event.
+    const quiet = outcome.drained === true;
     const stream = traced(() =>
       runWithToolContext(prepared.toolContext, () =>
         prepared.resume
@@ -142,6 +145,7 @@ export async function* driveTurn(
       if (!streaming && isTokenEvent(checked)) continue;
       const events =
         hooks.length === 0 ? [checked] : await applyStreamHooks(hooks, checked, prepared.info);
+      if (quiet) continue;
       for (const event of events) {
         boundaries.observe(event);
         yield event;
@@ -154,14 +158,14 @@ export async function* driveTurn(
     const reply = await traced(() => finish(engine, prepared, result, span, text));
     span.setAttributes({ outcome: reply.status });
     span.setPayload('output', () => (reply.status === 'completed' ? reply.text : reply));
-    if (!streaming && reply.status === 'completed') {
+    if (!streaming && !quiet && reply.status === 'completed') {
       for (const event of textAsEvents(runId, reply.text, 'reply')) {
         boundaries.observe(event);
         yield event;
       }
     }
     // A runner that forgot to close something still gives clients a well-formed stream.
-    yield* boundaries.closeAll();
+    for (const event of boundaries.closeAll()) yield event;
     ended = true;
     outcome.reply = reply;
     if (reply.status === 'paused') {

@@ -36,3 +36,40 @@ export function jsonProblem(err: unknown): string {
   if (err instanceof SyntaxError) return `invalid JSON (${err.message})`;
   return err instanceof Error ? err.message : String(err);
 }
+
+/** What `copyStoredJson` returns for a value it leaves to the JSON round trip. */
+export const NOT_PLAIN_JSON = Symbol('not-plain-json');
+
+/**
+ * The value `parseStoredJson(toStoredJson(value))` gives, built by hand for plain JSON (strings
+ * are shared, not re-read from text), so an in-memory store skips the text round trip. Anything
+ * the round trip would change or refuse (undefined, non-finite numbers, holes, class instances,
+ * `toJSON`, a forbidden key, deep nesting) answers NOT_PLAIN_JSON: the caller takes the round trip.
+ */
+export function copyStoredJson(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string' || typeof value === 'boolean' || value === null) return value;
+  // JSON writes -0 as 0.
+  if (typeof value === 'number') return Number.isFinite(value) ? value + 0 : NOT_PLAIN_JSON;
+  if (typeof value !== 'object' || depth > 64) return NOT_PLAIN_JSON;
+  if (Array.isArray(value)) {
+    const out: unknown[] = new Array(value.length);
+    for (let i = 0; i < value.length; i++) {
+      // A hole or undefined becomes null in JSON: left to the round trip.
+      const item = value[i] === undefined ? NOT_PLAIN_JSON : copyStoredJson(value[i], depth + 1);
+      if (item === NOT_PLAIN_JSON) return NOT_PLAIN_JSON;
+      out[i] = item;
+    }
+    return out;
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return NOT_PLAIN_JSON;
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return NOT_PLAIN_JSON;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    if (FORBIDDEN_KEYS.has(key)) return NOT_PLAIN_JSON;
+    const item = copyStoredJson((value as Record<string, unknown>)[key], depth + 1);
+    if (item === NOT_PLAIN_JSON) return NOT_PLAIN_JSON;
+    out[key] = item;
+  }
+  return out;
+}

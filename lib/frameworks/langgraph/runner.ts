@@ -136,7 +136,7 @@ export class LangGraphRunner implements Runner<LangGraphAgentDefinition> {
     let values: { messages?: BaseMessage[] } | undefined;
     try {
       // A recorded checkpoint: its model step is not asked again; its tool calls are reported.
-      if (recorded) yield* replayed(mapper, await graph.getState(config));
+      if (recorded) for (const event of replayed(mapper, await graph.getState(config))) yield event;
       const stream = await graph.stream(recorded ? null : graphInput, {
         ...options,
         ...config,
@@ -149,8 +149,9 @@ export class LangGraphRunner implements Runner<LangGraphAgentDefinition> {
         // model is called without streaming, as `invoke` would; updates carry whole messages.
         streamMode: 'drained' in input && input.drained ? ['updates'] : ['messages', 'updates'],
       });
-      for await (const chunk of stream) yield* mapper.map(chunk);
-      yield* mapper.finish();
+      // Not `yield*`: over the mapper's sync generators it costs every event one more await.
+      for await (const chunk of stream) for (const event of mapper.map(chunk)) yield event;
+      for (const event of mapper.finish()) yield event;
       values = await finalValues(graph, saver, config);
     } catch (err) {
       throw mapLangGraphError(err, input.agent.name);
