@@ -144,7 +144,9 @@ export class LangGraphRunner implements Runner<LangGraphAgentDefinition> {
         // The checkpoint before a tool call must be in the journal before the tool runs.
         ...(durable ? { durability: 'sync' as const } : {}),
         context: input.context,
-        signal: input.signal,
+        // A drained turn's run settles before the turn's own signal can abort (RunnerInput):
+        // the caller's alone spares every step its signal listeners.
+        ...signalOf(input),
         // A drained turn (`Runtime.run`) skips `messages`: without its token handler the chat
         // model is called without streaming, as `invoke` would; updates carry whole messages.
         streamMode: 'drained' in input && input.drained ? ['updates'] : ['messages', 'updates'],
@@ -179,6 +181,13 @@ export class LangGraphRunner implements Runner<LangGraphAgentDefinition> {
       context: input.context,
     };
   }
+}
+
+function signalOf(
+  input: RunnerInput<LangGraphAgentDefinition> | RunnerResumeInput<LangGraphAgentDefinition>,
+): { signal?: AbortSignal } {
+  if (!('drained' in input && input.drained)) return { signal: input.signal };
+  return input.callerSignal ? { signal: input.callerSignal } : {};
 }
 
 /** The run's checkpoint journal, when the runtime opened a journal for this turn. */
