@@ -143,8 +143,13 @@ export async function* driveTurn(
       if (checked.type === 'text-delta') text += checked.delta;
       // A runner without token streaming: its reply is sent whole, once it is known.
       if (!streaming && isTokenEvent(checked)) continue;
-      const events =
-        hooks.length === 0 ? [checked] : await applyStreamHooks(hooks, checked, prepared.info);
+      if (hooks.length === 0) {
+        if (quiet) continue;
+        boundaries.observe(checked);
+        yield checked;
+        continue;
+      }
+      const events = await applyStreamHooks(hooks, checked, prepared.info);
       if (quiet) continue;
       for (const event of events) {
         boundaries.observe(event);

@@ -1,5 +1,4 @@
 import { SessionConflict, SessionCorrupt } from '../../core/errors.js';
-import { copyJson } from '../../core/json-copy.js';
 import type { SessionData, SessionStore, StoredSession } from '../../core/session.js';
 import { checkSessionData } from '../../core/session-check.js';
 import { InvalidRecord } from '../../core/stores.js';
@@ -38,8 +37,7 @@ export class InMemorySessionStore implements SessionStore {
     const item = this.#live(sessionId);
     if (!item) return undefined;
     if ('problem' in item.check) throw new SessionCorrupt(sessionId, item.check.problem);
-    // The stored copy is plain JSON: copied by hand, never shared with the caller.
-    return { data: copyJson(item.check.data), version: item.version };
+    return { data: copyOwn(item.check.data) as SessionData, version: item.version };
   }
 
   async save(data: SessionData, expectedVersion: number): Promise<number> {
@@ -74,6 +72,23 @@ export class InMemorySessionStore implements SessionStore {
     }
     return item;
   }
+}
+
+/**
+ * A copy of the store's own data for a caller: plain JSON by construction (a JSON round trip's
+ * result, without `__proto__` keys), so no check is needed on the way.
+ */
+function copyOwn(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) {
+    const out: unknown[] = new Array(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = copyOwn(value[i]);
+    return out;
+  }
+  const out: Record<string, unknown> = {};
+  // Own keys only: an enumerable key someone put on Object.prototype is not copied in.
+  for (const key of Object.keys(value)) out[key] = copyOwn((value as Record<string, unknown>)[key]);
+  return out;
 }
 
 /** What storing `data` as JSON text and reading it back gives; the text only when needed. */

@@ -85,6 +85,27 @@ describe('InMemorySessionStore keeps its own copy, as a JSON round trip gives it
     expect(copies.every((copy) => copy === NOT_PLAIN_JSON)).toBe(true);
   });
 
+  it('takes the round trip when an inherited toJSON would change every object', () => {
+    // Prepare
+    const proto = Object.prototype as { toJSON?: () => unknown };
+    const value = { a: { b: 1 } };
+
+    // Act
+    proto.toJSON = () => 'replaced';
+    let copy: unknown;
+    let expected: unknown;
+    try {
+      copy = copyStoredJson(value);
+      expected = roundTrip(value);
+    } finally {
+      delete proto.toJSON;
+    }
+
+    // Assess
+    expect(copy).toBe(NOT_PLAIN_JSON);
+    expect(expected).toBe('replaced');
+  });
+
   it('shares no object of the history with the caller that saved or loaded it', async () => {
     // Prepare
     const store = new InMemorySessionStore();
