@@ -23,6 +23,7 @@ import { InProcessSessionLock, type SessionLock } from './session-lock.js';
 import { DEFAULT_RESUME_CLAIM_MS, PausedRunNotFound, type PausedRunStore } from './stores.js';
 import { noopTracer, type Tracer } from './tracer.js';
 import { normaliseRunError, type PreparedTurn, prepareTurn, type TurnSetup } from './turn.js';
+import { TurnAbort } from './turn-abort.js';
 import {
   drainTurn,
   driveTurn,
@@ -190,11 +191,12 @@ export class Runtime {
   ): Promise<Reply> {
     let setup: TurnSetup;
     try {
-      setup = this.#setup(agentName, sessionId, options, input);
+      // Drained: nothing sees this turn's events (TurnSetup.drained).
+      setup = this.#setup(agentName, sessionId, options, input, true);
     } catch (err) {
       throw this.#outgoing(err);
     }
-    const outcome: TurnOutcome = { drained: true };
+    const outcome: TurnOutcome = {};
     const deps = this.#engine.deps;
     return drainTurn(
       driveTurn(this.#engine, setup, () => prepareTurn(deps, setup), outcome),
@@ -303,6 +305,7 @@ export class Runtime {
     sessionId: string,
     options: RunCallOptions,
     input?: RunInput,
+    drained = false,
   ): TurnSetup {
     const agent = this.agent(agentName);
     checkSessionId(sessionId);
@@ -323,11 +326,7 @@ export class Runtime {
     if (options.signal?.aborted) {
       throw normaliseRunError(options.signal.reason, agent.name, options.signal);
     }
-    const controller = new AbortController();
-    // AbortSignal.any adds no listener to the caller's signal, which may outlive many runs.
-    const signal = options.signal
-      ? AbortSignal.any([controller.signal, options.signal])
-      : controller.signal;
+    const abort = new TurnAbort(options.signal);
     return {
       agent,
       runId: options.runId ?? this.#newId(),
@@ -339,9 +338,12 @@ export class Runtime {
       runOptions: options.runOptions,
       replay: options.replay ?? options.runId !== undefined,
       ...(options.onSession ? { onSession: options.onSession } : {}),
-      controller,
-      signal,
+      abort,
+      get signal() {
+        return abort.signal;
+      },
       ...(options.signal ? { callerSignal: options.signal } : {}),
+      ...(drained ? { drained } : {}),
     };
   }
 }
