@@ -122,7 +122,7 @@ export class AiSdkRunner implements Runner<AiSdkAgentDefinition> {
       }
       return toResult(input, [...messages, ...done.messages], done, mapper, loaded);
     } finally {
-      spans.close(input.signal);
+      spans.close(input);
     }
   }
 
