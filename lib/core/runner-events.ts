@@ -47,7 +47,7 @@ const TOKEN_SHAPES: Record<string, readonly [id: string, delta: boolean] | undef
   'reasoning-end': ['reasoningId', false],
   'tool-call-args': ['toolCallId', true],
   'tool-call-end': ['toolCallId', false],
-  // Every step of every turn opens and closes one; a step-end with usage goes to the schema.
+  // Every step of every turn opens and closes one (a step-end with usage: checked below).
   'step-start': ['stepId', false],
   'step-end': ['stepId', false],
 };
@@ -64,7 +64,22 @@ function isPlainTokenEvent(value: unknown): value is StreamEvent {
   if (!shape || typeof event.runId !== 'string' || typeof event[shape[0]] !== 'string')
     return false;
   if (shape[1] && typeof event.delta !== 'string') return false;
-  return Object.keys(event).length === (shape[1] ? 4 : 3);
+  const keys = Object.keys(event).length;
+  if (keys === (shape[1] ? 4 : 3)) return true;
+  // A step-end with its usage (every AI SDK step has one): the strict UsageSchema, by hand.
+  return event.type === 'step-end' && keys === 4 && isUsage(event.usage);
+}
+
+function isUsage(value: unknown): boolean {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const { inputTokens, outputTokens } = value as Record<string, unknown>;
+  return (
+    Object.keys(value).length === 2 &&
+    Number.isSafeInteger(inputTokens) &&
+    (inputTokens as number) >= 0 &&
+    Number.isSafeInteger(outputTokens) &&
+    (outputTokens as number) >= 0
+  );
 }
 
 export function isTokenEvent(event: StreamEvent): boolean {

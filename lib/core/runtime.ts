@@ -12,6 +12,7 @@ import {
 import type { StreamEvent } from './events.js';
 import type { PostHook, PreHook } from './hooks.js';
 import type { RunJournalStore } from './journal.js';
+import { lazyStream } from './lazy-stream.js';
 import type { Module } from './module.js';
 import { type Reply, type Request, RequestsSchema, type RunInput } from './requests.js';
 import { DecisionsSchema, prepareResume } from './resume.js';
@@ -22,6 +23,7 @@ import { InProcessSessionLock, type SessionLock } from './session-lock.js';
 import { DEFAULT_RESUME_CLAIM_MS, PausedRunNotFound, type PausedRunStore } from './stores.js';
 import { noopTracer, type Tracer } from './tracer.js';
 import { normaliseRunError, type PreparedTurn, prepareTurn, type TurnSetup } from './turn.js';
+import { TurnAbort } from './turn-abort.js';
 import {
   drainTurn,
   driveTurn,
@@ -189,11 +191,12 @@ export class Runtime {
   ): Promise<Reply> {
     let setup: TurnSetup;
     try {
-      setup = this.#setup(agentName, sessionId, options, input);
+      // Drained: nothing sees this turn's events (TurnSetup.drained).
+      setup = this.#setup(agentName, sessionId, options, input, true);
     } catch (err) {
       throw this.#outgoing(err);
     }
-    const outcome: TurnOutcome = { drained: true };
+    const outcome: TurnOutcome = {};
     const deps = this.#engine.deps;
     return drainTurn(
       driveTurn(this.#engine, setup, () => prepareTurn(deps, setup), outcome),
@@ -205,22 +208,24 @@ export class Runtime {
    * One turn as a stream of events. Never throws for a failed turn: it ends with `run-error`
    * (after closing any open boundary) instead of `run-finished` or `run-paused`.
    */
-  async *stream(
+  stream(
     agentName: string,
     sessionId: string,
     input: RunInput,
     options: RunCallOptions = {},
   ): AsyncGenerator<StreamEvent, void, undefined> {
-    const runId = options.runId ?? this.#newId();
-    let setup: TurnSetup;
-    try {
-      const replay = options.replay ?? options.runId !== undefined;
-      setup = this.#setup(agentName, sessionId, { ...options, runId, replay }, input);
-    } catch (err) {
-      yield { type: 'run-error', runId, ...this.#errorInfo(err) };
-      return;
-    }
-    yield* driveTurn(this.#engine, setup, () => prepareTurn(this.#engine.deps, setup));
+    // Set up on the first `next()`, as a generator body would; then the driver's own generator.
+    return lazyStream(() => {
+      const runId = options.runId ?? this.#newId();
+      let setup: TurnSetup;
+      try {
+        const replay = options.replay ?? options.runId !== undefined;
+        setup = this.#setup(agentName, sessionId, { ...options, runId, replay }, input);
+      } catch (err) {
+        return once({ type: 'run-error', runId, ...this.#errorInfo(err) });
+      }
+      return driveTurn(this.#engine, setup, () => prepareTurn(this.#engine.deps, setup));
+    });
   }
 
   /** Continues a paused run with a decision for each interruption; answered like `run`. */
@@ -300,6 +305,7 @@ export class Runtime {
     sessionId: string,
     options: RunCallOptions,
     input?: RunInput,
+    drained = false,
   ): TurnSetup {
     const agent = this.agent(agentName);
     checkSessionId(sessionId);
@@ -320,11 +326,7 @@ export class Runtime {
     if (options.signal?.aborted) {
       throw normaliseRunError(options.signal.reason, agent.name, options.signal);
     }
-    const controller = new AbortController();
-    // AbortSignal.any adds no listener to the caller's signal, which may outlive many runs.
-    const signal = options.signal
-      ? AbortSignal.any([controller.signal, options.signal])
-      : controller.signal;
+    const abort = new TurnAbort(options.signal);
     return {
       agent,
       runId: options.runId ?? this.#newId(),
@@ -336,9 +338,12 @@ export class Runtime {
       runOptions: options.runOptions,
       replay: options.replay ?? options.runId !== undefined,
       ...(options.onSession ? { onSession: options.onSession } : {}),
-      controller,
-      signal,
+      abort,
+      get signal() {
+        return abort.signal;
+      },
       ...(options.signal ? { callerSignal: options.signal } : {}),
+      ...(drained ? { drained } : {}),
     };
   }
 }
@@ -350,6 +355,10 @@ function checkSessionId(sessionId: string): void {
   if (typeof sessionId === 'string' && SESSION_ID.test(sessionId)) return;
   const id = SessionIdSchema.safeParse(sessionId);
   if (!id.success) throw new InvalidRequest(id.error.issues[0]?.message ?? 'invalid sessionId');
+}
+
+async function* once(event: StreamEvent): AsyncGenerator<StreamEvent, void, undefined> {
+  yield event;
 }
 
 function toRequests(input: RunInput): unknown {

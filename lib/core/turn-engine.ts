@@ -39,11 +39,6 @@ type Prepare = () => Promise<Prepared>;
 export interface TurnOutcome {
   reply?: Reply;
   error?: AgentKernelError;
-  /**
-   * Set by `Runtime.run`: no caller sees the events, so a new turn's runner may take the
-   * framework's non-streaming path (`RunnerInput.drained`) unless a post-hook has `onStreamEvent`.
-   */
-  readonly drained?: boolean;
 }
 
 /** A failure as it leaves the runtime: typed, its message redacted. */
@@ -105,13 +100,14 @@ export async function* driveTurn(
     journal = prepared.toolContext.journal;
     if (prepared.resume) span.setAttributes({ resumed: true });
     const hooks = [...agent.postHooks, ...engine.deps.postHooks];
-    // A stream hook sees token events (and may halt on one), so it keeps the streaming path.
-    const drained = outcome.drained === true && !hooks.some((hook) => hook.onStreamEvent);
+    // `Runtime.run` drains this generator unseen: events are checked (and shown to stream hooks)
+    // but neither tracked nor yielded, which saves a generator round trip per event.
+    const quiet = setup.drained === true;
     const stream = traced(() =>
       runWithToolContext(prepared.toolContext, () =>
         prepared.resume
           ? agent.runner.resumeStream!({ ...prepared.input, ...prepared.resume })
-          : agent.runner.stream(drained ? { ...prepared.input, drained } : prepared.input),
+          : agent.runner.stream(prepared.input),
       ),
     );
     runnerStream = stream;
@@ -140,8 +136,14 @@ export async function* driveTurn(
       if (checked.type === 'text-delta') text += checked.delta;
       // A runner without token streaming: its reply is sent whole, once it is known.
       if (!streaming && isTokenEvent(checked)) continue;
-      const events =
-        hooks.length === 0 ? [checked] : await applyStreamHooks(hooks, checked, prepared.info);
+      if (hooks.length === 0) {
+        if (quiet) continue;
+        boundaries.observe(checked);
+        yield checked;
+        continue;
+      }
+      const events = await applyStreamHooks(hooks, checked, prepared.info);
+      if (quiet) continue;
       for (const event of events) {
         boundaries.observe(event);
         yield event;
@@ -154,14 +156,14 @@ export async function* driveTurn(
     const reply = await traced(() => finish(engine, prepared, result, span, text));
     span.setAttributes({ outcome: reply.status });
     span.setPayload('output', () => (reply.status === 'completed' ? reply.text : reply));
-    if (!streaming && reply.status === 'completed') {
+    if (!streaming && !quiet && reply.status === 'completed') {
       for (const event of textAsEvents(runId, reply.text, 'reply')) {
         boundaries.observe(event);
         yield event;
       }
     }
     // A runner that forgot to close something still gives clients a well-formed stream.
-    yield* boundaries.closeAll();
+    for (const event of boundaries.closeAll()) yield event;
     ended = true;
     outcome.reply = reply;
     if (reply.status === 'paused') {
@@ -172,7 +174,7 @@ export async function* driveTurn(
   } catch (err) {
     const error = normaliseRunError(err, agent.name, setup.signal);
     span.recordError(error);
-    setup.controller.abort(error);
+    setup.abort.abort(error);
     await closeQuietly(runnerStream);
     runnerStream = undefined;
     await flushQuietly(journal);
@@ -184,9 +186,7 @@ export async function* driveTurn(
   } finally {
     if (!ended) {
       // The consumer stopped early: stop the runner, store nothing.
-      setup.controller.abort(
-        new RunnerError('The stream consumer stopped.', { code: 'run-aborted' }),
-      );
+      setup.abort.abort(new RunnerError('The stream consumer stopped.', { code: 'run-aborted' }));
       await closeQuietly(runnerStream);
       await flushQuietly(journal);
       await releaseClaim(engine, turn);

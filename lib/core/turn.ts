@@ -27,6 +27,7 @@ import {
 } from './session.js';
 import type { ToolContext } from './tool-context.js';
 import { traceChild } from './tracer.js';
+import type { TurnAbort } from './turn-abort.js';
 
 /** What the runtime hands the turn helpers: shared by run, stream and (later) resume. */
 export interface TurnDeps {
@@ -50,8 +51,14 @@ export interface TurnSetup {
   /** Told the session as loaded (RunCallOptions.onSession). */
   readonly onSession?: (session: SessionData | undefined) => void;
   /** Aborts the runner when the turn fails, halts or its consumer goes away. */
-  readonly controller: AbortController;
+  readonly abort: TurnAbort;
+  /** `abort.signal`: made when first read. */
   readonly signal: AbortSignal;
+  /**
+   * Set by `Runtime.run`: no caller sees the events, so a new turn's runner may take the
+   * framework's non-streaming path (`RunnerInput.drained`) unless a post-hook has `onStreamEvent`.
+   */
+  readonly drained?: boolean;
   /** The caller's own signal, if any: all the session lock needs (the controller aborts later). */
   readonly callerSignal?: AbortSignal;
 }
@@ -105,7 +112,7 @@ export async function loadTurn(
 
 /** Load the turn, then run pre-hooks (agent's, then the system's). */
 export async function prepareTurn(deps: TurnDeps, setup: TurnSetup): Promise<PreparedTurn> {
-  const { agent, sessionId, signal } = setup;
+  const { agent, sessionId } = setup;
   const loaded = await loadTurn(deps, setup);
   const { stored, data } = loaded;
   // An expired paused run no longer blocks the session: it can never be resumed.
@@ -113,7 +120,7 @@ export async function prepareTurn(deps: TurnDeps, setup: TurnSetup): Promise<Pre
   if (waiting?.length) throw new SessionPaused(sessionId, waiting);
   let info = loaded.info;
   for (const hook of [...agent.preHooks, ...deps.preHooks]) {
-    signal.throwIfAborted();
+    setup.abort.throwIfAborted();
     const current = info;
     const result = await traceChild('pre-hook', 'hook', { hook: hook.name }, () =>
       callHook(hook.name, () => hook.onRun(current)),
@@ -124,7 +131,7 @@ export async function prepareTurn(deps: TurnDeps, setup: TurnSetup): Promise<Pre
         setup,
         stored,
         info,
-        input: runnerInput(setup, info, data),
+        input: runnerInput(setup, info, data, drainedFor(deps, setup)),
         toolContext: toolCtx(setup, info),
         halt: result.halt,
       };
@@ -142,12 +149,24 @@ export async function prepareTurn(deps: TurnDeps, setup: TurnSetup): Promise<Pre
     setup,
     stored,
     info,
-    input: runnerInput(setup, info, data),
+    input: runnerInput(setup, info, data, drainedFor(deps, setup)),
     toolContext: toolCtx(setup, info),
   };
 }
 
-export function runnerInput(setup: TurnSetup, info: TurnInfo, data: SessionData): RunnerInput {
+/** A drained turn, unless a post-hook's `onStreamEvent` must see (and may halt on) tokens. */
+function drainedFor(deps: TurnDeps, setup: TurnSetup): boolean {
+  if (!setup.drained) return false;
+  return ![...setup.agent.postHooks, ...deps.postHooks].some((hook) => hook.onStreamEvent);
+}
+
+/** The runner's input; its `signal` is read (and so made) only by a runner that uses it. */
+export function runnerInput(
+  setup: TurnSetup,
+  info: TurnInfo,
+  data: SessionData,
+  drained = false,
+): RunnerInput {
   return {
     runId: setup.runId,
     sessionId: setup.sessionId,
@@ -156,8 +175,11 @@ export function runnerInput(setup: TurnSetup, info: TurnInfo, data: SessionData)
     state: data.state[setup.agent.runner.name],
     context: info.context,
     options: info.runOptions,
-    signal: setup.signal,
+    get signal() {
+      return setup.signal;
+    },
     ...(setup.callerSignal ? { callerSignal: setup.callerSignal } : {}),
+    ...(drained ? { drained } : {}),
   };
 }
 
@@ -167,7 +189,9 @@ export function toolCtx(setup: TurnSetup, info: TurnInfo): ToolContext {
     sessionId: setup.sessionId,
     agent: setup.agent.name,
     principal: setup.principal,
-    signal: setup.signal,
+    get signal() {
+      return setup.signal;
+    },
     context: info.context,
     requests: info.requests,
   };
@@ -197,7 +221,7 @@ export async function completeTurn(
     );
     reply = out ?? reply;
   }
-  turn.setup.signal.throwIfAborted();
+  turn.setup.abort.throwIfAborted();
   const base = turn.stored?.data ?? newSessionFor(deps, turn.setup);
   const next: SessionData = {
     ...base,

@@ -36,3 +36,48 @@ export function jsonProblem(err: unknown): string {
   if (err instanceof SyntaxError) return `invalid JSON (${err.message})`;
   return err instanceof Error ? err.message : String(err);
 }
+
+/** What `copyStoredJson` returns for a value it leaves to the JSON round trip. */
+export const NOT_PLAIN_JSON = Symbol('not-plain-json');
+
+/**
+ * The value `parseStoredJson(toStoredJson(value))` gives, built by hand for plain JSON (strings
+ * are shared, not re-read from text), so an in-memory store skips the text round trip. Anything
+ * the round trip would change or refuse (undefined, non-finite numbers, holes, class instances,
+ * `toJSON`, a forbidden key, deep nesting) answers NOT_PLAIN_JSON: the caller takes the round trip.
+ */
+export function copyStoredJson(value: unknown): unknown {
+  // An inherited `toJSON` would apply to every object: not looked up per object below.
+  const proto = Object.prototype as { toJSON?: unknown };
+  const array = Array.prototype as { toJSON?: unknown };
+  if (proto.toJSON !== undefined || array.toJSON !== undefined) return NOT_PLAIN_JSON;
+  return copyPlain(value, 0);
+}
+
+function copyPlain(value: unknown, depth: number): unknown {
+  if (typeof value === 'string' || typeof value === 'boolean' || value === null) return value;
+  // JSON writes -0 as 0.
+  if (typeof value === 'number') return Number.isFinite(value) ? value + 0 : NOT_PLAIN_JSON;
+  if (typeof value !== 'object' || depth > 64) return NOT_PLAIN_JSON;
+  if (Array.isArray(value)) {
+    const out: unknown[] = new Array(value.length);
+    for (let i = 0; i < value.length; i++) {
+      // A hole or undefined becomes null in JSON: left to the round trip.
+      const item = value[i] === undefined ? NOT_PLAIN_JSON : copyPlain(value[i], depth + 1);
+      if (item === NOT_PLAIN_JSON) return NOT_PLAIN_JSON;
+      out[i] = item;
+    }
+    return out;
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return NOT_PLAIN_JSON;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    // FORBIDDEN_KEYS, spelled out: a Set lookup per key cost more than the copy.
+    if (key === '__proto__' || key === 'constructor') return NOT_PLAIN_JSON;
+    const item = copyPlain((value as Record<string, unknown>)[key], depth + 1);
+    if (item === NOT_PLAIN_JSON) return NOT_PLAIN_JSON;
+    out[key] = item;
+  }
+  return out;
+}

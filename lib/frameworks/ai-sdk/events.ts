@@ -9,7 +9,8 @@ type Part = TextStreamPart<ToolSet>;
 /**
  * Maps the SDK's `fullStream` parts onto our events. Text and reasoning boundaries open only
  * once content arrives (ids are the provider's, made unique per run); tool input parts keep the
- * SDK's tool call id; approval requests are collected for the pause.
+ * SDK's tool call id; approval requests are collected for the pause. Each part's events come as
+ * an array: a generator per part cost the runner's async generator a wrapper per event.
  */
 export class AiSdkEventMapper {
   readonly approvals: PendingApproval[] = [];
@@ -23,69 +24,73 @@ export class AiSdkEventMapper {
     this.#runId = runId;
   }
 
-  *map(part: Part): Generator<StreamEvent> {
+  map(part: Part, out: StreamEvent[] = []): StreamEvent[] {
     const runId = this.#runId;
     switch (part.type) {
       case 'start-step':
         this.#step += 1;
-        yield { type: 'step-start', runId, stepId: this.#stepId() };
-        return;
+        out.push({ type: 'step-start', runId, stepId: this.#stepId() });
+        return out;
       case 'finish-step': {
         const { inputTokens, outputTokens } = part.usage;
         const usage =
           inputTokens === undefined && outputTokens === undefined
             ? undefined
             : { inputTokens: inputTokens ?? 0, outputTokens: outputTokens ?? 0 };
-        yield { type: 'step-end', runId, stepId: this.#stepId(), ...(usage ? { usage } : {}) };
-        return;
+        out.push({ type: 'step-end', runId, stepId: this.#stepId(), ...(usage ? { usage } : {}) });
+        return out;
       }
       case 'text-delta':
       case 'reasoning-delta': {
-        if (!part.text) return;
+        if (!part.text) return out;
         const kind = part.type === 'text-delta' ? 'text' : 'reasoning';
-        const id = yield* this.#opened(kind, part.id);
-        yield kind === 'text'
-          ? { type: 'text-delta', runId, messageId: id, delta: part.text }
-          : { type: 'reasoning-delta', runId, reasoningId: id, delta: part.text };
-        return;
+        const id = this.#opened(kind, part.id, out);
+        out.push(
+          kind === 'text'
+            ? { type: 'text-delta', runId, messageId: id, delta: part.text }
+            : { type: 'reasoning-delta', runId, reasoningId: id, delta: part.text },
+        );
+        return out;
       }
       case 'text-end':
       case 'reasoning-end':
-        yield* this.#close(part.type === 'text-end' ? 'text' : 'reasoning', part.id);
-        return;
+        this.#close(part.type === 'text-end' ? 'text' : 'reasoning', part.id, out);
+        return out;
       case 'tool-input-start':
         this.#calls.set(part.id, 'open');
-        yield { type: 'tool-call-start', runId, toolCallId: part.id, toolName: part.toolName };
-        return;
+        out.push({ type: 'tool-call-start', runId, toolCallId: part.id, toolName: part.toolName });
+        return out;
       case 'tool-input-delta':
         if (part.delta)
-          yield { type: 'tool-call-args', runId, toolCallId: part.id, delta: part.delta };
-        return;
+          out.push({ type: 'tool-call-args', runId, toolCallId: part.id, delta: part.delta });
+        return out;
       case 'tool-input-end':
         this.#calls.set(part.id, 'ended');
-        yield { type: 'tool-call-end', runId, toolCallId: part.id };
-        return;
+        out.push({ type: 'tool-call-end', runId, toolCallId: part.id });
+        return out;
       case 'tool-call':
-        yield* this.#wholeCall(part.toolCallId, part.toolName, part.input);
-        return;
+        this.#wholeCall(part.toolCallId, part.toolName, part.input, out);
+        return out;
       case 'tool-result':
-        yield {
+        out.push({
           type: 'tool-call-result',
           runId,
           toolCallId: part.toolCallId,
           toolName: part.toolName,
           result: part.output,
           ...(isModelVisibleError(part.output) ? { isError: true } : {}),
-        };
-        return;
-      case 'tool-error':
-        yield this.#failed(part.toolCallId, part.toolName, modelVisibleError(part.error));
-        return;
-      case 'tool-output-denied':
-        yield this.#failed(part.toolCallId, part.toolName, {
-          error: { kind: 'approval-denied', message: 'The call was not approved.' },
         });
-        return;
+        return out;
+      case 'tool-error':
+        out.push(this.#failed(part.toolCallId, part.toolName, modelVisibleError(part.error)));
+        return out;
+      case 'tool-output-denied':
+        out.push(
+          this.#failed(part.toolCallId, part.toolName, {
+            error: { kind: 'approval-denied', message: 'The call was not approved.' },
+          }),
+        );
+        return out;
       case 'tool-approval-request':
         this.approvals.push({
           approvalId: part.approvalId,
@@ -93,7 +98,7 @@ export class AiSdkEventMapper {
           toolName: part.toolCall.toolName,
           input: part.toolCall.input,
         });
-        return;
+        return out;
       case 'error':
         throw mapAiSdkError(part.error);
       case 'abort': {
@@ -102,7 +107,7 @@ export class AiSdkEventMapper {
         throw err;
       }
       default:
-        return;
+        return out;
     }
   }
 
@@ -110,33 +115,37 @@ export class AiSdkEventMapper {
    * A `generateText` result's steps as the stream parts `streamText` would have sent: each
    * step's text and reasoning whole, its tool calls, results and approval requests.
    */
-  *mapSteps(steps: readonly StepResult<ToolSet>[]): Generator<StreamEvent> {
+  mapSteps(steps: readonly StepResult<ToolSet>[]): StreamEvent[] {
+    const out: StreamEvent[] = [];
     for (const [n, step] of steps.entries()) {
-      yield* this.map({ type: 'start-step' } as Part);
+      this.map({ type: 'start-step' } as Part, out);
       for (const [i, content] of step.content.entries()) {
         if (content.type === 'text' || content.type === 'reasoning') {
           const id = `${content.type}-${n}-${i}`;
-          yield* this.map({ type: `${content.type}-delta`, id, text: content.text } as Part);
-          yield* this.map({ type: `${content.type}-end`, id } as Part);
-        } else yield* this.map(content as Part);
+          this.map({ type: `${content.type}-delta`, id, text: content.text } as Part, out);
+          this.map({ type: `${content.type}-end`, id } as Part, out);
+        } else this.map(content as Part, out);
       }
-      yield* this.map({ type: 'finish-step', usage: step.usage } as Part);
+      this.map({ type: 'finish-step', usage: step.usage } as Part, out);
     }
+    return out;
   }
 
   /** Closes whatever the provider left open (a stream that ended without its end parts). */
-  *finish(): Generator<StreamEvent> {
+  finish(): StreamEvent[] {
+    const out: StreamEvent[] = [];
     for (const key of [...this.#open.keys()]) {
       const [kind, id] = key.split('\u0000') as ['text' | 'reasoning', string];
-      yield* this.#close(kind, id);
+      this.#close(kind, id, out);
     }
+    return out;
   }
 
   #stepId(): string {
     return `${this.#runId}-step-${this.#step}`;
   }
 
-  *#opened(kind: 'text' | 'reasoning', partId: string): Generator<StreamEvent, string> {
+  #opened(kind: 'text' | 'reasoning', partId: string, out: StreamEvent[]): string {
     const key = `${kind}\u0000${partId}`;
     const open = this.#open.get(key);
     if (open) return open;
@@ -145,33 +154,37 @@ export class AiSdkEventMapper {
     if (this.#used.has(id)) id = `${id}-${this.#step}-${this.#used.size}`;
     this.#used.add(id);
     this.#open.set(key, id);
-    yield kind === 'text'
-      ? { type: 'message-start', runId: this.#runId, messageId: id }
-      : { type: 'reasoning-start', runId: this.#runId, reasoningId: id };
+    out.push(
+      kind === 'text'
+        ? { type: 'message-start', runId: this.#runId, messageId: id }
+        : { type: 'reasoning-start', runId: this.#runId, reasoningId: id },
+    );
     return id;
   }
 
-  *#close(kind: 'text' | 'reasoning', partId: string): Generator<StreamEvent> {
+  #close(kind: 'text' | 'reasoning', partId: string, out: StreamEvent[]): void {
     const key = `${kind}\u0000${partId}`;
     const id = this.#open.get(key);
     if (!id) return;
     this.#open.delete(key);
-    yield kind === 'text'
-      ? { type: 'message-end', runId: this.#runId, messageId: id }
-      : { type: 'reasoning-end', runId: this.#runId, reasoningId: id };
+    out.push(
+      kind === 'text'
+        ? { type: 'message-end', runId: this.#runId, messageId: id }
+        : { type: 'reasoning-end', runId: this.#runId, reasoningId: id },
+    );
   }
 
   /** A call whose input was not streamed (or not closed) gets its boundaries here. */
-  *#wholeCall(toolCallId: string, toolName: string, input: unknown): Generator<StreamEvent> {
+  #wholeCall(toolCallId: string, toolName: string, input: unknown, out: StreamEvent[]): void {
     const runId = this.#runId;
     const state = this.#calls.get(toolCallId);
     if (state === 'ended') return;
     if (state === undefined) {
-      yield { type: 'tool-call-start', runId, toolCallId, toolName };
-      yield { type: 'tool-call-args', runId, toolCallId, delta: JSON.stringify(input ?? {}) };
+      out.push({ type: 'tool-call-start', runId, toolCallId, toolName });
+      out.push({ type: 'tool-call-args', runId, toolCallId, delta: JSON.stringify(input ?? {}) });
     }
     this.#calls.set(toolCallId, 'ended');
-    yield { type: 'tool-call-end', runId, toolCallId };
+    out.push({ type: 'tool-call-end', runId, toolCallId });
   }
 
   #failed(toolCallId: string, toolName: string, result: unknown): StreamEvent {

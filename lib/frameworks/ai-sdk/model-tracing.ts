@@ -60,8 +60,13 @@ export class AiSdkModelSpans {
     return wrapped(model, this.#middleware);
   }
 
-  /** Ends the spans still open (an aborted or abandoned run); an abort is their error. */
-  close(signal?: AbortSignal): void {
+  /**
+   * Ends the spans still open (an aborted or abandoned run); an abort is their error. The run's
+   * signal is read only then: a turn's own signal is made when first read (TurnAbort).
+   */
+  close(run?: { readonly signal?: AbortSignal }): void {
+    if (this.#open.size === 0) return;
+    const signal = run?.signal;
     for (const span of this.#open) {
       if (signal?.aborted) span.recordError(signal.reason);
       span.end();

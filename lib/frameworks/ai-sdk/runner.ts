@@ -7,10 +7,12 @@ import {
   type ToolSet,
 } from 'ai';
 import type { Interruption, Usage } from '../../core/requests.js';
+import type { RunOptions } from '../../core/run-options.js';
 import { ownOptions, type ReservedRunOptions } from '../../core/run-options.js';
 import type {
   Runner,
   RunnerInput,
+  RunnerResult,
   RunnerResumeInput,
   RunnerStream,
   ToolSummary,
@@ -69,7 +71,7 @@ export class AiSdkRunner implements Runner<AiSdkAgentDefinition> {
 
   stream(input: RunnerInput<AiSdkAgentDefinition>): RunnerStream {
     const history = loadHistory(input.sessionId, input.state);
-    return this.#stream(input, [...history, toUserMessage(input.requests)]);
+    return this.#stream(input, [...history, toUserMessage(input.requests)], history.length);
   }
 
   /** Appends the approval responses; the SDK runs approved calls before it asks the model. */
@@ -78,26 +80,59 @@ export class AiSdkRunner implements Runner<AiSdkAgentDefinition> {
     return this.#stream(input, messages);
   }
 
+  /** One async generator per turn: a wrapper generator cost every event another step. */
   async *#stream(
     input: RunnerInput<AiSdkAgentDefinition> | RunnerResumeInput<AiSdkAgentDefinition>,
     messages: ModelMessage[],
+    loaded = 0,
   ): RunnerStream {
     const spans = new AiSdkModelSpans();
+    const mapper = new AiSdkEventMapper(input.runId);
     try {
-      return yield* this.#run(input, messages, spans);
+      const settings = this.#settings(input, messages, spans);
+      let done: Done;
+      try {
+        if ('drained' in input && input.drained) {
+          // A turn nobody streams (`Runtime.run`): `generateText`, its steps' content as events.
+          const result = await generateText(settings);
+          for (const event of mapper.mapSteps(result.steps)) yield event;
+          done = { messages: result.responseMessages, text: result.text, usage: result.totalUsage };
+        } else {
+          // The end event carries what the result's getters would give: each getter tees and
+          // replays the whole stream once more.
+          let ended: Done | undefined;
+          const onEnd = endCallback(input.options, (event) => {
+            ended = { messages: event.responseMessages, text: event.text, usage: event.totalUsage };
+          });
+          // Errors arrive as stream parts and are mapped there; the default logs them.
+          const result = streamText({ onError: () => undefined, ...settings, onEnd });
+          for await (const part of result.fullStream) {
+            for (const event of mapper.map(part)) yield event;
+          }
+          for (const event of mapper.finish()) yield event;
+          // Every step's messages and the approved calls' results (AI SDK 7's `response` is the last step's).
+          done = ended ?? {
+            messages: await result.responseMessages,
+            text: await result.text,
+            usage: await result.totalUsage,
+          };
+        }
+      } catch (err) {
+        throw mapAiSdkError(err);
+      }
+      return toResult(input, [...messages, ...done.messages], done, mapper, loaded);
     } finally {
-      spans.close(input.signal);
+      spans.close(input);
     }
   }
 
-  async *#run(
+  #settings(
     input: RunnerInput<AiSdkAgentDefinition> | RunnerResumeInput<AiSdkAgentDefinition>,
     messages: ModelMessage[],
     spans: AiSdkModelSpans,
-  ): RunnerStream {
+  ) {
     const native = input.agent.native;
-    const mapper = new AiSdkEventMapper(input.runId);
-    const settings = {
+    return {
       // Retries are the caller's policy; a failed turn stores nothing and can be sent again.
       maxRetries: 0,
       stopWhen: stepCountIs(native.maxSteps ?? 10),
@@ -109,63 +144,68 @@ export class AiSdkRunner implements Runner<AiSdkAgentDefinition> {
       // Native tools run at most once across the run's attempts (ToolSpec tools: the executor).
       ...(native.tools ? { tools: guardedToolSet(native.tools) } : {}),
       messages,
-      abortSignal: input.signal,
+      // A drained turn's call settles before the turn's own signal can abort (RunnerInput):
+      // the caller's alone spares the SDK and the fetch their listeners for it.
+      ...abortSignalOf(input),
       // AI SDK 7 splits the v6 `experimental_context`: the run's (hooks, prepareStep) and one
       // per tool; every tool gets the same session object, so its changes are the new context.
       runtimeContext: input.context,
       // (`as never`: for a ToolSet not known statically the SDK types `toolsContext` as absent.)
       ...(native.tools ? { toolsContext: sameContext(native.tools, input.context) as never } : {}),
     };
-    let generated: ModelMessage[];
-    let text: string;
-    let usage: Usage | undefined;
-    try {
-      if ('drained' in input && input.drained) {
-        // A turn nobody streams (`Runtime.run`): `generateText`, its steps' content as events.
-        const result = await generateText(settings);
-        yield* mapper.mapSteps(result.steps);
-        generated = result.responseMessages;
-        text = result.text;
-        usage = toUsage(result.totalUsage);
-      } else {
-        // Errors arrive as stream parts and are mapped there; the default logs them.
-        const result = streamText({ onError: () => undefined, ...settings });
-        for await (const part of result.fullStream) yield* mapper.map(part);
-        yield* mapper.finish();
-        // Every step's messages and the approved calls' results (AI SDK 7's `response` is the last step's).
-        generated = await result.responseMessages;
-        text = await result.text;
-        usage = toUsage(await result.totalUsage);
-      }
-    } catch (err) {
-      throw mapAiSdkError(err);
-    }
-    const all = [...messages, ...generated];
-    if (mapper.approvals.length > 0) {
-      return {
-        status: 'paused',
-        interruptions: mapper.approvals.map(
-          (a): Interruption => ({
-            ...gateInterruption(a.toolCallId),
-            kind: 'tool-approval',
-            toolName: a.toolName,
-            ...(a.input === undefined ? {} : { arguments: a.input }),
-          }),
-        ),
-        pausedState: toPaused(all, mapper.approvals),
-        context: input.context,
-        ...(usage ? { usage } : {}),
-      };
-    }
+  }
+}
+
+/** What a finished turn gave: its new messages, its last step's text, its total usage. */
+interface Done {
+  readonly messages: readonly ModelMessage[];
+  readonly text: string;
+  readonly usage: { inputTokens: number | undefined; outputTokens: number | undefined };
+}
+
+type OnEnd = NonNullable<Parameters<typeof streamText>[0]['onEnd']>;
+
+/** Our `onEnd`, then the caller's own (`onEnd`, or `onFinish`, its older name) if any. */
+function endCallback(options: RunOptions, seen: (event: Parameters<OnEnd>[0]) => void): OnEnd {
+  const own = (options.onEnd ?? options.onFinish) as OnEnd | undefined;
+  return async (event) => {
+    seen(event);
+    await own?.(event);
+  };
+}
+
+function toResult(
+  input: RunnerInput<AiSdkAgentDefinition> | RunnerResumeInput<AiSdkAgentDefinition>,
+  all: ModelMessage[],
+  done: Done,
+  mapper: AiSdkEventMapper,
+  loaded: number,
+): RunnerResult {
+  const usage = toUsage(done.usage);
+  if (mapper.approvals.length > 0) {
     return {
-      status: 'completed',
-      text,
-      ...(usage ? { usage } : {}),
-      state: toHistory(all),
-      // Tools see the very object passed as their context; its changes are the new context.
+      status: 'paused',
+      interruptions: mapper.approvals.map(
+        (a): Interruption => ({
+          ...gateInterruption(a.toolCallId),
+          kind: 'tool-approval',
+          toolName: a.toolName,
+          ...(a.input === undefined ? {} : { arguments: a.input }),
+        }),
+      ),
+      pausedState: toPaused(all, mapper.approvals),
       context: input.context,
+      ...(usage ? { usage } : {}),
     };
   }
+  return {
+    status: 'completed',
+    text: done.text,
+    ...(usage ? { usage } : {}),
+    state: toHistory(all, loaded),
+    // Tools see the very object passed as their context; its changes are the new context.
+    context: input.context,
+  };
 }
 
 /**
@@ -176,6 +216,13 @@ export class AiSdkRunner implements Runner<AiSdkAgentDefinition> {
 function withoutServerHistory(options: unknown): ProviderOptions {
   const given = (options ?? {}) as ProviderOptions;
   return { ...given, openai: { store: false, ...given.openai } };
+}
+
+function abortSignalOf(
+  input: RunnerInput<AiSdkAgentDefinition> | RunnerResumeInput<AiSdkAgentDefinition>,
+): { abortSignal?: AbortSignal } {
+  if (!('drained' in input && input.drained)) return { abortSignal: input.signal };
+  return input.callerSignal ? { abortSignal: input.callerSignal } : {};
 }
 
 function sameContext(tools: ToolSet, context: Record<string, unknown>): Record<string, unknown> {

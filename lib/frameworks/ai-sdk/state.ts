@@ -52,9 +52,16 @@ function isHistoryShape(state: JsonValue): state is { schemaVersion: 1; messages
   );
 }
 
-/** Messages hold only JSON (dates and bytes are not produced for text and tool parts). */
-export function toHistory(messages: readonly ModelMessage[]): JsonValue {
-  return { schemaVersion: 1, messages: toJson(messages) } as JsonValue;
+/**
+ * Messages hold only JSON (dates and bytes are not produced for text and tool parts). The first
+ * `loaded` came from the session, JSON already: only the turn's new messages are checked.
+ */
+export function toHistory(messages: readonly ModelMessage[], loaded = 0): JsonValue {
+  const fresh = loaded > 0 ? messages.slice(loaded) : messages;
+  const json = toJson(fresh) as unknown[];
+  // Plain JSON comes back as it was: the whole list is kept as it is.
+  const all = json === fresh ? messages : [...messages.slice(0, loaded), ...json];
+  return { schemaVersion: 1, messages: all } as JsonValue;
 }
 
 export function toPaused(

@@ -78,7 +78,10 @@ export class SessionCheckpointSaver extends BaseCheckpointSaver {
   ) {
     super();
     this.#onToolCalls = onToolCalls;
-    for (const entry of snapshot?.entries ?? []) this.#entries.set(key(entry.ns, entry.id), entry);
+    // Shallow copies: `putWrites` replaces an entry's writes, never the loaded session's.
+    for (const entry of snapshot?.entries ?? []) {
+      this.#entries.set(key(entry.ns, entry.id), { ...entry });
+    }
   }
 
   /** The latest checkpoint of every namespace with its pending writes (enough to go on). */

@@ -136,7 +136,7 @@ export class LangGraphRunner implements Runner<LangGraphAgentDefinition> {
     let values: { messages?: BaseMessage[] } | undefined;
     try {
       // A recorded checkpoint: its model step is not asked again; its tool calls are reported.
-      if (recorded) yield* replayed(mapper, await graph.getState(config));
+      if (recorded) for (const event of replayed(mapper, await graph.getState(config))) yield event;
       const stream = await graph.stream(recorded ? null : graphInput, {
         ...options,
         ...config,
@@ -144,13 +144,16 @@ export class LangGraphRunner implements Runner<LangGraphAgentDefinition> {
         // The checkpoint before a tool call must be in the journal before the tool runs.
         ...(durable ? { durability: 'sync' as const } : {}),
         context: input.context,
-        signal: input.signal,
+        // A drained turn's run settles before the turn's own signal can abort (RunnerInput):
+        // the caller's alone spares every step its signal listeners.
+        ...signalOf(input),
         // A drained turn (`Runtime.run`) skips `messages`: without its token handler the chat
         // model is called without streaming, as `invoke` would; updates carry whole messages.
         streamMode: 'drained' in input && input.drained ? ['updates'] : ['messages', 'updates'],
       });
-      for await (const chunk of stream) yield* mapper.map(chunk);
-      yield* mapper.finish();
+      // Not `yield*`: over the mapper's sync generators it costs every event one more await.
+      for await (const chunk of stream) for (const event of mapper.map(chunk)) yield event;
+      for (const event of mapper.finish()) yield event;
       values = await finalValues(graph, saver, config);
     } catch (err) {
       throw mapLangGraphError(err, input.agent.name);
@@ -178,6 +181,13 @@ export class LangGraphRunner implements Runner<LangGraphAgentDefinition> {
       context: input.context,
     };
   }
+}
+
+function signalOf(
+  input: RunnerInput<LangGraphAgentDefinition> | RunnerResumeInput<LangGraphAgentDefinition>,
+): { signal?: AbortSignal } {
+  if (!('drained' in input && input.drained)) return { signal: input.signal };
+  return input.callerSignal ? { signal: input.callerSignal } : {};
 }
 
 /** The run's checkpoint journal, when the runtime opened a journal for this turn. */

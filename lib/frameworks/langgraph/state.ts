@@ -20,11 +20,69 @@ export function loadSlot(
   state: JsonValue | undefined,
 ): CheckpointSnapshot | undefined {
   if (state === undefined) return undefined;
+  // The schema's check by hand (the usual case): its walk and copy ran on every turn.
+  if (isSlot(state)) return state.checkpoints as CheckpointSnapshot;
   const parsed = SlotSchema.safeParse(state);
   if (!parsed.success) {
     throw new SessionCorrupt(sessionId, `langgraph state: ${parsed.error.issues[0]?.message}`);
   }
   return parsed.data.checkpoints;
+}
+
+type Loose = Record<string, unknown>;
+
+/**
+ * A slot exactly as `SlotSchema` takes it, with no key the schema would strip: then its data is
+ * the value itself. Anything else goes to the schema (which strips, or words the refusal).
+ */
+function isSlot(value: unknown): value is { checkpoints: unknown } {
+  if (!hasKeys(value, 2) || value.schemaVersion !== 1) return false;
+  const snapshot = value.checkpoints;
+  if (!hasKeys(snapshot, 2) || snapshot.schemaVersion !== 1) return false;
+  return Array.isArray(snapshot.entries) && snapshot.entries.every(isEntry);
+}
+
+function isEntry(entry: unknown): boolean {
+  if (!isObject(entry)) return false;
+  const parent = 'parentId' in entry;
+  return (
+    hasKeys(entry, parent ? 6 : 5) &&
+    typeof entry.ns === 'string' &&
+    typeof entry.id === 'string' &&
+    (!parent || typeof entry.parentId === 'string') &&
+    isSerialized(entry.checkpoint) &&
+    isSerialized(entry.metadata) &&
+    Array.isArray(entry.writes) &&
+    entry.writes.every(isWrite)
+  );
+}
+
+function isWrite(write: unknown): boolean {
+  return (
+    hasKeys(write, 5) &&
+    typeof write.taskId === 'string' &&
+    typeof write.idx === 'number' &&
+    Number.isFinite(write.idx) &&
+    typeof write.channel === 'string' &&
+    typeof write.taskPath === 'string' &&
+    isSerialized(write.value)
+  );
+}
+
+function isSerialized(value: unknown): boolean {
+  if (!hasKeys(value, 2) || typeof value.type !== 'string') return false;
+  return value.type === 'json' ? value.json !== undefined : typeof value.base64 === 'string';
+}
+
+/** A plain object, as JSON.parse makes them (anything else: the schema makes one). */
+function isObject(value: unknown): value is Loose {
+  return (
+    value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype
+  );
+}
+
+function hasKeys(value: unknown, count: number): value is Loose {
+  return isObject(value) && Object.keys(value).length === count;
 }
 
 export function toSlot(checkpoints: CheckpointSnapshot): JsonValue {

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { AiSdkEventMapper } from '../../../lib/frameworks/ai-sdk/events.js';
-import { loadHistory, resumeMessages, toPaused } from '../../../lib/frameworks/ai-sdk/state.js';
+import {
+  loadHistory,
+  resumeMessages,
+  toHistory,
+  toPaused,
+} from '../../../lib/frameworks/ai-sdk/state.js';
 
 const call = { type: 'tool-call', toolCallId: 'c1', toolName: 'pay', input: { amount: 10 } };
 
@@ -42,6 +47,27 @@ describe('AI SDK state', () => {
 
     // Assess
     expect(load).toThrow(expect.objectContaining({ code: 'session-corrupt' }));
+  });
+});
+
+describe('toHistory', () => {
+  it('checks only the turn’s new messages: a URL becomes its string, the loaded ones stay', () => {
+    // Prepare
+    const loaded = [{ role: 'user' as const, content: 'earlier' }];
+    const image = new URL('https://example.com/cat.png');
+    const fresh = { role: 'user' as const, content: [{ type: 'image' as const, image }] };
+
+    // Act
+    const plain = toHistory([...loaded, { role: 'assistant', content: 'ok' }], 1) as any;
+    const converted = toHistory([...loaded, fresh], 1) as any;
+
+    // Assess
+    expect(plain.messages).toEqual([...loaded, { role: 'assistant', content: 'ok' }]);
+    expect(converted.messages[0]).toBe(loaded[0]);
+    expect(converted.messages[1]).toEqual({
+      role: 'user',
+      content: [{ type: 'image', image: 'https://example.com/cat.png' }],
+    });
   });
 });
 
