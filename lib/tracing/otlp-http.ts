@@ -4,6 +4,7 @@ import { urlToHttpOptions } from 'node:url';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
 import { OtlpExportFailed } from './errors.js';
 import { encodeTraceRequest } from './otlp-json.js';
+import { type PostAnswer, SocketPoster } from './otlp-socket.js';
 
 type ExportResult = Parameters<Parameters<SpanExporter['export']>[1]>[0];
 /** `ExportResultCode` of @opentelemetry/core (not a dependency of ours). */
@@ -20,7 +21,8 @@ export interface OtlpHttpExporterOptions {
 
 /**
  * OTLP/HTTP JSON span exporter: one POST per batch, the body encoded in one pass
- * (`encodeTraceRequest`) and written at once with its length, on a keep-alive agent. A socket
+ * (`encodeTraceRequest`) and written at once with its length, on a kept-alive socket
+ * (`SocketPoster` for http:, a keep-alive agent for https:). A socket
  * the collector closed while the sandbox was frozen fails on reuse (ECONNRESET): that export is
  * sent once more on a new one, within the same deadline. No other retry: tracing never holds
  * an answer back for long, and a failed batch is dropped.
@@ -32,6 +34,8 @@ export class OtlpHttpExporter implements SpanExporter {
   readonly #request: typeof httpRequest;
   readonly #timeoutMs: number;
   readonly #inFlight = new Set<Promise<unknown>>();
+  /** http: (a collector beside the function, ADOT's): node:http's own cost was most of an export. */
+  readonly #socket: SocketPoster | undefined;
   #shutDown = false;
 
   constructor(options: OtlpHttpExporterOptions) {
@@ -49,6 +53,7 @@ export class OtlpHttpExporter implements SpanExporter {
       ...options.headers,
     };
     this.#timeoutMs = options.timeoutMillis ?? 10_000;
+    this.#socket = https ? undefined : new SocketPoster(url, this.#headers, this.#timeoutMs);
   }
 
   export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {
@@ -56,14 +61,18 @@ export class OtlpHttpExporter implements SpanExporter {
       done({ code: FAILED, error: new Error('OTLP exporter is shut down') });
       return;
     }
-    let body: Buffer;
+    let body: string;
     try {
-      body = Buffer.from(encodeTraceRequest(spans), 'utf8');
+      body = encodeTraceRequest(spans);
     } catch (error) {
       done({ code: FAILED, error: error as Error });
       return;
     }
-    const sent = this.#post(body, Date.now() + this.#timeoutMs, true).then(done);
+    const sent = (
+      this.#socket
+        ? this.#socket.post(body).then(answered, (error: Error) => ({ code: FAILED, error }))
+        : this.#post(Buffer.from(body, 'utf8'), Date.now() + this.#timeoutMs, true)
+    ).then(done);
     this.#inFlight.add(sent);
     void sent.finally(() => this.#inFlight.delete(sent));
   }
@@ -76,6 +85,7 @@ export class OtlpHttpExporter implements SpanExporter {
     this.#shutDown = true;
     await this.forceFlush();
     this.#agent.destroy();
+    this.#socket?.close();
   }
 
   #post(body: Buffer, deadline: number, mayRetry: boolean): Promise<ExportResult> {
@@ -98,14 +108,7 @@ export class OtlpHttpExporter implements SpanExporter {
         });
         res.on('end', () => {
           clearTimeout(timer);
-          resolve(
-            status >= 200 && status < 300
-              ? { code: SUCCESS }
-              : {
-                  code: FAILED,
-                  error: new OtlpExportFailed(`collector answered ${status} ${why}`),
-                },
-          );
+          resolve(answered({ status, why }));
         });
       });
       const timer = setTimeout(
@@ -123,4 +126,9 @@ export class OtlpHttpExporter implements SpanExporter {
       req.end(body);
     });
   }
+}
+
+function answered({ status, why }: PostAnswer): ExportResult {
+  if (status >= 200 && status < 300) return { code: SUCCESS };
+  return { code: FAILED, error: new OtlpExportFailed(`collector answered ${status} ${why}`) };
 }
