@@ -207,6 +207,13 @@ export async function startScriptedModelServer(
     if (isGone(res)) return;
 
     const freshCallIds = options.freshCallIds === true;
+    if (turn.failAfterOutput && (gemini || api === 'converse')) {
+      serverError(
+        res,
+        'failAfterOutput is scripted for the Responses and Chat Completions APIs only',
+      );
+      return;
+    }
     if (gemini) {
       const resolved = resolveGeminiTurn(turn, body, { freshCallIds });
       if (!recorded.stream) {

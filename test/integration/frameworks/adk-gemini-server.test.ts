@@ -74,4 +74,19 @@ describe('scripted model server: Gemini generateContent', () => {
       error: { code: 429, message: 'Quota exceeded', status: 'RESOURCE_EXHAUSTED' },
     });
   });
+
+  it('refuses a mid-stream failure it cannot script for Gemini, saying so', async () => {
+    // Prepare
+    server.push({ text: 'partial', failAfterOutput: {} });
+
+    // Act
+    const failed = client()
+      .models.generateContent({ model: 'm', contents: 'x' })
+      .catch((err: unknown) => err);
+
+    // Assess
+    const err = (await failed) as { status?: number; message?: string };
+    expect(err.status).toBe(500);
+    expect(err.message).toContain('failAfterOutput is scripted for the Responses and Chat');
+  });
 });
