@@ -134,7 +134,10 @@ export class ResponseReader {
   /** Trailer lines after the last chunk, up to an empty one. */
   #trailer(): boolean {
     const eol = this.#buffer.indexOf('\r\n');
-    if (eol < 0) return false;
+    if (eol < 0) {
+      if (this.#buffer.length > MAX_HEAD) throw notHttp('trailer line too long');
+      return false;
+    }
     this.#buffer = this.#buffer.subarray(eol + 2);
     if (eol === 0) this.#state = 'done';
     return true;

@@ -89,4 +89,18 @@ describe('ResponseReader', () => {
       ),
     ).toThrow('bad chunk size');
   });
+
+  it('bounds what it buffers from a collector that never ends a line', () => {
+    const endless = 'x'.repeat(17 * 1024);
+    const chunked = 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n';
+    expect(() => new ResponseReader().push(Buffer.from(`HTTP/1.1 200 OK\r\n${endless}`))).toThrow(
+      'head too long',
+    );
+    expect(() => new ResponseReader().push(Buffer.from(`${chunked}${endless}`))).toThrow(
+      'chunk size line too long',
+    );
+    expect(() => new ResponseReader().push(Buffer.from(`${chunked}0\r\n${endless}`))).toThrow(
+      'trailer line too long',
+    );
+  });
 });
