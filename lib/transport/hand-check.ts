@@ -180,7 +180,7 @@ export function array(item: Check, lengths: Lengths = {}): Check {
 const OPTIONAL = Symbol('optional');
 type Field = Check & { [OPTIONAL]?: true };
 
-/** An optional field: absent is fine (and stays absent in the output). */
+/** An optional field: absent (or undefined) is fine, and absent in the output. */
 export function optional(check: Check): Field {
   return Object.assign(
     (value: unknown, path: Path, issues: Issue[]) => check(value, path, issues),
@@ -204,7 +204,8 @@ export function strictObject(shape: Record<string, Field>): Check {
     for (const name of names) {
       const field = shape[name] as Field;
       const present = Object.hasOwn(value, name);
-      if (!present && field[OPTIONAL]) continue;
+      // zod's optional takes undefined as absent (a JS caller's `principal: claims.sub`).
+      if ((!present || value[name] === undefined) && field[OPTIONAL]) continue;
       const checked = field(present ? value[name] : undefined, [...path, name], issues);
       if (checked === BAD) ok = false;
       // defineProperty: a field named like a prototype key stays data (none is, today).

@@ -37,20 +37,12 @@ const SubItem = strictObject({
   format: oneOfValues('native', 'ag-ui'),
 });
 
-/** An optional field set to undefined is absent, as zod takes it (`principal: claims.sub`). */
-function withoutUndefined(value: unknown, optional: readonly string[]): unknown {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
-  return Object.fromEntries(
-    Object.entries(value).filter(([key, v]) => v !== undefined || !optional.includes(key)),
-  );
-}
-
 /** The checked value, or the first issue's words (`path: message`). */
 export type Checked<T> = { ok: true; value: T } | { ok: false; message: string };
 
-function run<T>(check: Check, value: unknown, optional = ['principal']): Checked<T> {
+function run<T>(check: Check, value: unknown): Checked<T> {
   const issues: Issue[] = [];
-  const checked = check(withoutUndefined(value, optional), [], issues);
+  const checked = check(value, [], issues);
   if (checked !== BAD) return { ok: true, value: checked as T };
   const first = issues[0];
   const at = first?.path.map(String).join('.');
@@ -59,5 +51,5 @@ function run<T>(check: Check, value: unknown, optional = ['principal']): Checked
 
 export const checkConnection = (value: unknown) => run<Connection>(ConnectionItem, value);
 export const checkConnItem = (value: unknown) =>
-  run<Connection & { sessions?: Set<unknown> }>(ConnItem, value, ['principal', 'sessions']);
+  run<Connection & { sessions?: Set<unknown> }>(ConnItem, value);
 export const checkSubItem = (value: unknown) => run<Subscription>(SubItem, value);
