@@ -15,17 +15,23 @@ const ENDS = new Set(['run-finished', 'run-paused', 'run-error', 'run-retrying']
  * One attempt's stored events, written behind delivery: a message goes out, then joins the
  * buffer; the buffer becomes one stored range when its oldest message is `flushMs` old (checked
  * at each message and by a timer, so a pause flushes too), and before a message that ends the
- * attempt goes out. Flushes run one at a time, each storing what was buffered when it started,
- * ranges chained by seq. A failed flush fails the next send: the attempt stops, its redelivery
- * closes the unstored seqs with a void marker.
+ * attempt goes out. Flushes run one at a time, storing ranges in seq order, each exactly as first
+ * taken: a range whose write failed (throttled past the SDK's retries) is tried again, as the
+ * same range (a write that had landed is then the store's no-op), before the next send. Only a
+ * failure of that retry fails the send: before the save the attempt stops and its redelivery
+ * closes the unstored seqs with a void marker; past it the send is retried in place, store first,
+ * so the terminal is never sent unstored nor left unsent by one throttled write.
  */
 export class WriteBehind implements Delivery {
   readonly mode: Delivery['mode'];
   #buffer: EventsMessage[] = [];
+  /** Ranges taken from the buffer and not yet stored, oldest first. */
+  #unstored: EventsMessage[][] = [];
   #since = 0;
-  #next: number | undefined;
+  /** The last seq kept (buffered, unstored or stored): a retried send keeps nothing twice. */
+  #through: number | undefined;
   #flushing: Promise<void> = Promise.resolve();
-  #failed: unknown;
+  #failed = false;
   #timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
@@ -50,34 +56,46 @@ export class WriteBehind implements Delivery {
     });
   }
 
-  /** Stores whatever is buffered (the attempt's end); rejects if a flush failed. */
+  /** Stores whatever is buffered or left unstored (the attempt's end); rejects if a write fails. */
   async flush(): Promise<void> {
     this.#clearTimer();
-    const range = this.#buffer;
+    if (this.#buffer.length > 0) this.#unstored.push(this.#buffer);
     this.#buffer = [];
-    const run = this.#flushing.then(() => this.#store(range));
+    const run = this.#flushing.then(() => this.#storeAll());
     this.#flushing = run.catch(() => undefined);
     await run;
-    if (this.#failed !== undefined) throw this.#failed;
   }
 
   async #send(messages: readonly EventsMessage[], send: () => Promise<void>): Promise<void> {
-    if (this.#failed !== undefined) throw this.#failed;
+    if (this.#failed) await this.flush();
     const ending = messages.some((m) => m.events.some((e) => ENDS.has(e.type)));
     const gap = this.#gapBefore(messages[0] as EventsMessage);
-    this.#next = lastSeqOf(messages[messages.length - 1] as EventsMessage) + 1;
-    if (gap) await this.delivery.deliver(gap);
+    if (gap) {
+      await this.delivery.deliver(gap);
+      this.#keep([gap]);
+    }
     if (ending) {
-      this.#buffer.push(...(gap ? [gap] : []), ...messages);
+      this.#keep(messages);
       await this.flush();
       await send();
       return;
     }
     await send();
-    if (this.#buffer.length === 0) this.#since = this.now();
-    this.#buffer.push(...(gap ? [gap] : []), ...messages);
-    if (this.now() - this.#since >= this.flushMs) await this.flush();
+    this.#keep(messages);
+    // Sent is sent: a failed write here is retried before the next send, not reported twice.
+    if (this.now() - this.#since >= this.flushMs) await this.flush().catch(() => undefined);
     else this.#arm();
+  }
+
+  /** Buffers the messages not kept yet (a send retried after its store or delivery failed). */
+  #keep(messages: readonly EventsMessage[]): void {
+    const through = this.#through ?? -1;
+    const fresh = messages.filter((m) => firstSeqOf(m) > through);
+    const last = fresh.at(-1);
+    if (last === undefined) return;
+    if (this.#buffer.length === 0) this.#since = this.now();
+    this.#buffer.push(...fresh);
+    this.#through = lastSeqOf(last);
   }
 
   /**
@@ -86,10 +104,10 @@ export class WriteBehind implements Delivery {
    * redelivery's marker: `from…seq`).
    */
   #gapBefore(message: EventsMessage): EventsMessage | undefined {
-    const next = this.#next;
-    this.#next = lastSeqOf(message) + 1;
+    if (this.#through === undefined) return undefined;
+    const next = this.#through + 1;
     const first = firstSeqOf(message);
-    if (next === undefined || first <= next) return undefined;
+    if (first <= next) return undefined;
     const seq = first - 1;
     const what = seq === next ? `Seq ${seq} was` : `Seqs ${next}…${seq} were`;
     const events = [
@@ -119,17 +137,23 @@ export class WriteBehind implements Delivery {
     this.#timer = undefined;
   }
 
-  async #store(range: EventsMessage[]): Promise<void> {
-    const first = range[0];
-    if (first === undefined || this.#failed !== undefined) return;
-    const { sessionId, runId } = first;
+  async #storeAll(): Promise<void> {
     try {
-      const messages = range.map(({ seq, from, events }) => plain(seq, from, events));
-      await this.events.append({ sessionId, runId, messages }, this.binding);
+      for (let range = this.#unstored[0]; range; range = this.#unstored[0]) {
+        await this.#store(range);
+        this.#unstored.shift();
+      }
+      this.#failed = false;
     } catch (err) {
-      this.#failed = err;
+      this.#failed = true;
       throw err;
     }
+  }
+
+  async #store(range: EventsMessage[]): Promise<void> {
+    const { sessionId, runId } = range[0] as EventsMessage;
+    const messages = range.map(({ seq, from, events }) => plain(seq, from, events));
+    await this.events.append({ sessionId, runId, messages }, this.binding);
   }
 }
 

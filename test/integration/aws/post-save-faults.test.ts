@@ -30,6 +30,8 @@ const POST_SAVE: [string, (r: DynamoRequest) => boolean][] = [
     (r) => r.operation === 'UpdateItem' && r.body.includes('IDEMPOTENCY#'),
   ],
   ['the last delivery', (r) => r.operation === 'Query' && r.body.includes('SUBS#')],
+  // A range of stored events written behind delivery: retried before the next send (the terminal).
+  ['the stored events', (r) => r.operation === 'PutItem' && r.body.includes('"EVENTS#')],
 ];
 
 async function writerStack(receives = 5) {

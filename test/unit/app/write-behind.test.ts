@@ -75,17 +75,108 @@ describe('write-behind stored events', () => {
     expect(page.batches.map((b) => b.seq)).toEqual([0, 1, 2, 3, 4, 5, 6]);
   });
 
-  it('a failed flush fails the next send, and the terminal is never sent unstored', async () => {
+  it('a store that keeps failing fails the next send, and the terminal is never sent unstored', async () => {
+    // Prepare
     const store = new InMemoryRunEventStore();
     store.append = async () => {
       throw new Error('throttled');
     };
     const delivery = new MemoryDelivery();
     const behind = new WriteBehind(delivery, store, binding, 0);
-    await expect(behind.deliver(msg(0))).rejects.toThrow('throttled');
-    await expect(behind.deliver(msg(1))).rejects.toThrow('throttled');
-    await expect(behind.deliver(finished(2))).rejects.toThrow('throttled');
+
+    // Act: 0 is sent (its write fails behind it); 1 and the terminal find the retry failing
+    await behind.deliver(msg(0));
+    const second = behind.deliver(msg(1));
+    const terminal = behind.deliver(finished(2));
+
+    // Assess
+    await expect(second).rejects.toThrow('throttled');
+    await expect(terminal).rejects.toThrow('throttled');
     expect(delivery.delivered.map((m) => m.seq)).toEqual([0]);
+  });
+
+  it('a write throttled once is tried again, as the same range, before the next send', async () => {
+    // Prepare
+    const { store, ranges } = counted();
+    const append = store.append.bind(store);
+    let throttle = 1;
+    store.append = async (range, b) => {
+      if (throttle-- > 0) {
+        ranges.push([]); // the failed write, marked
+        throw new Error('throttled');
+      }
+      await append(range, b);
+    };
+    const delivery = new MemoryDelivery();
+    const behind = new WriteBehind(delivery, store, binding, 0);
+
+    // Act
+    for (const seq of [0, 1]) await behind.deliver(msg(seq));
+    await behind.deliver(finished(2));
+
+    // Assess
+    expect(ranges).toEqual([[], [0], [1], [2]]);
+    expect(delivery.delivered.map((m) => m.seq)).toEqual([0, 1, 2]);
+    const page = await store.read(sessionId, runId, { after: -1, limit: 100 });
+    expect(page.batches.map((b) => b.seq)).toEqual([0, 1, 2]);
+  });
+
+  it('a write that landed and failed is the same range again: a no-op, not a taken seq', async () => {
+    // Prepare: the first write lands and its answer is lost
+    const { store, ranges } = counted();
+    const append = store.append.bind(store);
+    let lose = 1;
+    store.append = async (range, b) => {
+      await append(range, b);
+      if (lose-- > 0) throw new Error('socket hang up');
+    };
+    const delivery = new MemoryDelivery();
+    const behind = new WriteBehind(delivery, store, binding, 60_000);
+
+    // Act
+    await behind.deliverMany([msg(0), msg(1)]);
+    await behind.flush().catch(() => undefined);
+    await behind.deliver(msg(2));
+    await behind.deliver(finished(3));
+
+    // Assess
+    expect(ranges).toEqual([
+      [0, 1],
+      [0, 1],
+      [2, 3],
+    ]);
+    const page = await store.read(sessionId, runId, { after: -1, limit: 100 });
+    expect(page.batches.map((b) => b.seq)).toEqual([0, 1, 2, 3]);
+  });
+
+  it('past the save, a terminal send retried after its store or delivery failed goes out once, stored once', async () => {
+    // Prepare: the terminal's store fails once, then its delivery fails once
+    const { store, ranges } = counted();
+    const append = store.append.bind(store);
+    let throttle = 0;
+    store.append = async (range, b) => {
+      if (throttle-- > 0) throw new Error('throttled');
+      await append(range, b);
+    };
+    let refuse = 0;
+    const delivery = new MemoryDelivery({
+      fail: () => (refuse-- > 0 ? new Error('queue down') : undefined),
+    });
+    const behind = new WriteBehind(delivery, store, binding, 60_000);
+    await behind.deliver(msg(0));
+
+    // Act: the run job retries the same send in place (afterTurn)
+    throttle = 1;
+    await expect(behind.deliver(finished(1))).rejects.toThrow('throttled');
+    refuse = 1;
+    await expect(behind.deliver(finished(1))).rejects.toThrow('queue down');
+    await behind.deliver(finished(1));
+
+    // Assess
+    expect(delivery.delivered.map((m) => m.seq)).toEqual([0, 1]);
+    expect(ranges).toEqual([[0, 1]]);
+    const page = await store.read(sessionId, runId, { after: -1, limit: 100 });
+    expect(page.batches.map((b) => b.seq)).toEqual([0, 1]);
   });
 
   it('a message past the next seq: the skipped seqs get a void marker, stored and sent', async () => {
