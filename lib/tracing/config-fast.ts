@@ -1,16 +1,24 @@
+import {
+  type HandIssue,
+  invalidType,
+  numberIssues,
+  oneOf,
+  stringIssues,
+  unrecognizedKeys,
+} from '../core/schema-words.js';
+import { TracingConfigInvalid } from './errors.js';
+
 /**
- * The tracing configuration checked by hand, so a cold start builds no zod schema (config.ts
- * keeps the schemas, built on first use, for anything unusual: their answer and messages stand).
- * Each check accepts only what the schema certainly accepts and gives what it would give;
- * test/unit/tracing/config-fast.test.ts compares both.
+ * The tracing configuration checked by hand, completely: each check takes what config.ts's
+ * schemas take, gives what they give and fails with their first issue, worded as they word it
+ * (test/unit/tracing/config-fast.test.ts compares both), so no function needs zod for it.
  */
 
 const LEVELS: readonly string[] = ['debug', 'info', 'warn', 'error'];
 const PRESETS: readonly string[] = ['otlp', 'langfuse', 'logfire', 'openllmetry'];
 const BACKENDS = new Set<string>(['cloudwatch', 'none', ...PRESETS]);
 const PRINCIPAL = ['hash', 'omit', 'plain'];
-const BOOLS: Record<string, boolean> = { true: true, '1': true, false: false, '0': false };
-const RATE = /^[0-9]{1,3}(?:\.[0-9]{1,9})?$/;
+const BOOLS: Record<string, boolean> = { true: true, false: false, '1': true, '0': false };
 
 /** The environment variables tracingConfigFromEnv reads, as its EnvSchema would give them. */
 export interface TracingEnv {
@@ -27,99 +35,130 @@ export interface TracingEnv {
   AGENT_KERNEL_TRACE_SAMPLE_RATE?: number;
 }
 
-type Check = (value: string) => { value: unknown } | undefined;
-const nonEmpty: Check = (value) => (value.length > 0 ? { value } : undefined);
+type Check = (value: string) => { value: unknown } | { message: string };
+const nonEmpty: Check = (value) =>
+  value.length > 0 ? { value } : { message: 'Too small: expected string to have >=1 characters' };
 const any: Check = (value) => ({ value });
-const bool: Check = (value) => (value in BOOLS ? { value: BOOLS[value] } : undefined);
+const bool: Check = (value) =>
+  value in BOOLS ? { value: BOOLS[value] } : { message: oneOf(Object.keys(BOOLS)) };
 const CHECKS: Record<keyof TracingEnv, Check> = {
   AWS_LAMBDA_FUNCTION_NAME: nonEmpty,
   AGENT_KERNEL_TRACING: (value) => {
     const names = [...new Set(value.split(',').map((name) => name.trim().toLowerCase()))];
-    const bad = names.some((name) => !BACKENDS.has(name));
-    return bad || (names.includes('none') && names.length > 1) ? undefined : { value: names };
+    const unknown = names.find((name) => !BACKENDS.has(name));
+    return unknown !== undefined || (names.includes('none') && names.length > 1)
+      ? { message: `"${unknown ?? value}" is not a tracing backend` }
+      : { value: names };
   },
-  AGENT_KERNEL_TRACE_PRINCIPAL: (value) => (PRINCIPAL.includes(value) ? { value } : undefined),
+  AGENT_KERNEL_TRACE_PRINCIPAL: (value) =>
+    PRINCIPAL.includes(value) ? { value } : { message: oneOf(PRINCIPAL) },
   AGENT_KERNEL_SERVICE_NAME: nonEmpty,
   AGENT_KERNEL_METRICS_NAMESPACE: nonEmpty,
   AWS_XRAY_DAEMON_ADDRESS: (value) => {
     const udp = value.split(/\s+/).find((part) => part.startsWith('udp:')) ?? value.trim();
     const match = /^(?:udp:)?([^\s:]+|\[[^\]]+\]):(\d{1,5})$/.exec(udp);
     const port = Number(match?.[2]);
-    if (!match || port < 1 || port > 65_535) return undefined;
+    if (!match || port < 1 || port > 65_535) return { message: `"${value}" is not host:port` };
     return { value: { host: (match[1] as string).replace(/^\[|\]$/g, ''), port } };
   },
   AGENT_KERNEL_XRAY: bool,
   AGENT_KERNEL_TRACE_PAYLOADS: bool,
   AGENT_KERNEL_LOG_LEVEL: any,
   AWS_LAMBDA_LOG_LEVEL: any,
-  AGENT_KERNEL_TRACE_SAMPLE_RATE: (value) =>
-    RATE.test(value) ? { value: Number(value) } : undefined,
+  // As z.coerce.number(): Number() of the text.
+  AGENT_KERNEL_TRACE_SAMPLE_RATE: (value) => {
+    const rate = Number(value);
+    return Number.isFinite(rate) ? { value: rate } : { message: invalidType('number', rate) };
+  },
 };
 
-/** EnvSchema's answer for `present` (non-empty variables), or undefined: ask it. */
-export function fastTracingEnv(
-  present: Record<string, string | undefined>,
-): TracingEnv | undefined {
+/** EnvSchema's answer for `present` (non-empty variables); its first issue is thrown. */
+export function handTracingEnv(present: Record<string, string | undefined>): TracingEnv {
   const env: Record<string, unknown> = {};
   for (const [key, check] of Object.entries(CHECKS)) {
     const raw = present[key];
     if (raw === undefined) continue;
     const checked = check(raw);
-    if (checked === undefined) return undefined;
+    if ('message' in checked) throw new TracingConfigInvalid(`${key}: ${checked.message}`);
     env[key] = checked.value;
   }
   return env as TracingEnv;
 }
 
-const CONFIG_KEYS = new Set([
-  'backend',
-  'otel',
-  'principal',
-  'serviceName',
-  'namespace',
-  'daemon',
-  'xray',
-  'capturePayloads',
-  'logLevel',
-  'sampleRate',
-]);
-const text = (value: unknown, max: number): value is string =>
-  typeof value === 'string' && value.length >= 1 && value.length <= max;
+type Field = (value: unknown) => { value: unknown; issues: HandIssue[] };
+const ok = (value: unknown) => ({ value, issues: [] });
+const member =
+  (values: readonly string[], fallback?: string): Field =>
+  (value) => {
+    if (value === undefined && fallback !== undefined) return ok(fallback);
+    return values.includes(value as string)
+      ? ok(value)
+      : { value, issues: [{ path: [], message: oneOf(values) }] };
+  };
+const string =
+  (max: number): Field =>
+  (value) => ({ value, issues: stringIssues(value, 1, max) });
+const boolean: Field = (value) =>
+  typeof value === 'boolean'
+    ? ok(value)
+    : { value, issues: [{ path: [], message: invalidType('boolean', value) }] };
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const otel: Field = (value) => {
+  if (value === undefined) return ok([]);
+  if (!Array.isArray(value))
+    return { value, issues: [{ path: [], message: invalidType('array', value) }] };
+  const issues = value.flatMap((name, i) =>
+    PRESETS.includes(name) ? [] : [{ path: [i], message: oneOf(PRESETS) }],
+  );
+  return { value: [...value], issues };
+};
+// z.object (not strict): other keys are dropped.
+const daemon: Field = (value) => {
+  if (!isObject(value))
+    return { value, issues: [{ path: [], message: invalidType('object', value) }] };
+  const { host, port } = value;
+  const issues = [
+    ...stringIssues(host, 1).map((issue) => ({ ...issue, path: ['host'] })),
+    ...numberIssues(port, { int: true, min: 1, max: 65_535 }).map((issue) => ({
+      ...issue,
+      path: ['port'],
+    })),
+  ];
+  return { value: { host, port }, issues };
+};
+const FIELDS: Record<string, Field> = {
+  backend: member(['cloudwatch', 'none']),
+  otel,
+  principal: member(PRINCIPAL, 'hash'),
+  serviceName: string(200),
+  namespace: string(255),
+  daemon,
+  xray: boolean,
+  capturePayloads: boolean,
+  logLevel: member(LEVELS),
+  sampleRate: (value) => ({ value, issues: numberIssues(value, { min: 0, max: 1 }) }),
+};
 
 /**
- * TracingConfigSchema's answer for `config`, or undefined: ask it (typed by config.ts, which this
- * file does not import: no import circle).
+ * TracingConfigSchema's answer for `config` (typed by config.ts, which this file does not import:
+ * no import circle); its first issue is thrown, as config.ts words it.
  */
-export function fastTracingConfig(
-  config: Record<string, unknown>,
-): Record<string, unknown> | undefined {
-  const { backend, otel = [], principal = 'hash', daemon, sampleRate } = config;
-  if (!Object.keys(config).every((key) => CONFIG_KEYS.has(key))) return undefined;
-  if (backend !== 'cloudwatch' && backend !== 'none') return undefined;
-  if (!Array.isArray(otel) || !otel.every((name) => PRESETS.includes(name))) return undefined;
-  if (!PRINCIPAL.includes(principal as string)) return undefined;
-  if (!text(config.serviceName, 200) || !text(config.namespace, 255)) return undefined;
-  if (typeof daemon !== 'object' || daemon === null) return undefined;
-  const { host, port } = daemon as Record<string, unknown>;
-  if (Object.keys(daemon).length !== 2 || !text(host, Number.POSITIVE_INFINITY)) return undefined;
-  if (!Number.isInteger(port) || (port as number) < 1 || (port as number) > 65_535)
-    return undefined;
-  if (typeof config.xray !== 'boolean' || typeof config.capturePayloads !== 'boolean')
-    return undefined;
-  if (!LEVELS.includes(config.logLevel as string)) return undefined;
-  if (typeof sampleRate !== 'number' || !(sampleRate >= 0 && sampleRate <= 1)) return undefined;
-  return {
-    backend,
-    otel: [...otel],
-    principal,
-    serviceName: config.serviceName,
-    namespace: config.namespace,
-    daemon: { host, port },
-    xray: config.xray,
-    capturePayloads: config.capturePayloads,
-    logLevel: config.logLevel,
-    sampleRate,
-  };
+export function handTracingConfig(config: unknown): Record<string, unknown> {
+  if (!isObject(config)) throw invalid({ path: [], message: invalidType('object', config) });
+  const out: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(FIELDS)) {
+    const { value, issues } = field(config[key]);
+    if (issues[0]) throw invalid({ ...issues[0], path: [key, ...issues[0].path] });
+    out[key] = value;
+  }
+  const extra = Object.keys(config).filter((key) => !Object.hasOwn(FIELDS, key));
+  if (extra.length > 0) throw invalid({ path: [], message: unrecognizedKeys(extra) });
+  return out;
+}
+
+function invalid(issue: HandIssue): TracingConfigInvalid {
+  return new TracingConfigInvalid(`${issue.path.join('.') || '(root)'}: ${issue.message}`);
 }
 
 /** Empty variables count as unset, as the Lambda console leaves them. */

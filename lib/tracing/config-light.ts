@@ -1,23 +1,19 @@
 import type { TracingConfig } from './config.js';
 import {
-  fastTracingConfig,
-  fastTracingEnv,
   fromTracingEnv,
+  handTracingConfig,
+  handTracingEnv,
   presentTracingEnv,
 } from './config-fast.js';
 
 /**
- * tracingConfigFromEnv (config.ts) for the functions that bundle no zod: the schemas — and zod
- * with them — are imported only for a value the hand checks leave to them, with their answer
- * and messages as before.
+ * tracingConfigFromEnv (config.ts) for the functions that bundle no zod: the same hand checks,
+ * without importing config.ts's schemas.
  */
-export async function tracingConfigLight(
+export function tracingConfigLight(
   env: Record<string, string | undefined> = process.env,
   overrides: Partial<TracingConfig> = {},
-): Promise<TracingConfig> {
-  const fastEnv = fastTracingEnv(presentTracingEnv(env));
-  const fast = fastEnv && fastTracingConfig(fromTracingEnv(fastEnv, overrides));
-  if (fast) return fast as TracingConfig;
-  const { tracingConfigFromEnv } = await import('./config.js');
-  return tracingConfigFromEnv(env, overrides);
+): TracingConfig {
+  const config = fromTracingEnv(handTracingEnv(presentTracingEnv(env)), overrides);
+  return handTracingConfig(config) as TracingConfig;
 }

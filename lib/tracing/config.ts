@@ -1,13 +1,11 @@
 import * as z from 'zod';
 import { lazySchema } from '../core/lazy-schema.js';
 import {
-  fastTracingConfig,
-  fastTracingEnv,
   fromTracingEnv,
+  handTracingConfig,
+  handTracingEnv,
   presentTracingEnv,
-  type TracingEnv,
 } from './config-fast.js';
-import { TracingConfigInvalid } from './errors.js';
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -91,36 +89,21 @@ export const EnvSchema = /* @__PURE__ */ lazySchema(() =>
 
 /**
  * The configuration from the environment: `cloudwatch` by default on Lambda (when
- * AWS_LAMBDA_FUNCTION_NAME is set), `none` elsewhere unless AGENT_KERNEL_TRACING asks.
+ * AWS_LAMBDA_FUNCTION_NAME is set), `none` elsewhere unless AGENT_KERNEL_TRACING asks. Checked by
+ * hand (config-fast.ts, the schemas' answers and messages): no schema is built for it.
  */
 export function tracingConfigFromEnv(
   env: Record<string, string | undefined> = process.env,
   overrides: Partial<TracingConfig> = {},
 ): TracingConfig {
-  const present = presentTracingEnv(env);
   return tracingConfig(
-    fromTracingEnv(fastTracingEnv(present) ?? envBySchema(present), overrides) as z.input<
+    fromTracingEnv(handTracingEnv(presentTracingEnv(env)), overrides) as z.input<
       typeof TracingConfigSchema
     >,
   );
 }
 
-/** Validates a configuration built in code. */
+/** Validates a configuration built in code, as TracingConfigSchema would. */
 export function tracingConfig(config: z.input<typeof TracingConfigSchema>): TracingConfig {
-  const fast = fastTracingConfig(config) as TracingConfig | undefined;
-  if (fast) return fast;
-  const parsed = TracingConfigSchema.safeParse(config);
-  if (!parsed.success) throw new TracingConfigInvalid(describe(parsed.error));
-  return parsed.data;
-}
-
-function envBySchema(present: Record<string, string | undefined>): TracingEnv {
-  const parsed = EnvSchema.safeParse(present);
-  if (!parsed.success) throw new TracingConfigInvalid(describe(parsed.error));
-  return parsed.data;
-}
-
-function describe(error: z.ZodError): string {
-  const issue = error.issues[0];
-  return `${issue?.path.join('.') || '(root)'}: ${issue?.message}`;
+  return handTracingConfig(config) as TracingConfig;
 }

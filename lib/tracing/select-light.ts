@@ -4,9 +4,9 @@ import { type CreateTracerOptions, tracerForConfig } from './select-backends.js'
 
 /**
  * createTracer (select.ts) for the functions that bundle no zod (fan-out): the configuration is
- * checked by hand, the schemas imported only for a value the hand checks leave to them.
+ * checked by hand (config-fast.ts), without the schemas' module.
  */
 export async function createTracerLight(options: CreateTracerOptions = {}): Promise<Tracer> {
-  const config = await tracingConfigLight(options.env ?? process.env, options.config);
+  const config = tracingConfigLight(options.env ?? process.env, options.config);
   return tracerForConfig(config, options);
 }

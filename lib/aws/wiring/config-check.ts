@@ -1,17 +1,19 @@
 import { Redactor } from '../../tracing/redact.js';
-import { CONFIG_KEYS } from './config-fast.js';
+import { CONFIG_KEYS, handConfig, type ParsedConfig } from './config-fast.js';
 import type { Config, ConfigKey } from './config-schema.js';
 import { ConfigError } from './errors.js';
 
 /**
- * What loadConfig does around the schema, without zod: config.ts (schema imported) and
- * config-light.ts (schema imported only for an unusual value) share it.
+ * Everything the functions read from the environment (config-schema.ts), checked once at cold
+ * start without zod (config-fast.ts gives the schema's answer and messages). Each function names
+ * the variables it cannot work without (`require`), so a missing one fails with its name.
  */
-
-/** What ConfigSchema.safeParse answers, as far as loadConfig reads it. */
-export type ParsedConfig =
-  | { success: true; data: Config }
-  | { success: false; error: { issues: readonly { path: PropertyKey[]; message: string }[] } };
+export function loadConfig(
+  env: Record<string, string | undefined> = process.env,
+  require: readonly ConfigKey[] = [],
+): Config {
+  return checkedConfig(handConfig(presentConfig(env)), require);
+}
 
 /** Empty strings are what CloudFormation leaves for unset values: treat them as absent. */
 export function presentConfig(env: Record<string, string | undefined>): Record<string, string> {

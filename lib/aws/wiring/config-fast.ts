@@ -1,46 +1,63 @@
-import { isPrincipal } from '../../transport/ids.js';
+import { checkModelPrices } from '../../app/model-prices-check.js';
+import {
+  type HandIssue,
+  type NumberRule,
+  numberIssues,
+  oneOf as oneOfWords,
+  shortString,
+} from '../../core/schema-words.js';
+import { isPrincipal, PRINCIPAL_RULE } from '../../transport/ids.js';
 import type { Config, ConfigKey } from './config-schema.js';
 
 /**
- * The configuration checked by hand, so a cold start builds no zod schema: each rule accepts
- * only values ConfigSchema certainly accepts, and gives what it would give. Anything else
- * (a bad value, an unusual spelling such as ` 30`, MODEL_PRICES) is left to ConfigSchema,
- * whose answer — and error messages — stand. test/unit/aws/config-fast.test.ts compares both.
+ * The configuration checked by hand, completely: each rule takes what ConfigSchema takes, gives
+ * what it gives and refuses the rest with its messages (test/unit/aws/config-fast.test.ts
+ * compares both on generated environments), so no function needs zod to read its variables.
  */
-type Rule = (value: string) => { value: unknown } | undefined;
+type Rule = (value: string) => { value: unknown } | { issues: HandIssue[] };
 
+const fail = (message: string) => ({ issues: [{ path: [], message }] });
 const text =
   (min = 0): Rule =>
   (value) =>
-    value.length >= min ? { value } : undefined;
-const TAB_OR_NEWLINE = /[\t\n\r]/;
-const url: Rule = (value) =>
-  value === value.trim() && !TAB_OR_NEWLINE.test(value) && URL.canParse(value)
-    ? { value }
-    : undefined;
+    value.length >= min ? { value } : fail(shortString(min));
+const TABS_AND_NEWLINES = /[\t\n\r]/g;
+// As z.url(): the trimmed value must parse; tabs and newlines (which the parser skips) go.
+const url: Rule = (value) => {
+  const trimmed = value.trim();
+  return URL.canParse(trimmed)
+    ? { value: trimmed.replace(TABS_AND_NEWLINES, '') }
+    : fail('Invalid URL');
+};
 const oneOf =
   (...values: string[]): Rule =>
   (value) =>
-    values.includes(value) ? { value } : undefined;
-const DIGITS = /^(?:0|[1-9][0-9]{0,14})$/;
+    values.includes(value) ? { value } : fail(oneOfWords(values));
+// As z.coerce.number(): Number() of the text (so ` 30`, `1e3` and `0x10` are numbers too).
 const int =
-  (min: number, max = Number.MAX_SAFE_INTEGER): Rule =>
+  (min: NumberRule['min'], max?: number): Rule =>
   (value) => {
-    if (!DIGITS.test(value)) return undefined;
     const n = Number(value);
-    return n >= min && n <= max ? { value: n } : undefined;
+    const issues = numberIssues(n, { int: true, min, max });
+    return issues.length > 0 ? { issues } : { value: n };
   };
+const positive = (max?: number) => int('positive', max);
 const NAMES = /^[A-Za-z0-9_-]{1,64}(,[A-Za-z0-9_-]{1,64})*$/;
 const names =
   (star: boolean): Rule =>
   (value) =>
-    (star && value === '*') || NAMES.test(value) ? { value: new Set(value.split(',')) } : undefined;
+    (star && value === '*') || NAMES.test(value)
+      ? { value: new Set(value.split(',')) }
+      : fail(star ? '`*` or comma-separated agent names' : 'a comma-separated list of agent names');
 const principals: Rule = (value) => {
   const set = new Set(value.split(',').map((p) => p.trim()));
-  return [...set].every(isPrincipal) ? { value: set } : undefined;
+  return [...set].every(isPrincipal)
+    ? { value: set }
+    : fail(`must list principals (${PRINCIPAL_RULE})`);
 };
-const principal: Rule = (value) => (isPrincipal(value) ? { value } : undefined);
-const none: Rule = () => undefined;
+const principal: Rule = (value) =>
+  isPrincipal(value) ? { value } : fail(`must be ${PRINCIPAL_RULE}`);
+const prices: Rule = (value) => checkModelPrices(value);
 
 /** Every variable of ConfigSchema, with its rule and default (a test keeps the lists equal). */
 export const CONFIG_RULES: Record<ConfigKey, [Rule, unknown?]> = {
@@ -56,18 +73,18 @@ export const CONFIG_RULES: Record<ConfigKey, [Rule, unknown?]> = {
   DELIVERY_MODE: [oneOf('sqs-fanout', 'direct'), 'sqs-fanout'],
   EVENT_BATCH_MAX_DELAY_MS: [int(1, 1_000), 600],
   EVENT_BATCH_MIN_DELAY_MS: [int(1, 1_000)],
-  SESSION_TTL_SECONDS: [int(1), 7 * 24 * 3600],
-  PAUSED_RUN_TTL_SECONDS: [int(1), 24 * 3600],
-  EVENTS_TTL_SECONDS: [int(1), 24 * 3600],
+  SESSION_TTL_SECONDS: [positive(), 7 * 24 * 3600],
+  PAUSED_RUN_TTL_SECONDS: [positive(), 24 * 3600],
+  EVENTS_TTL_SECONDS: [positive(), 24 * 3600],
   EVENTS_FLUSH_MS: [int(0, 60_000), 1_500],
-  RESUME_CLAIM_SECONDS: [int(1), 16 * 60],
+  RESUME_CLAIM_SECONDS: [positive(), 16 * 60],
   SESSION_LEASE_SECONDS: [int(1, 900), 30],
   RUN_DEADLINE_MARGIN_SECONDS: [int(1, 300), 20],
   JOB_CLAIM_GRACE_SECONDS: [int(0, 900), 30],
   JOB_MAX_RECEIVES: [int(1, 1000), 5],
   JOB_RETRY_BASE_SECONDS: [int(0, 900), 2],
   JOB_RETRY_MAX_SECONDS: [int(0, 43_200), 300],
-  SYNC_RUN_TIMEOUT_MS: [int(1, 28_000), 25_000],
+  SYNC_RUN_TIMEOUT_MS: [positive(28_000), 25_000],
   AUTH_MODE: [oneOf('hs256', 'jwks', 'none'), 'jwks'],
   JWT_SECRET: [text(16)],
   JWT_SECRET_NAME: [text(1)],
@@ -86,8 +103,7 @@ export const CONFIG_RULES: Record<ConfigKey, [Rule, unknown?]> = {
   QUOTA_TOKENS_PER_DAY: [int(0)],
   QUOTA_QUEUED_LEASE_SECONDS: [int(60, 86_400), 1_800],
   QUOTA_CONNECTION_LEASE_SECONDS: [int(60, 86_400), 7_500],
-  // A JSON table: rare, and checked in depth by its schema.
-  MODEL_PRICES: [none],
+  MODEL_PRICES: [prices],
   MODEL_SECRET_NAME: [text(1)],
   MODEL_SECRET_PARAMETER: [text(1)],
   MODEL_API_KEY_ENV: [text(), 'OPENAI_API_KEY'],
@@ -98,9 +114,15 @@ export const CONFIG_RULES: Record<ConfigKey, [Rule, unknown?]> = {
 /** The variables' names, without building the schema. */
 export const CONFIG_KEYS: ReadonlySet<string> = new Set(Object.keys(CONFIG_RULES));
 
-/** What ConfigSchema would give for `present` (known, non-empty variables), or undefined: ask it. */
-export function fastConfig(present: Record<string, string | undefined>): Config | undefined {
+/** What ConfigSchema.safeParse answers, as far as loadConfig reads it. */
+export type ParsedConfig =
+  | { success: true; data: Config }
+  | { success: false; error: { issues: readonly { path: PropertyKey[]; message: string }[] } };
+
+/** What ConfigSchema.safeParse answers for `present` (known, non-empty variables). */
+export function handConfig(present: Record<string, string | undefined>): ParsedConfig {
   const config: Record<string, unknown> = {};
+  const issues: HandIssue[] = [];
   for (const [key, [rule, fallback]] of Object.entries(CONFIG_RULES)) {
     const raw = present[key];
     if (raw === undefined) {
@@ -108,8 +130,11 @@ export function fastConfig(present: Record<string, string | undefined>): Config 
       continue;
     }
     const checked = rule(raw);
-    if (checked === undefined) return undefined;
-    config[key] = checked.value;
+    if ('issues' in checked) {
+      for (const issue of checked.issues) issues.push({ ...issue, path: [key, ...issue.path] });
+    } else config[key] = checked.value;
   }
-  return config as Config;
+  return issues.length > 0
+    ? { success: false, error: { issues } }
+    : { success: true, data: config as Config };
 }

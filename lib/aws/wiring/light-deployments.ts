@@ -18,7 +18,7 @@ import { DynamoSessionIndex } from '../../stores/dynamodb/session-index.js';
 import { DynamoSessionStore } from '../../stores/dynamodb/session-store.js';
 import { captureClient } from '../../tracing/capture.js';
 import type { Config, ConfigKey } from './config.js';
-import { loadConfigLight } from './config-light.js';
+import { loadConfig } from './config-check.js';
 import { ConfigError } from './errors.js';
 import { fairUseFor } from './fair-use.js';
 
@@ -134,7 +134,7 @@ async function lazily<T>(
   env: Record<string, string | undefined>,
   build: (config: Config, stores: StoreOptions) => T,
 ): Promise<() => Promise<T>> {
-  const config = await loadConfigLight(env, require);
+  const config = loadConfig(env, require);
   let built: T | undefined;
   return async () => {
     if (!config.TABLE_NAME)
