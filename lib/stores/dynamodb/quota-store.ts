@@ -5,6 +5,7 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { checkQuotaLimits } from '../../app/ports/quota-limits-check.js';
 import {
   type Admission,
   CONNECTIONS_RETRY_SECONDS,
@@ -14,7 +15,6 @@ import {
   minuteOf,
   type PrincipalUsage,
   type QuotaLimits,
-  QuotaLimitsSchema,
   type QuotaStore,
   secondsToNextDay,
   secondsToNextMinute,
@@ -207,10 +207,8 @@ export class DynamoQuotaStore extends DynamoBase implements QuotaStore {
     const item = await this.#get({ pk: keys.quota(principal), sk: keys.quotaLimits });
     if (!item || this.expired(item)) return undefined;
     const { pk: _pk, sk: _sk, expiresAt: _ttl, ...rest } = item;
-    const parsed = QuotaLimitsSchema.safeParse(rest);
-    if (!parsed.success) {
-      throw new InvalidRecord('quota override', parsed.error.issues[0]?.message ?? 'invalid');
-    }
+    const parsed = checkQuotaLimits(rest);
+    if (parsed.message !== undefined) throw new InvalidRecord('quota override', parsed.message);
     return parsed.data;
   }
 
@@ -220,10 +218,8 @@ export class DynamoQuotaStore extends DynamoBase implements QuotaStore {
       await this.doc.send(new DeleteCommand({ TableName: this.table, Key: key }));
       return;
     }
-    const parsed = QuotaLimitsSchema.safeParse(limits);
-    if (!parsed.success) {
-      throw new InvalidRecord('quota override', parsed.error.issues[0]?.message ?? 'invalid');
-    }
+    const parsed = checkQuotaLimits(limits);
+    if (parsed.message !== undefined) throw new InvalidRecord('quota override', parsed.message);
     await this.doc.send(
       new PutCommand({ TableName: this.table, Item: { ...key, ...parsed.data } }),
     );

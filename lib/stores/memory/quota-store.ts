@@ -1,3 +1,4 @@
+import { checkQuotaLimits } from '../../app/ports/quota-limits-check.js';
 import {
   type Admission,
   CONNECTIONS_RETRY_SECONDS,
@@ -7,7 +8,6 @@ import {
   minuteOf,
   type PrincipalUsage,
   type QuotaLimits,
-  QuotaLimitsSchema,
   type QuotaStore,
   secondsToNextDay,
   secondsToNextMinute,
@@ -131,10 +131,8 @@ export class InMemoryQuotaStore implements QuotaStore {
       delete c.limits;
       return;
     }
-    const parsed = QuotaLimitsSchema.safeParse(limits);
-    if (!parsed.success) {
-      throw new InvalidRecord('quota override', parsed.error.issues[0]?.message ?? 'invalid');
-    }
+    const parsed = checkQuotaLimits(limits);
+    if (parsed.message !== undefined) throw new InvalidRecord('quota override', parsed.message);
     c.limits = parsed.data;
   }
 
