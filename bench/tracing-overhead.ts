@@ -3,12 +3,12 @@
  * call) through three Runtimes: the no-op tracer, the cloudwatch tracer (segments over UDP to a
  * stand-in daemon in another process, EMF and log lines written to /dev/null) and the otel
  * backend (`otlp` preset: OTLP/HTTP JSON to a receiver in another process, flushed after every
- * turn as `withLogging` flushes before a Lambda answers), interleaved turn by turn (the arm
- * that goes first rotates); the three Runtimes differ only in their tracer. Each repetition
- * prints the medians of wall time and of CPU time of this process (steadier on a busy machine;
- * it includes the in-process model server, the same in every arm) and their ratios to tracing
- * off (aim: at most 1.05); the summary gives the median ratio over the repetitions with its
- * range, and the load average around the run.
+ * turn as `withLogging` flushes before a Lambda answers), interleaved turn by turn (a new
+ * seeded order every turn, bench/order.ts); the three Runtimes differ only in their tracer.
+ * Each repetition prints the medians of wall time and of CPU time of this process (steadier
+ * on a busy machine; it includes the in-process model server, the same in every arm) and their
+ * ratios to tracing off (aim: at most 1.05); the summary gives the median ratio over the
+ * repetitions with its range, and the load average around the run.
  *
  *   npm run bench:tracing            BENCH_TURNS=400 BENCH_REPS=5 npm run bench:tracing
  *   BENCH_XRAY=0 npm run bench:tracing     (EMF and logs only: the cost of the UDP sends apart)
@@ -28,6 +28,7 @@ import { InMemorySessionStore, noopTracer, Runtime, type Tracer } from '../lib/i
 import { startScriptedModelServer } from '../lib/testing/index.js';
 import { defineTool, Executor } from '../lib/tools/index.js';
 import { CloudWatchTracer, OtelTracer } from '../lib/tracing/index.js';
+import { shuffler } from './order.js';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 200);
 const REPS = Number(process.env.BENCH_REPS ?? 3);
@@ -172,14 +173,15 @@ async function invocation(arm: ArmName, mode: 'run' | 'stream', n: number, prefi
 type Medians = Record<ArmName, { wall: number; cpu: number }>;
 
 async function measure(mode: 'run' | 'stream', rep: number): Promise<Medians> {
+  const nextOrder = shuffler(ARMS, 0x7ace + rep * 2 + (mode === 'run' ? 0 : 1));
   const times: Record<ArmName, number[]> = Object.fromEntries(ARMS.map((arm) => [arm, []]));
   const cpu: Record<ArmName, number[]> = Object.fromEntries(ARMS.map((arm) => [arm, []]));
   for (let n = 0; n < WARMUP + TURNS; n++) {
     // The server keeps every request: drop them so memory stays flat.
     if (n % 50 === 0) server.reset();
-    // Rotate which arm goes first so none always gets a warmer cache.
-    const order = ARMS.map((_, i) => ARMS[(i + n) % ARMS.length] as ArmName);
-    for (const arm of order) {
+    // A new seeded shuffle each turn (bench/order.ts): a rotation always put each arm right
+    // after the same other arm, which left it that arm's pending work.
+    for (const arm of nextOrder()) {
       const started = performance.now();
       const cpuStarted = process.cpuUsage();
       await invocation(arm, mode, n, `${mode}${rep}`);
