@@ -8,44 +8,56 @@ export interface SessionLock {
   acquire(sessionId: string, signal?: AbortSignal): Promise<Release>;
 }
 
-/** A FIFO mutex per session id; entries are dropped when no turn holds or waits for them. */
+/** A turn waiting for its session: granted the release, or dropped from the queue on abort. */
+type Waiter = (release: Release) => void;
+
+/**
+ * A FIFO mutex per session id. An entry exists while a turn holds the session and lists the
+ * turns waiting for it; it is dropped when the last one releases. An uncontended acquire (the
+ * usual case) waits for nothing: no promise chain per turn.
+ */
 export class InProcessSessionLock implements SessionLock {
-  readonly #tails = new Map<string, Promise<void>>();
+  readonly #queues = new Map<string, Waiter[]>();
 
   async acquire(sessionId: string, signal?: AbortSignal): Promise<Release> {
     // Before taking a place in the queue: a place that is never released blocks the session.
     signal?.throwIfAborted();
-    const previous = this.#tails.get(sessionId) ?? Promise.resolve();
-    let unlock!: () => void;
-    const mine = new Promise<void>((resolve) => {
-      unlock = resolve;
-    });
-    const tail = previous.then(() => mine);
-    this.#tails.set(sessionId, tail);
-    const release: Release = async () => {
-      unlock();
-      // Only the last waiter may delete the entry, or a queued turn would lose its place.
-      if (this.#tails.get(sessionId) === tail) this.#tails.delete(sessionId);
-    };
-    if (signal) {
-      let onAbort!: () => void;
-      const aborted = new Promise<never>((_, reject) => {
-        onAbort = () => reject(signal.reason);
-        signal.addEventListener('abort', onAbort, { once: true });
-      });
-      try {
-        await Promise.race([previous, aborted]);
-      } catch (err) {
-        // Hand our place on once our turn comes, so the queue behind us is not stuck.
-        void previous.then(release);
-        throw err;
-      } finally {
-        // A caller may reuse one signal for many turns: leave no listener behind.
-        signal.removeEventListener('abort', onAbort);
-      }
-    } else {
-      await previous;
+    const queue = this.#queues.get(sessionId);
+    if (!queue) {
+      this.#queues.set(sessionId, []);
+      return this.#releaseFor(sessionId);
     }
-    return release;
+    return this.#wait(queue, signal);
+  }
+
+  #wait(queue: Waiter[], signal: AbortSignal | undefined): Promise<Release> {
+    return new Promise<Release>((resolve, reject) => {
+      const waiter: Waiter = (release) => {
+        // A caller may reuse one signal for many turns: leave no listener behind.
+        signal?.removeEventListener('abort', onAbort);
+        resolve(release);
+      };
+      function onAbort(): void {
+        // Give up our place, so the queue behind us is not stuck.
+        const at = queue.indexOf(waiter);
+        if (at >= 0) queue.splice(at, 1);
+        reject(signal?.reason);
+      }
+      queue.push(waiter);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /** Hands the session to the next waiter, or frees it; a second call does nothing. */
+  #releaseFor(sessionId: string): Release {
+    let released = false;
+    return async () => {
+      if (released) return;
+      released = true;
+      const queue = this.#queues.get(sessionId);
+      const next = queue?.shift();
+      if (next) next(this.#releaseFor(sessionId));
+      else this.#queues.delete(sessionId);
+    };
   }
 }

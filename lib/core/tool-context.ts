@@ -35,9 +35,13 @@ export interface ToolApproval {
 
 const storage = new AsyncLocalStorage<ToolContext>();
 
-/** Runs `fn` with `ctx` visible to every async continuation it starts. */
-export function runWithToolContext<T>(ctx: ToolContext, fn: () => T): T {
-  return storage.run(ctx, fn);
+/** Runs `fn(...args)` with `ctx` visible to every async continuation it starts. */
+export function runWithToolContext<A extends unknown[], T>(
+  ctx: ToolContext,
+  fn: (...args: A) => T,
+  ...args: A
+): T {
+  return storage.run(ctx, fn, ...args);
 }
 
 export function tryToolContext(): ToolContext | undefined {

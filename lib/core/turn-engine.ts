@@ -9,10 +9,11 @@ import type { RunnerResult, RunnerStream } from './runner.js';
 import { checkRunnerEvent, isTokenEvent, textAsEvents } from './runner-events.js';
 import type { SessionLock } from './session-lock.js';
 import { runWithToolContext } from './tool-context.js';
-import { type Span, type Tracer, withActiveSpan } from './tracer.js';
+import { noopTracer, type Span, type Tracer, withActiveSpan } from './tracer.js';
 import {
   applyStreamHooks,
   completeTurn,
+  hooksOf,
   normaliseRunError,
   type PreparedTurn,
   type TurnDeps,
@@ -74,8 +75,9 @@ export async function* driveTurn(
 ): AsyncGenerator<StreamEvent, void, undefined> {
   const { agent, runId, sessionId } = setup;
   const span = startRunSpan(engine, setup);
-  // Hooks, model calls and tool calls below open their spans as children of this one.
-  const traced = <T>(fn: () => T): T => withActiveSpan(engine.tracer, span, fn);
+  // Hooks, model calls and tool calls below open their spans as children of this one (no
+  // closure for it per turn: bundles keep names, so each named closure costs a defineProperty).
+  const { tracer } = engine;
   const startedAt = performance.now();
   let firstEvent = true;
   const boundaries = new BoundaryTracker();
@@ -87,7 +89,7 @@ export async function* driveTurn(
   try {
     release = await acquire(engine, setup);
     yield { type: 'run-started', runId, sessionId, agent: agent.name };
-    turn = await traced(prepare);
+    turn = await withActiveSpan(tracer, span, prepare);
     if (turn.halt) {
       span.setAttributes({ outcome: 'halted' });
       yield* textAsEvents(runId, turn.halt.text, 'halt');
@@ -96,31 +98,28 @@ export async function* driveTurn(
       yield { type: 'run-finished', runId, reply: outcome.reply };
       return;
     }
-    const prepared = await traced(() => withJournal(engine, setup, turn as Prepared));
+    const prepared = engine.journal
+      ? await withActiveSpan(tracer, span, () => withJournal(engine, setup, turn as Prepared))
+      : turn;
     journal = prepared.toolContext.journal;
     if (prepared.resume) span.setAttributes({ resumed: true });
-    const hooks = [...agent.postHooks, ...engine.deps.postHooks];
+    const hooks = hooksOf(agent.postHooks, engine.deps.postHooks);
     // `Runtime.run` drains this generator unseen: events are checked (and shown to stream hooks)
     // but neither tracked nor yielded, which saves a generator round trip per event.
     const quiet = setup.drained === true;
-    const stream = traced(() =>
-      runWithToolContext(prepared.toolContext, () =>
-        prepared.resume
-          ? agent.runner.resumeStream!({ ...prepared.input, ...prepared.resume })
-          : agent.runner.stream(prepared.input),
-      ),
+    const stream = withActiveSpan(tracer, span, () =>
+      runWithToolContext(prepared.toolContext, startRunner, prepared),
     );
     runnerStream = stream;
     let result: RunnerResult;
     const streaming = agent.runner.supportsStreaming;
     let text = '';
-    // Each step runs inside the tool context so tools the framework calls can see it; the
-    // closures are built once per turn, not per event.
-    const pull = () => stream.next();
-    const inContext = () => runWithToolContext(prepared.toolContext, pull);
-    const next = () => traced(inContext);
+    const { toolContext } = prepared;
     for (;;) {
-      const step = await next();
+      // Each step runs inside the tool context so tools the framework calls can see it.
+      const step = await (tracer === noopTracer
+        ? runWithToolContext(toolContext, pullNext, stream)
+        : withActiveSpan(tracer, span, () => runWithToolContext(toolContext, pullNext, stream)));
       if (step.done) {
         result = step.value;
         break;
@@ -152,8 +151,10 @@ export async function* driveTurn(
     runnerStream = undefined;
     // The outcomes (and a response) the runner's last steps hold reach the journal before the
     // turn's outcome is stored: one write.
-    await journal?.flush();
-    const reply = await traced(() => finish(engine, prepared, result, span, text));
+    if (journal) await journal.flush();
+    const reply = await withActiveSpan(tracer, span, () =>
+      finish(engine, prepared, result, span, text),
+    );
     span.setAttributes({ outcome: reply.status });
     span.setPayload('output', () => (reply.status === 'completed' ? reply.text : reply));
     if (!streaming && !quiet && reply.status === 'completed') {
@@ -192,9 +193,21 @@ export async function* driveTurn(
       await releaseClaim(engine, turn);
     }
     // The lease's release is after the save: it never turns a stored outcome into an error.
-    await afterSave(engine, span, 'session-lease-release', async () => release?.());
+    if (release) await afterSave(engine, span, 'session-lease-release', release);
     span.end();
   }
+}
+
+/** The runner's stream for a prepared turn (a new one, or a resume from its resume point). */
+function startRunner(prepared: Prepared): RunnerStream {
+  const { runner } = prepared.setup.agent;
+  return prepared.resume
+    ? runner.resumeStream!({ ...prepared.input, ...prepared.resume })
+    : runner.stream(prepared.input);
+}
+
+function pullNext(stream: RunnerStream): ReturnType<RunnerStream['next']> {
+  return stream.next();
 }
 
 /**

@@ -105,7 +105,10 @@ export async function loadTurn(
     requests: setup.requests,
     runOptions,
     context,
-    frameworkSession: () => structuredClone(data.state[agent.runner.name]),
+    // A method, not an arrow: bundles keep names, a named closure per turn costs a defineProperty.
+    frameworkSession() {
+      return structuredClone(data.state[agent.runner.name]);
+    },
   };
   return { stored, data, info };
 }
@@ -119,7 +122,7 @@ export async function prepareTurn(deps: TurnDeps, setup: TurnSetup): Promise<Pre
   const waiting = data.paused?.filter((p) => p.expiresAt > deps.now()).map((p) => p.runId);
   if (waiting?.length) throw new SessionPaused(sessionId, waiting);
   let info = loaded.info;
-  for (const hook of [...agent.preHooks, ...deps.preHooks]) {
+  for (const hook of hooksOf(agent.preHooks, deps.preHooks)) {
     setup.abort.throwIfAborted();
     const current = info;
     const result = await traceChild('pre-hook', 'hook', { hook: hook.name }, () =>
@@ -154,10 +157,17 @@ export async function prepareTurn(deps: TurnDeps, setup: TurnSetup): Promise<Pre
   };
 }
 
+/** The agent's hooks, then the system's: the usual turn has none, and gets no array for them. */
+export function hooksOf<H>(own: readonly H[], system: readonly H[]): readonly H[] {
+  return own.length === 0 && system.length === 0 ? NO_HOOKS : [...own, ...system];
+}
+
+const NO_HOOKS: readonly never[] = [];
+
 /** A drained turn, unless a post-hook's `onStreamEvent` must see (and may halt on) tokens. */
 function drainedFor(deps: TurnDeps, setup: TurnSetup): boolean {
   if (!setup.drained) return false;
-  return ![...setup.agent.postHooks, ...deps.postHooks].some((hook) => hook.onStreamEvent);
+  return !hooksOf(setup.agent.postHooks, deps.postHooks).some((hook) => hook.onStreamEvent);
 }
 
 /** The runner's input; its `signal` is read (and so made) only by a runner that uses it. */
@@ -213,7 +223,7 @@ export async function completeTurn(
     ...(result.output === undefined ? {} : { output: result.output }),
     ...(result.usage ? { usage: result.usage } : {}),
   };
-  for (const hook of [...agent.postHooks, ...deps.postHooks]) {
+  for (const hook of hooksOf(agent.postHooks, deps.postHooks)) {
     if (!hook.onRun) continue;
     const current = reply;
     const out = await traceChild('post-hook', 'hook', { hook: hook.name }, () =>
