@@ -326,7 +326,8 @@ export class Runtime {
     if (options.signal?.aborted) {
       throw normaliseRunError(options.signal.reason, agent.name, options.signal);
     }
-    const abort = new TurnAbort(options.signal);
+    // One plain literal (absent options are undefined): conditional spreads and a getter here
+    // cost more than the rest of the setup.
     return {
       agent,
       runId: options.runId ?? this.#newId(),
@@ -334,16 +335,13 @@ export class Runtime {
       requests,
       principal: options.principal,
       // Minted by newSession only when the turn creates the session: no UUID per run.
-      ...(options.incarnation === undefined ? {} : { incarnation: options.incarnation }),
+      incarnation: options.incarnation,
       runOptions: options.runOptions,
       replay: options.replay ?? options.runId !== undefined,
-      ...(options.onSession ? { onSession: options.onSession } : {}),
-      abort,
-      get signal() {
-        return abort.signal;
-      },
-      ...(options.signal ? { callerSignal: options.signal } : {}),
-      ...(drained ? { drained } : {}),
+      onSession: options.onSession,
+      abort: new TurnAbort(options.signal),
+      callerSignal: options.signal,
+      drained,
     };
   }
 }

@@ -173,7 +173,7 @@ export async function* driveTurn(
       yield { type: 'run-finished', runId, reply };
     }
   } catch (err) {
-    const error = normaliseRunError(err, agent.name, setup.signal);
+    const error = normaliseRunError(err, agent.name, setup.abort.signal);
     span.recordError(error);
     setup.abort.abort(error);
     await closeQuietly(runnerStream);
@@ -273,7 +273,7 @@ async function acquire(engine: TurnEngine, setup: TurnSetup): Promise<() => Prom
     // The controller is aborted only after the lock is held: no abort listener for it here.
     return await engine.lock.acquire(setup.sessionId, setup.callerSignal);
   } catch (err) {
-    throw normaliseRunError(err, setup.agent.name, setup.signal);
+    throw normaliseRunError(err, setup.agent.name, setup.abort.signal);
   }
 }
 

@@ -50,10 +50,8 @@ export interface TurnSetup {
   readonly replay: boolean;
   /** Told the session as loaded (RunCallOptions.onSession). */
   readonly onSession?: (session: SessionData | undefined) => void;
-  /** Aborts the runner when the turn fails, halts or its consumer goes away. */
+  /** Aborts the runner when the turn fails, halts or its consumer goes away; its signal is made when first read. */
   readonly abort: TurnAbort;
-  /** `abort.signal`: made when first read. */
-  readonly signal: AbortSignal;
   /**
    * Set by `Runtime.run`: no caller sees the events, so a new turn's runner may take the
    * framework's non-streaming path (`RunnerInput.drained`) unless a post-hook has `onStreamEvent`.
@@ -186,7 +184,7 @@ export function runnerInput(
     context: info.context,
     options: info.runOptions,
     get signal() {
-      return setup.signal;
+      return setup.abort.signal;
     },
     ...(setup.callerSignal ? { callerSignal: setup.callerSignal } : {}),
     ...(drained ? { drained } : {}),
@@ -200,7 +198,7 @@ export function toolCtx(setup: TurnSetup, info: TurnInfo): ToolContext {
     agent: setup.agent.name,
     principal: setup.principal,
     get signal() {
-      return setup.signal;
+      return setup.abort.signal;
     },
     context: info.context,
     requests: info.requests,
