@@ -120,9 +120,12 @@ export class CloudWatchBackend implements Tracer, SpanHost {
   finished(span: CloudWatchSpan): void {
     try {
       this.#metrics(span);
-      this.#log(span);
+      const emf = span.owner === span ? this.#emf(span, span.metrics) : undefined;
+      // A run's metrics ride in its `run finished` / `run failed` line (EMF reads any JSON line
+      // with `_aws`): one line and one JSON per turn instead of two.
+      const carried = this.#log(span, emf);
+      if (emf && !carried) this.#sink(JSON.stringify(emf));
       if (this.#emitter && span.sampled) this.#send(span, this.#emitter);
-      if (span.owner === span) this.#flushMetrics(span, span.metrics);
     } catch {
       // Tracing never fails a run.
     }
@@ -185,10 +188,13 @@ export class CloudWatchBackend implements Tracer, SpanHost {
       default:
         break;
     }
-    if (late) this.#flushMetrics(span, buffer);
+    if (late) {
+      const emf = this.#emf(span, buffer);
+      if (emf) this.#sink(JSON.stringify(emf));
+    }
   }
 
-  #flushMetrics(span: CloudWatchSpan, buffer: MetricsBuffer): void {
+  #emf(span: CloudWatchSpan, buffer: MetricsBuffer): Record<string, unknown> | undefined {
     const owner = span.owner;
     const { agent, framework, requestId, sessionId, runId } = owner.ids;
     // Ids ride along as properties (searchable in Logs Insights), never as dimensions.
@@ -201,7 +207,7 @@ export class CloudWatchBackend implements Tracer, SpanHost {
     })) {
       if (value !== undefined) properties[key] = this.redactor.string(value);
     }
-    const doc = buffer.document(
+    return buffer.document(
       this.config.namespace,
       {
         agent: agent && this.redactor.string(agent),
@@ -210,12 +216,12 @@ export class CloudWatchBackend implements Tracer, SpanHost {
       Date.now(),
       properties,
     );
-    if (doc) this.#sink(JSON.stringify(doc));
   }
 
-  #log(span: CloudWatchSpan): void {
+  /** Writes the span's line, if it has one; true when that line carries `emf` (a run's). */
+  #log(span: CloudWatchSpan, emf: Record<string, unknown> | undefined): boolean {
     // Most spans write no line (only runs, failures, or everything at `debug`): build nothing.
-    if (span.kind !== 'run' && !span.failed && !this.logger.enabled('debug')) return;
+    if (span.kind !== 'run' && !span.failed && !this.logger.enabled('debug')) return false;
     const context = { ...span.ids, traceId: span.traceId };
     const fields: Record<string, unknown> = {
       span: span.name,
@@ -226,13 +232,18 @@ export class CloudWatchBackend implements Tracer, SpanHost {
       ...(span.error ? { error: span.error } : {}),
     };
     if (span.kind === 'run') {
-      if (span.failed) this.logger.log('error', 'run failed', fields, context);
-      else this.logger.log('info', 'run finished', fields, context);
-      return;
+      const level = span.failed ? 'error' : 'info';
+      // A logger set above the line's level drops it: the metrics then go on a line of their own.
+      const carry = emf !== undefined && this.logger.enabled(level);
+      const message = span.failed ? 'run failed' : 'run finished';
+      // Redacted already (its ids): not walked again.
+      this.logger.log(level, message, fields, context, carry ? emf : undefined);
+      return carry;
     }
     if (span.failed) this.logger.log('warn', `${span.kind} failed`, fields, context);
     else if (this.logger.enabled('debug')) {
       this.logger.log('debug', `${span.kind} finished`, fields, context);
     }
+    return false;
   }
 }

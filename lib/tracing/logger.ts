@@ -23,12 +23,16 @@ export const stdoutSink: LineSink = (line) => {
  */
 export interface LogPort {
   enabled(level: LogLevel): boolean;
-  /** `context`: the ids of the span the line is about (they win over the active span's). */
+  /**
+   * `context`: the ids of the span the line is about (they win over the active span's).
+   * `carried`: fields already redacted (a run's EMF metrics), written as they are.
+   */
   log(
     level: LogLevel,
     message: string,
     fields?: Record<string, unknown>,
     context?: LogContext,
+    carried?: Record<string, unknown>,
   ): void;
   debug(message: string, fields?: Record<string, unknown>): void;
   info(message: string, fields?: Record<string, unknown>): void;
@@ -86,12 +90,14 @@ export class JsonLogger implements LogPort {
     message: string,
     fields?: Record<string, unknown>,
     context?: LogContext,
+    carried?: Record<string, unknown>,
   ): void {
     if (RANK[level] < this.#level) return;
     const ids = context ?? this.#context() ?? {};
     const safe = fields ? (this.#redactor.redact(fields) as Record<string, unknown>) : {};
     const line = {
       // Caller fields first: they may not overwrite the level, time or the ids.
+      ...carried,
       ...safe,
       level,
       timestamp: new Date().toISOString(),
@@ -104,6 +110,9 @@ export class JsonLogger implements LogPort {
 
 function definedOnly(ids: LogContext): LogContext {
   const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(ids)) if (value !== undefined) out[key] = value;
+  for (const key in ids) {
+    const value = ids[key as keyof LogContext];
+    if (value !== undefined) out[key] = value;
+  }
   return out;
 }

@@ -34,6 +34,7 @@ const ANNOTATED = new Set([
 /** Ids a child inherits from its parent, for annotations and log lines. */
 const INHERITED = ['requestId', 'sessionId', 'runId', 'agent', 'framework'] as const;
 export type SpanIds = Partial<Record<(typeof INHERITED)[number], string>>;
+const IS_INHERITED: ReadonlySet<string> = new Set(INHERITED);
 
 /** What spans of one tracer share. */
 export interface SpanHost {
@@ -110,13 +111,14 @@ export class CloudWatchSpan implements Span {
     this.setAttributes(attributes);
   }
 
+  // Several calls per span on every turn: `for…in` allocates no entry pairs.
   setAttributes(attributes: SpanAttributes): void {
-    for (const [key, value] of Object.entries(attributes)) {
+    for (const key in attributes) {
+      const value = attributes[key];
       if (value === undefined) continue;
       this.attributes[key] = value;
-      if (typeof value === 'string' && (INHERITED as readonly string[]).includes(key)) {
+      if (typeof value === 'string' && IS_INHERITED.has(key))
         this.ids[key as keyof SpanIds] = value;
-      }
     }
   }
 
@@ -170,7 +172,14 @@ export class CloudWatchSpan implements Span {
     const redactor = this.#host.redactor;
     const annotations: Record<string, string | number | boolean> = { kind: this.kind };
     const metadata: Record<string, unknown> = {};
-    for (const [key, raw] of Object.entries({ ...this.ids, ...this.attributes })) {
+    const { ids, attributes } = this;
+    // The ids, then the attributes (which win): no merged copy and no entry pairs.
+    for (const key in ids) {
+      const value = ids[key as keyof SpanIds];
+      if (value !== undefined && !(key in attributes)) annotations[key] = redactor.string(value);
+    }
+    for (const key in attributes) {
+      const raw = attributes[key];
       const value =
         key === 'principal' && raw !== undefined
           ? principalValue(String(raw), this.#host.principal ?? 'hash')
@@ -261,8 +270,16 @@ function namespaceOf(kind: SpanKind): Pick<SegmentDocument, 'namespace'> {
 }
 
 /** X-Ray names allow letters, digits, whitespace and _ . : / % & # = + \ - @ (max 200). */
+const XRAY_NAMES = new Map<string, string>();
 function xrayName(name: string): string {
-  return name.replace(/[^\p{L}\p{N}\s_.:/%&#=+\\\-@]/gu, '_').slice(0, 200) || 'span';
+  // Span names recur on every turn (run, model hosts, tools): the Unicode regex runs once each.
+  let out = XRAY_NAMES.get(name);
+  if (out === undefined) {
+    out = name.replace(/[^\p{L}\p{N}\s_.:/%&#=+\\\-@]/gu, '_').slice(0, 200) || 'span';
+    if (XRAY_NAMES.size >= 256) XRAY_NAMES.clear();
+    XRAY_NAMES.set(name, out);
+  }
+  return out;
 }
 
 function awsBlock(attributes: SpanAttributes): Record<string, unknown> {

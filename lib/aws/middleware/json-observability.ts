@@ -77,8 +77,10 @@ function logPortOf(logger: FunctionLogger): LogPort {
     message: string,
     fields?: Record<string, unknown>,
     context?: LogContext,
+    carried?: Record<string, unknown>,
   ) => {
-    const all = { ...fields, ...context };
+    // The formatter redacts the whole line, `carried` included (its values are redacted already).
+    const all = { ...carried, ...fields, ...context };
     if (level === 'debug') logger.debug(message, all);
     else if (level === 'info') logger.info(message, all);
     else if (level === 'warn') logger.warn(message, all);

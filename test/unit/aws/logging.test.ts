@@ -4,6 +4,7 @@ import { inSpan } from '../../../lib/core/index.js';
 import { fakeLambdaContext } from '../../../lib/testing/index.js';
 import { CloudWatchTracer } from '../../../lib/tracing/index.js';
 import { captureJsonLines } from '../../helpers/json-lines.js';
+import { expectValidEmf } from '../tracing/helpers.js';
 
 const API_KEY = 'sk-PLANTEDenvKey0000000000';
 const LATE_KEY = 'late-model-key-8f3a91';
@@ -57,9 +58,10 @@ describe('observability: one logger per function', () => {
     const failed = lines.find((l) => l.message === 'run failed');
     expect(failed).toMatchObject({ level: 'ERROR', service: 'worker', sessionId: 's-2' });
     expect(failed).toMatchObject({ runId: 'r-2', agent: 'demo', error: { type: 'Error' } });
-    // The EMF line is separate and names no id as a dimension.
-    const emf = lines.find((l) => l._aws);
-    expect(emf).toMatchObject({ RunErrors: 1, runId: 'r-2' });
+    // The run's metrics ride in that Powertools line (valid EMF), with no id as a dimension.
+    expect(lines.filter((l) => l._aws)).toEqual([failed]);
+    expectValidEmf(failed as Record<string, unknown>);
+    expect(failed).toMatchObject({ RunErrors: 1, _aws: { CloudWatchMetrics: [{ Dimensions: [['agent']] }] } });
   });
 
   it('hides a secret learnt after the logger was made (the model key read at cold start)', () => {

@@ -172,6 +172,36 @@ describe('CloudWatchTracer metrics by span kind', () => {
     expect(docs[0]).toMatchObject({ annotations: { kind: 'delivery', span: 'delivery' } });
   });
 
+  it("carries a root run's metrics in its run line: one line per run", () => {
+    // Prepare
+    const loud = setup();
+    const quiet = setup({ AGENT_KERNEL_LOG_LEVEL: 'warn' });
+
+    // Act
+    for (const { tracer } of [loud, quiet]) {
+      tracer.startSpan('run', { agent: 'a', runId: 'r-1' }, { kind: 'run' }).end();
+      const failed = tracer.startSpan('run', { agent: 'a', runId: 'r-2' }, { kind: 'run' });
+      failed.recordError(new Error('boom'));
+      failed.end();
+    }
+
+    // Assess: each line is a valid EMF document and the run's log line at once
+    const lines = loud.lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines).toHaveLength(2);
+    for (const line of lines) expectValidEmf(line);
+    expect(lines).toMatchObject([
+      { message: 'run finished', level: 'info', runId: 'r-1', RunErrors: 0, kind: 'run' },
+      { message: 'run failed', level: 'error', runId: 'r-2', RunErrors: 1, kind: 'run' },
+    ]);
+    // A logger above `info` drops the finished run's line, not its metrics.
+    const { emf, logs } = splitLines(quiet.lines);
+    expect(emf.map((l) => [l.runId, l.RunErrors, 'message' in l])).toEqual([
+      ['r-1', 0, false],
+      ['r-2', 1, true],
+    ]);
+    expect(logs.map((l) => l.message)).toEqual(['run failed']);
+  });
+
   it('writes a line of its own for a child that ends after its run', () => {
     // Prepare
     const { tracer, lines } = setup();

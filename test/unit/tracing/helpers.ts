@@ -117,6 +117,7 @@ export function splitLines(lines: readonly string[]) {
   const parsed = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
   return {
     emf: parsed.filter((line) => '_aws' in line),
-    logs: parsed.filter((line) => !('_aws' in line)),
+    // A root run's line is both: its log line carries its metrics.
+    logs: parsed.filter((line) => 'message' in line),
   };
 }
