@@ -14,8 +14,12 @@ import {
 } from '@langchain/langgraph-checkpoint';
 import * as z from 'zod';
 
-/** A serialised value: the serde's JSON kept as JSON, anything else as base64. */
+/**
+ * A serialised value: the serde's JSON kept as its text (`text`; snapshots written before kept
+ * it parsed, `json`, and still load), anything else as base64.
+ */
 const SerializedSchema = z.union([
+  z.object({ type: z.literal('json'), text: z.string() }),
   z.object({ type: z.literal('json'), json: z.unknown() }),
   z.object({ type: z.string(), base64: z.string() }),
 ]);
@@ -247,17 +251,24 @@ export class SessionCheckpointSaver extends BaseCheckpointSaver {
   /** The value `#dump` stored; the caller names what that was (the serde returns it untyped). */
   #load<T = unknown>(value: Dumped): Promise<T> {
     if ('bytes' in value) return this.serde.loadsTyped(value.type, value.bytes);
+    if ('text' in value) return this.serde.loadsTyped('json', value.text);
     if ('json' in value) return this.serde.loadsTyped('json', JSON.stringify(value.json));
     return this.serde.loadsTyped(value.type, Buffer.from(value.base64, 'base64'));
   }
 }
 
-/** A dumped value as a snapshot holds it: the serde's JSON as JSON, anything else as base64. */
+/**
+ * A dumped value as a snapshot holds it: the serde's JSON as its text, anything else as base64.
+ * Text, not a parsed tree: no parse here nor stringify on the next load, and a session store
+ * copies a string by reference where it walked every node of the checkpoint.
+ */
 function serialized(value: Dumped): Serialized {
   if (!('bytes' in value)) return value;
   const { type, bytes } = value;
-  if (type === 'json') return { type, json: JSON.parse(Buffer.from(bytes).toString('utf8')) };
-  return { type, base64: Buffer.from(bytes).toString('base64') };
+  // A view on the serde's bytes, not a copy of them.
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (type === 'json') return { type, text: buffer.toString('utf8') };
+  return { type, base64: buffer.toString('base64') };
 }
 
 function hasToolCalls(value: unknown): boolean {

@@ -71,7 +71,8 @@ function isWrite(write: unknown): boolean {
 
 function isSerialized(value: unknown): boolean {
   if (!hasKeys(value, 2) || typeof value.type !== 'string') return false;
-  return value.type === 'json' ? value.json !== undefined : typeof value.base64 === 'string';
+  if (value.type !== 'json') return typeof value.base64 === 'string';
+  return typeof value.text === 'string' || ('json' in value && value.json !== undefined);
 }
 
 /** A plain object, as JSON.parse makes them (anything else: the schema makes one). */

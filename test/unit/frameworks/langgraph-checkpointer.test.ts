@@ -1,7 +1,10 @@
 import { AIMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import { emptyCheckpoint } from '@langchain/langgraph-checkpoint';
 import { describe, expect, it } from 'vitest';
-import { SessionCheckpointSaver } from '../../../lib/frameworks/langgraph/checkpointer.js';
+import {
+  type CheckpointSnapshot,
+  SessionCheckpointSaver,
+} from '../../../lib/frameworks/langgraph/checkpointer.js';
 import { LangGraphEventMapper } from '../../../lib/frameworks/langgraph/events.js';
 
 const config = { configurable: { thread_id: 't', checkpoint_ns: '' } };
@@ -46,6 +49,48 @@ describe('SessionCheckpointSaver', () => {
     expect((restored?.pendingWrites?.[0]?.[2] as AIMessage[] | undefined)?.[0]?.content).toBe(
       'pending',
     );
+  });
+
+  it('keeps JSON as its text, and still loads snapshots that kept it parsed', async () => {
+    // Prepare
+    const saver = new SessionCheckpointSaver();
+    const checkpoint = {
+      ...emptyCheckpoint(),
+      id: '1',
+      channel_values: { messages: [new HumanMessage('hi')] },
+    };
+    const after = await saver.put(config, checkpoint, { source: 'loop', step: 0, parents: {} }, {});
+    await saver.putWrites(after, [['messages', [new AIMessage('pending')]]], 'task-1');
+    const snapshot = saver.snapshot();
+    // The layout written before: the serde's JSON parsed into the snapshot.
+    type Serialized = CheckpointSnapshot['entries'][number]['checkpoint'];
+    const parsed = (value: Serialized): Serialized =>
+      'text' in value ? { type: 'json', json: JSON.parse(value.text) } : value;
+    const [entry] = snapshot.entries;
+    const older: CheckpointSnapshot = {
+      schemaVersion: 1,
+      entries: [
+        {
+          ...entry!,
+          checkpoint: parsed(entry!.checkpoint),
+          metadata: parsed(entry!.metadata),
+          writes: entry!.writes.map((w) => ({ ...w, value: parsed(w.value) })),
+        },
+      ],
+    };
+
+    // Act
+    const fromText = await new SessionCheckpointSaver(snapshot).getTuple(config);
+    const fromParsed = await new SessionCheckpointSaver(older).getTuple(config);
+
+    // Assess
+    expect(entry?.checkpoint).toEqual({ type: 'json', text: expect.any(String) });
+    expect(older.entries[0]?.checkpoint).toEqual({ type: 'json', json: expect.any(Object) });
+    for (const tuple of [fromText, fromParsed]) {
+      const messages = tuple?.checkpoint.channel_values.messages as HumanMessage[];
+      expect(messages.map((m) => [m.getType(), m.content])).toEqual([['human', 'hi']]);
+      expect((tuple?.pendingWrites?.[0]?.[2] as AIMessage[])[0]?.content).toBe('pending');
+    }
   });
 
   it('answers an unknown thread with nothing', async () => {

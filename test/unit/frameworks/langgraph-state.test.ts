@@ -8,6 +8,7 @@ const SlotSchema = z.object({ schemaVersion: z.literal(1), checkpoints: Checkpoi
 
 /** A serialised value, a write, an entry and a slot: valid, or one field off, or a stray key. */
 const serialized = fc.oneof(
+  fc.record({ type: fc.constant('json'), text: fc.oneof(fc.json(), fc.nat()) }),
   fc.record({ type: fc.constant('json'), json: fc.jsonValue({ maxDepth: 2 }) }),
   fc.record({ type: fc.constantFrom('bytes', 'json'), base64: fc.base64String() }),
   fc.record({ type: fc.constant('json') }),
