@@ -61,7 +61,10 @@ describe('observability: one logger per function', () => {
     // The run's metrics ride in that Powertools line (valid EMF), with no id as a dimension.
     expect(lines.filter((l) => l._aws)).toEqual([failed]);
     expectValidEmf(failed as Record<string, unknown>);
-    expect(failed).toMatchObject({ RunErrors: 1, _aws: { CloudWatchMetrics: [{ Dimensions: [['agent']] }] } });
+    expect(failed).toMatchObject({
+      RunErrors: 1,
+      _aws: { CloudWatchMetrics: [{ Dimensions: [['agent']] }] },
+    });
   });
 
   it('hides a secret learnt after the logger was made (the model key read at cold start)', () => {

@@ -89,7 +89,9 @@ describe('SessionCheckpointSaver', () => {
     for (const tuple of [fromText, fromParsed]) {
       const messages = tuple?.checkpoint.channel_values.messages as HumanMessage[];
       expect(messages.map((m) => [m.getType(), m.content])).toEqual([['human', 'hi']]);
-      expect((tuple?.pendingWrites?.[0]?.[2] as AIMessage[])[0]?.content).toBe('pending');
+      expect((tuple?.pendingWrites?.[0]?.[2] as AIMessage[] | undefined)?.[0]?.content).toBe(
+        'pending',
+      );
     }
   });
 
