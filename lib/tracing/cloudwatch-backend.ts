@@ -233,8 +233,9 @@ export class CloudWatchBackend implements Tracer, SpanHost {
     };
     if (span.kind === 'run') {
       const level = span.failed ? 'error' : 'info';
-      // A logger set above the line's level drops it: the metrics then go on a line of their own.
-      const carry = emf !== undefined && this.logger.enabled(level);
+      // A logger set above the line's level drops it, one of the caller's may not write `carried`:
+      // the metrics then go on a line of their own.
+      const carry = emf !== undefined && this.logger.carries === true && this.logger.enabled(level);
       const message = span.failed ? 'run failed' : 'run finished';
       // Redacted already (its ids): not walked again.
       this.logger.log(level, message, fields, context, carry ? emf : undefined);

@@ -22,6 +22,11 @@ export const stdoutSink: LineSink = (line) => {
  * logger (lib/aws/middleware/observability.ts), so a function writes one line format.
  */
 export interface LogPort {
+  /**
+   * Set by a port that writes `log`'s `carried` fields (JsonLogger, lib/aws's): the tracer then
+   * puts a run's metrics in its run line. A port without it gets them on a line of their own.
+   */
+  readonly carries?: boolean;
   enabled(level: LogLevel): boolean;
   /**
    * `context`: the ids of the span the line is about (they win over the active span's).
@@ -47,6 +52,7 @@ const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 4
  * traceId), every field through the redactor.
  */
 export class JsonLogger implements LogPort {
+  readonly carries = true;
   readonly #sink: LineSink;
   readonly #level: number;
   readonly #redactor: Redactor;

@@ -87,6 +87,7 @@ function logPortOf(logger: FunctionLogger): LogPort {
     else logger.error(message, all);
   };
   return {
+    carries: true,
     enabled: (level) => logger.level <= THRESHOLD[level],
     log,
     debug: (message, fields) => log('debug', message, fields),

@@ -202,6 +202,32 @@ describe('CloudWatchTracer metrics by span kind', () => {
     expect(logs.map((l) => l.message)).toEqual(['run failed']);
   });
 
+  it("keeps a run's metrics on a line of their own for a caller's logger", () => {
+    // Prepare: a LogPort of the caller's, which knows nothing of carried fields
+    const lines: string[] = [];
+    const logged: string[] = [];
+    const log = (_level: string, message: string) => void logged.push(message);
+    const tracer = new CloudWatchTracer({
+      env: { AGENT_KERNEL_XRAY: 'false' },
+      sink: (line) => lines.push(line),
+      logger: {
+        enabled: () => true,
+        log,
+        debug: (m) => log('debug', m),
+        info: (m) => log('info', m),
+        warn: (m) => log('warn', m),
+        error: (m) => log('error', m),
+      },
+    });
+
+    // Act
+    tracer.startSpan('run', { agent: 'a', runId: 'r-1' }, { kind: 'run' }).end();
+
+    // Assess
+    expect(logged).toEqual(['run finished']);
+    expect(lines.map((line) => JSON.parse(line))).toMatchObject([{ runId: 'r-1', RunErrors: 0 }]);
+  });
+
   it('writes a line of its own for a child that ends after its run', () => {
     // Prepare
     const { tracer, lines } = setup();
