@@ -40,7 +40,7 @@ const nonEmpty: Check = (value) =>
   value.length > 0 ? { value } : { message: 'Too small: expected string to have >=1 characters' };
 const any: Check = (value) => ({ value });
 const bool: Check = (value) =>
-  value in BOOLS ? { value: BOOLS[value] } : { message: oneOf(Object.keys(BOOLS)) };
+  Object.hasOwn(BOOLS, value) ? { value: BOOLS[value] } : { message: oneOf(Object.keys(BOOLS)) };
 const CHECKS: Record<keyof TracingEnv, Check> = {
   AWS_LAMBDA_FUNCTION_NAME: nonEmpty,
   AGENT_KERNEL_TRACING: (value) => {

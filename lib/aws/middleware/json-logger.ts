@@ -32,7 +32,7 @@ const RESERVED = new Set(['level', 'message', 'sampling_rate', 'service', 'times
 type Env = Record<string, string | undefined>;
 
 const levelIn = (value: string | undefined): LevelName | undefined =>
-  value !== undefined && value in THRESHOLDS ? (value as LevelName) : undefined;
+  value !== undefined && Object.hasOwn(THRESHOLDS, value) ? (value as LevelName) : undefined;
 
 /**
  * The line the functions' Powertools logger writes (observability.ts KernelLogFormatter: level,

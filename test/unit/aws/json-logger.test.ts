@@ -40,6 +40,19 @@ async function linesOf(kind: 'powertools' | 'json'): Promise<Record<string, unkn
 }
 
 describe('LambdaJsonLogger', () => {
+  it('takes a log level named like an Object.prototype member for no level (INFO)', async () => {
+    // Prepare
+    lines.length = 0;
+    const o = await jsonObservability('fanout', { POWERTOOLS_LOG_LEVEL: 'valueOf' });
+
+    // Act
+    o.logger.info('shown');
+    o.logger.debug('hidden');
+
+    // Assess
+    expect(lines.map((l) => l.message)).toEqual(['shown']);
+  });
+
   it("writes the Powertools logger's lines, field for field, for the same calls", async () => {
     const powertools = await linesOf('powertools');
     const json = await linesOf('json');

@@ -75,6 +75,11 @@ const SAMPLES = [
   '-0',
   'Infinity',
   'abc',
+  // Names Object.prototype has: a lookup table must not take them for allowed values.
+  'valueOf',
+  'toString',
+  '__proto__',
+  'constructor',
 ];
 
 describe('the hand-checked tracing configuration', () => {
