@@ -11,6 +11,7 @@ import {
   RequestMalformedError,
   TaskNotFoundError,
 } from '@a2a-js/sdk/errors';
+import * as z from 'zod/mini';
 import type { Interruption, Reply } from '../core/requests.js';
 import { DecisionsSchema } from '../core/resume.js';
 import type { Decision } from '../core/runner.js';
@@ -108,7 +109,7 @@ function requestOf(part: Part) {
 export function explicitDecisions(message: Message): Decision[] | undefined {
   const data = message.parts.find((p) => p.content?.$case === 'data');
   if (data?.content?.$case !== 'data') return undefined;
-  const parsed = DecisionsSchema.max(64).safeParse(data.content.value?.decisions);
+  const parsed = DecisionsSchema.check(z.maxLength(64)).safeParse(data.content.value?.decisions);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   throw malformed(

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { InvalidRequest } from './errors.js';
 import type { PostHook, PreHook } from './hooks.js';
 import { lazySchema } from './lazy-schema.js';
@@ -8,7 +8,9 @@ import type { Runner } from './runner.js';
 export const AgentNameSchema = /* @__PURE__ */ lazySchema(() =>
   z
     .string()
-    .regex(/^[A-Za-z0-9_-]{1,64}$/, 'agent name must be 1-64 characters of A-Z a-z 0-9 _ -'),
+    .check(
+      z.regex(/^[A-Za-z0-9_-]{1,64}$/, 'agent name must be 1-64 characters of A-Z a-z 0-9 _ -'),
+    ),
 );
 
 /** A2A agent card: how other agents and UIs discover what this agent does. */

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { lazySchema } from './lazy-schema.js';
 import { AgentReplySchema, InterruptionSchema, UsageSchema } from './requests.js';
 
@@ -51,22 +51,22 @@ export const StreamEventSchema = /* @__PURE__ */ lazySchema(() =>
       toolCallId: z.string(),
       toolName: z.string(),
       result: z.unknown(),
-      isError: z.boolean().optional(),
+      isError: z.optional(z.boolean()),
       /** The result came from the run's journal (an earlier attempt ran the call), not a new run. */
-      replayed: z.literal(true).optional(),
+      replayed: z.optional(z.literal(true)),
     }),
     z.strictObject({ ...base(), type: z.literal('step-start'), stepId: z.string() }),
     z.strictObject({
       ...base(),
       type: z.literal('step-end'),
       stepId: z.string(),
-      usage: UsageSchema.optional(),
+      usage: z.optional(UsageSchema),
     }),
     z.strictObject({
       ...base(),
       type: z.literal('run-paused'),
       sessionId: z.string(),
-      interruptions: z.array(InterruptionSchema).min(1),
+      interruptions: z.array(InterruptionSchema).check(z.minLength(1)),
     }),
     z.strictObject({ ...base(), type: z.literal('run-finished'), reply: AgentReplySchema }),
     /**
@@ -79,7 +79,7 @@ export const StreamEventSchema = /* @__PURE__ */ lazySchema(() =>
       code: z.string(),
       message: z.string(),
       /** About when the next attempt starts. */
-      retryInSeconds: z.number().nonnegative().optional(),
+      retryInSeconds: z.optional(z.number().check(z.nonnegative())),
     }),
     z.strictObject({
       ...base(),

@@ -1,3 +1,15 @@
+import * as z from 'zod/mini';
+import en from 'zod/v4/locales/en.js';
+
+/**
+ * zod's classic API registers English messages on its first schema; zod/mini registers none, so
+ * a bundle with mini schemas alone (ws-message) would say "Invalid input" where the others say
+ * what was expected. Set only when no locale is, as classic does: a caller's own locale wins.
+ */
+function englishByDefault(): void {
+  if (!z.config().localeError) z.config(en());
+}
+
 /**
  * A schema built on first use. Building zod schemas is most of what a small function does at
  * import (a CPU profile of the fan-out's cold import put zod first): wrapped in `lazySchema`,
@@ -10,7 +22,10 @@
 export function lazySchema<T extends object>(build: () => T): T {
   let built: T | undefined;
   const real = (): T => {
-    built ??= build();
+    if (built === undefined) {
+      englishByDefault();
+      built = build();
+    }
     return built;
   };
   return new Proxy({} as T, {

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { findForbiddenKey } from './forbidden-keys.js';
 import { lazySchema } from './lazy-schema.js';
 import { InterruptionSchema } from './requests.js';
@@ -24,18 +24,18 @@ export const SafeJsonSchema = /* @__PURE__ */ lazySchema(() =>
 export const PausedRunSchema = /* @__PURE__ */ lazySchema(() =>
   z.strictObject({
     schemaVersion: z.literal(PAUSED_RUN_SCHEMA_VERSION),
-    runId: z.string().min(1).max(256),
+    runId: z.string().check(z.minLength(1), z.maxLength(256)),
     sessionId: SessionIdSchema,
     /** The session's owner and incarnation when it paused (`ownership.ts`): read only while they match. */
-    owner: z.string().optional(),
-    incarnation: z.string().min(1).max(64).optional(),
-    agent: z.string().min(1),
-    runner: z.string().min(1),
-    createdAt: z.number().int(),
+    owner: z.optional(z.string()),
+    incarnation: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
+    agent: z.string().check(z.minLength(1)),
+    runner: z.string().check(z.minLength(1)),
+    createdAt: z.number().check(z.int()),
     /** Epoch milliseconds; an expired run reads as absent. */
-    expiresAt: z.number().int(),
+    expiresAt: z.number().check(z.int()),
     status: z.enum(['pending', 'resuming']),
-    interruptions: z.array(InterruptionSchema.extend({ arguments: SafeJsonSchema.optional() })),
+    interruptions: z.array(z.extend(InterruptionSchema, { arguments: z.optional(SafeJsonSchema) })),
     state: SafeJsonSchema,
   }),
 );

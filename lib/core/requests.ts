@@ -1,19 +1,19 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { lazySchema } from './lazy-schema.js';
 
 /** What a caller sends into a turn. Binary content travels base64-encoded so it stays JSON. */
 export const TextRequestSchema = /* @__PURE__ */ lazySchema(() =>
   z.strictObject({
     type: z.literal('text'),
-    text: z.string().min(1, 'text must not be empty'),
+    text: z.string().check(z.minLength(1, 'text must not be empty')),
   }),
 );
 
 const MIME = /* @__PURE__ */ lazySchema(() =>
-  z.string().regex(/^[\w.+-]+\/[\w.+-]+$/, 'mimeType must look like "type/subtype"'),
+  z.string().check(z.regex(/^[\w.+-]+\/[\w.+-]+$/, 'mimeType must look like "type/subtype"')),
 );
 const BASE64 = /* @__PURE__ */ lazySchema(() =>
-  z.string().regex(/^[A-Za-z0-9+/]+={0,2}$/, 'data must be base64'),
+  z.string().check(z.regex(/^[A-Za-z0-9+/]+={0,2}$/, 'data must be base64')),
 );
 
 export const ImageRequestSchema = /* @__PURE__ */ lazySchema(() =>
@@ -25,12 +25,12 @@ export const ImageRequestSchema = /* @__PURE__ */ lazySchema(() =>
 
 export const FileRequestSchema = /* @__PURE__ */ lazySchema(() =>
   z.union([
-    z.strictObject({ type: z.literal('file'), url: z.url(), name: z.string().optional() }),
+    z.strictObject({ type: z.literal('file'), url: z.url(), name: z.optional(z.string()) }),
     z.strictObject({
       type: z.literal('file'),
       data: BASE64,
       mimeType: MIME,
-      name: z.string().min(1).optional(),
+      name: z.optional(z.string().check(z.minLength(1))),
     }),
   ]),
 );
@@ -39,7 +39,7 @@ export const RequestSchema = /* @__PURE__ */ lazySchema(() =>
   z.union([TextRequestSchema, ImageRequestSchema, FileRequestSchema]),
 );
 export const RequestsSchema = /* @__PURE__ */ lazySchema(() =>
-  z.array(RequestSchema).min(1, 'at least one request is needed'),
+  z.array(RequestSchema).check(z.minLength(1, 'at least one request is needed')),
 );
 
 export type TextRequest = z.infer<typeof TextRequestSchema>;
@@ -52,19 +52,19 @@ export type RunInput = string | Request | readonly Request[];
 
 export const UsageSchema = /* @__PURE__ */ lazySchema(() =>
   z.strictObject({
-    inputTokens: z.number().int().nonnegative(),
-    outputTokens: z.number().int().nonnegative(),
+    inputTokens: z.number().check(z.int(), z.nonnegative()),
+    outputTokens: z.number().check(z.int(), z.nonnegative()),
   }),
 );
 export type Usage = z.infer<typeof UsageSchema>;
 
 export const InterruptionSchema = /* @__PURE__ */ lazySchema(() =>
   z.strictObject({
-    id: z.string().min(1),
+    id: z.string().check(z.minLength(1)),
     kind: z.enum(['tool-approval', 'input']),
-    toolName: z.string().optional(),
-    arguments: z.unknown().optional(),
-    message: z.string().optional(),
+    toolName: z.optional(z.string()),
+    arguments: z.optional(z.unknown()),
+    message: z.optional(z.string()),
   }),
 );
 export type Interruption = z.infer<typeof InterruptionSchema>;
@@ -78,8 +78,8 @@ export const AgentReplySchema = /* @__PURE__ */ lazySchema(() =>
     /** The final assistant text ('' when the agent produced only structured output). */
     text: z.string(),
     /** Structured final output when the agent declares an output type. */
-    output: z.unknown().optional(),
-    usage: UsageSchema.optional(),
+    output: z.optional(z.unknown()),
+    usage: z.optional(UsageSchema),
   }),
 );
 export type AgentReply = z.infer<typeof AgentReplySchema>;
@@ -90,9 +90,9 @@ export const PausedReplySchema = /* @__PURE__ */ lazySchema(() =>
     runId: z.string(),
     sessionId: z.string(),
     agent: z.string(),
-    interruptions: z.array(InterruptionSchema).min(1),
+    interruptions: z.array(InterruptionSchema).check(z.minLength(1)),
     /** What the agent said before it paused (absent when nothing). */
-    text: z.string().optional(),
+    text: z.optional(z.string()),
   }),
 );
 export type PausedReply = z.infer<typeof PausedReplySchema>;

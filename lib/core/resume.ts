@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { InvalidDecisions, PauseUnsupported } from './errors.js';
 import { lazySchema } from './lazy-schema.js';
 import { bindingOf, boundTo } from './ownership.js';
@@ -20,16 +20,16 @@ import {
 
 export const DecisionSchema = /* @__PURE__ */ lazySchema(() =>
   z.strictObject({
-    id: z.string().min(1),
+    id: z.string().check(z.minLength(1)),
     status: z.enum(['approved', 'denied']),
     /** Shown to the model with a denial, or recorded with an approval. */
-    message: z.string().max(4_000).optional(),
+    message: z.optional(z.string().check(z.maxLength(4_000))),
     /** Edited arguments for an approved tool call, where the framework allows edits. */
-    arguments: z.unknown().optional(),
+    arguments: z.optional(z.unknown()),
   }),
 );
 export const DecisionsSchema = /* @__PURE__ */ lazySchema(() =>
-  z.array(DecisionSchema).min(1, 'at least one decision is needed'),
+  z.array(DecisionSchema).check(z.minLength(1, 'at least one decision is needed')),
 );
 
 export interface PauseDeps extends TurnDeps {

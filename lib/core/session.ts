@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { lazySchema } from './lazy-schema.js';
 
 /** Any JSON value: what a runner may keep in a session. */
@@ -11,7 +11,7 @@ export type JsonValue =
   | JsonValue[]
   | { [key: string]: JsonValue };
 
-export const JsonValueSchema: z.ZodType<JsonValue> = /* @__PURE__ */ lazySchema(() =>
+export const JsonValueSchema: z.ZodMiniType<JsonValue> = /* @__PURE__ */ lazySchema(() =>
   z.lazy(() =>
     z.union([
       z.string(),
@@ -39,7 +39,12 @@ const StoredJsonRecord = /* @__PURE__ */ lazySchema(() => z.record(z.string(), S
 export const SessionIdSchema = /* @__PURE__ */ lazySchema(() =>
   z
     .string()
-    .regex(/^[A-Za-z0-9._:-]{1,128}$/, 'sessionId must be 1-128 characters of A-Z a-z 0-9 . _ : -'),
+    .check(
+      z.regex(
+        /^[A-Za-z0-9._:-]{1,128}$/,
+        'sessionId must be 1-128 characters of A-Z a-z 0-9 . _ : -',
+      ),
+    ),
 );
 
 /**
@@ -51,30 +56,32 @@ export const SessionDataSchema = /* @__PURE__ */ lazySchema(() =>
     schemaVersion: z.literal(SESSION_SCHEMA_VERSION),
     id: SessionIdSchema,
     /** Principal that created the session; later turns by someone else are refused by the edges. */
-    owner: z.string().optional(),
+    owner: z.optional(z.string()),
     /**
      * This life of the session: a random id minted when it is created. Everything kept under the
      * session (run records, paused runs) carries it, and is read only while it matches, so after a
      * clear, an expiry or another claim of the id nothing of an earlier life is reachable.
      * Absent on sessions stored before it existed.
      */
-    incarnation: z.string().min(1).max(64).optional(),
+    incarnation: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
     /** Agent of the latest turn. */
-    agent: z.string().optional(),
+    agent: z.optional(z.string()),
     state: StoredJsonRecord,
     context: StoredJsonRecord,
-    turns: z.number().int().nonnegative(),
+    turns: z.number().check(z.int(), z.nonnegative()),
     /** Runs paused for decisions: no new turn starts until they are resumed or expire. */
-    paused: z.array(z.strictObject({ runId: z.string(), expiresAt: z.number().int() })).optional(),
+    paused: z.optional(
+      z.array(z.strictObject({ runId: z.string(), expiresAt: z.number().check(z.int()) })),
+    ),
     /**
      * The latest completed turn's reply, saved with it: a worker that died between the save and
      * the run record still answers the real reply (no request of its own on the normal path).
      */
-    lastReply: z
-      .strictObject({ runId: z.string(), text: z.string(), output: StoredJson.optional() })
-      .optional(),
-    createdAt: z.number().int(),
-    updatedAt: z.number().int(),
+    lastReply: z.optional(
+      z.strictObject({ runId: z.string(), text: z.string(), output: z.optional(StoredJson) }),
+    ),
+    createdAt: z.number().check(z.int()),
+    updatedAt: z.number().check(z.int()),
   }),
 );
 export type SessionData = z.infer<typeof SessionDataSchema>;

@@ -83,7 +83,7 @@ export const AgUiRunInputSchema = z
     /** The client's run id: not ours (RUN_STARTED carries ours), so only bounded. */
     runId: ClientId,
     protocolVersion: z.string().max(32).optional(),
-    parentRunId: RunIdSchema.optional(),
+    parentRunId: z.optional(RunIdSchema),
     state: z.unknown().optional(),
     messages: z.array(AgUiMessageSchema),
     tools: z
@@ -97,7 +97,7 @@ export const AgUiRunInputSchema = z
       )
       .optional(),
     context: z.array(z.strictObject({ description: Text, value: Text })).optional(),
-    forwardedProps: z.strictObject({ agent: AgentNameSchema.optional() }).optional(),
+    forwardedProps: z.strictObject({ agent: z.optional(AgentNameSchema) }).optional(),
     resume: z
       .array(ResumeEntrySchema)
       .min(1)

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { lazySchema } from '../core/lazy-schema.js';
 
 /** How a subscriber gets a session's events: the native `events` messages or AG-UI events. */

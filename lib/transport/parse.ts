@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import * as z from 'zod/mini';
 import {
   article,
   clip,
@@ -44,7 +44,7 @@ export function parseInbound(
  * (`forbidden-key`), with `actions` the action (`unknown-action`), then the strict schema
  * (`invalid-message`, or `too-large` for a size limit inside it). Never throws.
  */
-export function parseMessage<S extends z.ZodType>(
+export function parseMessage<S extends z.core.$ZodType>(
   schema: S,
   raw: RawMessage,
   options: ParseOptions & { actions?: readonly string[] } = {},
@@ -56,7 +56,7 @@ export function parseMessage<S extends z.ZodType>(
  * Checks an already parsed value (a Lambda invoke payload, say) the way parseMessage does,
  * its size measured as the JSON it would be.
  */
-export function checkMessage<S extends z.ZodType>(
+export function checkMessage<S extends z.core.$ZodType>(
   schema: S,
   value: unknown,
   options: ParseOptions & { actions?: readonly string[] } = {},
@@ -66,10 +66,10 @@ export function checkMessage<S extends z.ZodType>(
 }
 
 /** The strict schema, on what passed the gate. */
-function checkSchema<S extends z.ZodType>(schema: S, gated: Gated): ParseResult<z.infer<S>> {
+function checkSchema<S extends z.core.$ZodType>(schema: S, gated: Gated): ParseResult<z.infer<S>> {
   if (!gated.ok) return gated.error;
   const { value } = gated;
-  const parsed = schema.safeParse(value, { error: defaultMessage });
+  const parsed = z.safeParse(schema, value, { error: defaultMessage });
   if (parsed.success) return { ok: true, message: parsed.data };
   const { issues } = parsed.error;
   const sized = issues.filter(isSizeIssue);

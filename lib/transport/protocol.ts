@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { AgentNameSchema } from '../core/agent.js';
 import { StreamEventSchema } from '../core/events.js';
 import { lazySchema } from '../core/lazy-schema.js';
@@ -23,30 +23,38 @@ export const MAX_DECISIONS = 100;
 
 /** Chosen by the client; echoed in `accepted` and `error`, and the run queue's dedup id. */
 export const RequestIdSchema = /* @__PURE__ */ lazySchema(() =>
-  z.string().regex(SAFE_ID, 'requestId must be 1-128 characters of A-Z a-z 0-9 . _ : -'),
+  z.string().check(z.regex(SAFE_ID, 'requestId must be 1-128 characters of A-Z a-z 0-9 . _ : -')),
 );
 /** Run ids travel in URLs and table keys like session ids. */
 export const RunIdSchema = /* @__PURE__ */ lazySchema(() =>
-  z.string().regex(SAFE_ID, 'runId must be 1-128 characters of A-Z a-z 0-9 . _ : -'),
+  z.string().check(z.regex(SAFE_ID, 'runId must be 1-128 characters of A-Z a-z 0-9 . _ : -')),
 );
-export const ConnectionIdSchema = /* @__PURE__ */ lazySchema(() => z.string().min(1).max(256));
+export const ConnectionIdSchema = /* @__PURE__ */ lazySchema(() =>
+  z.string().check(z.minLength(1), z.maxLength(256)),
+);
 export const PrincipalSchema = /* @__PURE__ */ lazySchema(() =>
-  z.string().refine(isPrincipal, `principal must be ${PRINCIPAL_RULE}`),
+  z.string().check(z.refine(isPrincipal, `principal must be ${PRINCIPAL_RULE}`)),
 );
-export const SeqSchema = /* @__PURE__ */ lazySchema(() => z.number().int().nonnegative());
+export const SeqSchema = /* @__PURE__ */ lazySchema(() =>
+  z.number().check(z.int(), z.nonnegative()),
+);
 /** Epoch milliseconds. */
-export const TimestampSchema = /* @__PURE__ */ lazySchema(() => z.number().int().nonnegative());
+export const TimestampSchema = /* @__PURE__ */ lazySchema(() =>
+  z.number().check(z.int(), z.nonnegative()),
+);
 
 /** A string is one text request; a list is sent as it is. Bounded so a frame stays small. */
 export const RunInputSchema = /* @__PURE__ */ lazySchema(() =>
   z
     .union(
       [
-        z.string().min(1, 'must not be empty'),
+        z.string().check(z.minLength(1, 'must not be empty')),
         z
           .array(RequestSchema)
-          .min(1, 'at least one request is needed')
-          .max(MAX_REQUESTS, `at most ${MAX_REQUESTS} requests are allowed`),
+          .check(
+            z.minLength(1, 'at least one request is needed'),
+            z.maxLength(MAX_REQUESTS, `at most ${MAX_REQUESTS} requests are allowed`),
+          ),
       ],
       { error: 'must be a string or a list of requests' },
     )
@@ -65,7 +73,9 @@ export const RunInputSchema = /* @__PURE__ */ lazySchema(() =>
 export type RunInputWire = z.infer<typeof RunInputSchema>;
 
 export const WireDecisionsSchema = /* @__PURE__ */ lazySchema(() =>
-  DecisionsSchema.max(MAX_DECISIONS, `at most ${MAX_DECISIONS} decisions are allowed`),
+  DecisionsSchema.check(
+    z.maxLength(MAX_DECISIONS, `at most ${MAX_DECISIONS} decisions are allowed`),
+  ),
 );
 
 // ---------------------------------------------------------------- WebSocket, client → server
@@ -75,7 +85,7 @@ export const RunMessageSchema = /* @__PURE__ */ lazySchema(() =>
     action: z.literal('run'),
     requestId: RequestIdSchema,
     agent: AgentNameSchema,
-    sessionId: SessionIdSchema.optional(),
+    sessionId: z.optional(SessionIdSchema),
     input: RunInputSchema,
   }),
 );
@@ -97,11 +107,11 @@ export const SubscribeMessageSchema = /* @__PURE__ */ lazySchema(() =>
   z
     .strictObject({
       action: z.literal('subscribe'),
-      requestId: RequestIdSchema.optional(),
+      requestId: z.optional(RequestIdSchema),
       sessionId: SessionIdSchema,
-      format: SubscriptionFormatSchema.optional(),
-      runId: RunIdSchema.optional(),
-      afterSeq: SeqSchema.optional(),
+      format: z.optional(SubscriptionFormatSchema),
+      runId: z.optional(RunIdSchema),
+      afterSeq: z.optional(SeqSchema),
     })
     .check((ctx) => {
       if (ctx.value.afterSeq !== undefined && ctx.value.runId === undefined) {
@@ -118,7 +128,7 @@ export const SubscribeMessageSchema = /* @__PURE__ */ lazySchema(() =>
 export const UnsubscribeMessageSchema = /* @__PURE__ */ lazySchema(() =>
   z.strictObject({
     action: z.literal('unsubscribe'),
-    requestId: RequestIdSchema.optional(),
+    requestId: z.optional(RequestIdSchema),
     sessionId: SessionIdSchema,
   }),
 );
@@ -170,20 +180,20 @@ export const EventsMessageSchema = /* @__PURE__ */ lazySchema(() =>
     runId: RunIdSchema,
     seq: SeqSchema,
     /** A void marker: closes the seqs `from…seq` (docs/protocol.md "Void markers"). */
-    from: SeqSchema.optional(),
-    events: z.array(StreamEventSchema).min(1),
+    from: z.optional(SeqSchema),
+    events: z.array(StreamEventSchema).check(z.minLength(1)),
   }),
 );
 
 export const ErrorMessageSchema = /* @__PURE__ */ lazySchema(() =>
   z.strictObject({
     type: z.literal('error'),
-    requestId: RequestIdSchema.optional(),
+    requestId: z.optional(RequestIdSchema),
     /** Stable and kebab-case: see ERROR_CODES. */
-    code: z.string().min(1),
+    code: z.string().check(z.minLength(1)),
     message: z.string(),
     /** Seconds to wait before trying again (`quota-exceeded`). */
-    retryAfter: z.number().int().positive().optional(),
+    retryAfter: z.optional(z.number().check(z.int(), z.positive())),
   }),
 );
 
@@ -205,7 +215,7 @@ const jobBase = () => ({
   sessionId: SessionIdSchema,
   runId: RunIdSchema,
   /** The WebSocket connection that sent the request, to subscribe it and answer errors. */
-  connectionId: ConnectionIdSchema.optional(),
+  connectionId: z.optional(ConnectionIdSchema),
   enqueuedAt: TimestampSchema,
 });
 
@@ -222,7 +232,7 @@ export const RunJobSchema = /* @__PURE__ */ lazySchema(() =>
       kind: z.literal('resume'),
       ...jobBase(),
       /** Informational: the paused run record names the agent. */
-      agent: AgentNameSchema.optional(),
+      agent: z.optional(AgentNameSchema),
       decisions: WireDecisionsSchema,
     }),
     // In the session's FIFO group, so it never lands in the middle of a turn.
@@ -237,13 +247,13 @@ export const EventsQueueMessageSchema = /* @__PURE__ */ lazySchema(() =>
   z.strictObject({
     message: EventsMessageSchema,
     /** Also deliver to this connection (the requester), subscribed or not. */
-    connectionId: ConnectionIdSchema.optional(),
+    connectionId: z.optional(ConnectionIdSchema),
     /**
      * The session's owner (the job's principal): fan-out posts only to connections of this
      * principal. Optional so a message from a worker of before it still parses (it is then posted
      * as before); every worker of now sets it.
      */
-    owner: PrincipalSchema.optional(),
+    owner: z.optional(PrincipalSchema),
     sentAt: TimestampSchema,
   }),
 );
@@ -256,7 +266,7 @@ export const ApprovalMessageSchema = /* @__PURE__ */ lazySchema(() =>
     runId: RunIdSchema,
     decisions: WireDecisionsSchema,
     principal: PrincipalSchema,
-    requestId: RequestIdSchema.optional(),
+    requestId: z.optional(RequestIdSchema),
   }),
 );
 export type ApprovalMessage = z.infer<typeof ApprovalMessageSchema>;
@@ -267,7 +277,7 @@ export const ApprovalRequestSchema = /* @__PURE__ */ lazySchema(() =>
     sessionId: SessionIdSchema,
     runId: RunIdSchema,
     agent: AgentNameSchema,
-    interruptions: z.array(InterruptionSchema).min(1),
+    interruptions: z.array(InterruptionSchema).check(z.minLength(1)),
     expiresAt: TimestampSchema,
   }),
 );
@@ -279,9 +289,9 @@ export type ApprovalRequest = z.infer<typeof ApprovalRequestSchema>;
 export const HttpRunBodySchema = /* @__PURE__ */ lazySchema(() =>
   z.strictObject({
     agent: AgentNameSchema,
-    sessionId: SessionIdSchema.optional(),
+    sessionId: z.optional(SessionIdSchema),
     input: RunInputSchema,
-    mode: z.enum(['sync', 'async']).optional(),
+    mode: z.optional(z.enum(['sync', 'async'])),
   }),
 );
 export type HttpRunBody = z.infer<typeof HttpRunBodySchema>;
@@ -297,19 +307,19 @@ export const InvokePayloadSchema = /* @__PURE__ */ lazySchema(() =>
   z.discriminatedUnion('action', [
     z.strictObject({
       action: z.literal('run'),
-      requestId: RequestIdSchema.optional(),
+      requestId: z.optional(RequestIdSchema),
       agent: AgentNameSchema,
-      sessionId: SessionIdSchema.optional(),
+      sessionId: z.optional(SessionIdSchema),
       input: RunInputSchema,
-      principal: PrincipalSchema.optional(),
+      principal: z.optional(PrincipalSchema),
     }),
     z.strictObject({
       action: z.literal('resume'),
-      requestId: RequestIdSchema.optional(),
+      requestId: z.optional(RequestIdSchema),
       sessionId: SessionIdSchema,
       runId: RunIdSchema,
       decisions: WireDecisionsSchema,
-      principal: PrincipalSchema.optional(),
+      principal: z.optional(PrincipalSchema),
     }),
   ]),
 );

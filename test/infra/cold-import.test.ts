@@ -161,3 +161,22 @@ describe('the fan-out bundle holds no quota store', { timeout: 120_000 }, () => 
     expect(quotaStore((await bundle('ws-connect')).kept)).toBe(true);
   });
 });
+
+// ws-message and approvals check messages with zod/mini schemas (docs/benchmarks.md, "zod/mini on
+// the message path"): classic zod's API (~70 KB more to compile at a cold start) stays out.
+describe('the message functions bundle zod/mini, not classic zod', { timeout: 120_000 }, () => {
+  const classic = (kept: string[]) =>
+    kept.filter((input) => /node_modules[\\/]zod[\\/]v4[\\/]classic[\\/]/.test(input));
+  const mini = (kept: string[]) =>
+    kept.filter((input) => /node_modules[\\/]zod[\\/]v4[\\/]mini[\\/]/.test(input));
+
+  it.each(['ws-message', 'approvals'])('%s', async (name) => {
+    const { kept } = await bundle(name);
+    expect(classic(kept)).toEqual([]);
+    expect(mini(kept).length).toBeGreaterThan(0);
+  });
+
+  it('counts what it claims to: the worker (tools and frameworks use classic zod) holds it', async () => {
+    expect(classic((await bundle('worker')).kept).length).toBeGreaterThan(0);
+  });
+});

@@ -86,8 +86,12 @@ function seen(rule: string, dir: string, allowed: (target: string, file: string)
   );
 }
 
+/** zod: its classic API, zod/mini (the schemas the small functions bundle) and mini's English messages. */
+const isZod = (target: string) =>
+  target === 'zod' || target === 'zod/mini' || target === 'zod/v4/locales/en.js';
+
 const coreOnly = (target: string) =>
-  isBuiltin(target) || target === 'zod' || inDir(target, 'lib/core');
+  isBuiltin(target) || isZod(target) || inDir(target, 'lib/core');
 
 type Rule = [rule: string, dir: string, allowed: (target: string, file: string) => boolean];
 

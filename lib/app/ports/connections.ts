@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { AgentKernelError } from '../../core/errors.js';
 import { lazySchema } from '../../core/lazy-schema.js';
 import { SubscriptionFormatSchema } from '../../transport/formats.js';
@@ -11,12 +11,12 @@ import { SubscriptionFormatSchema } from '../../transport/formats.js';
 
 export const ConnectionSchema = /* @__PURE__ */ lazySchema(() =>
   z.strictObject({
-    connectionId: z.string().min(1).max(256),
+    connectionId: z.string().check(z.minLength(1), z.maxLength(256)),
     /** The authenticated principal, when the connection has one. */
-    principal: z.string().optional(),
+    principal: z.optional(z.string()),
     /** Where to post messages (the API Gateway @connections endpoint). */
-    endpoint: z.string().min(1),
-    connectedAt: z.number().int(),
+    endpoint: z.string().check(z.minLength(1)),
+    connectedAt: z.number().check(z.int()),
   }),
 );
 export type Connection = z.infer<typeof ConnectionSchema>;

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { lazySchema } from '../../core/lazy-schema.js';
 
 /**
@@ -12,13 +12,13 @@ import { lazySchema } from '../../core/lazy-schema.js';
 export const QuotaLimitsSchema = /* @__PURE__ */ lazySchema(() =>
   z.strictObject({
     /** Open WebSocket connections. */
-    connections: z.number().int().nonnegative().optional(),
+    connections: z.optional(z.number().check(z.int(), z.nonnegative())),
     /** Runs (and resumes) accepted and not yet ended. */
-    runsInFlight: z.number().int().nonnegative().optional(),
+    runsInFlight: z.optional(z.number().check(z.int(), z.nonnegative())),
     /** Runs accepted in the current UTC minute. */
-    runsPerMinute: z.number().int().nonnegative().optional(),
+    runsPerMinute: z.optional(z.number().check(z.int(), z.nonnegative())),
     /** Model tokens (input + output) of the current UTC day. */
-    tokensPerDay: z.number().int().nonnegative().optional(),
+    tokensPerDay: z.optional(z.number().check(z.int(), z.nonnegative())),
   }),
 );
 export type QuotaLimits = z.infer<typeof QuotaLimitsSchema>;

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { lazySchema } from '../../core/lazy-schema.js';
 import { SafeJsonSchema } from '../../core/paused-run.js';
 import { SessionIdSchema } from '../../core/session.js';
@@ -52,37 +52,41 @@ export function movesInto(to: RunStatus, options: TransitionOptions = {}): reado
 export const RunRecordSchema = /* @__PURE__ */ lazySchema(() =>
   z.strictObject({
     schemaVersion: z.literal(RUN_RECORD_SCHEMA_VERSION),
-    runId: z.string().min(1).max(256),
+    runId: z.string().check(z.minLength(1), z.maxLength(256)),
     sessionId: SessionIdSchema,
     /**
      * The session's owner and incarnation the run ran in (lib/core/ownership.ts): the record is
      * read only while the session is still that life of it (not after a clear, expiry, reclaim).
      */
-    owner: z.string().optional(),
-    incarnation: z.string().min(1).max(64).optional(),
-    agent: z.string().min(1),
+    owner: z.optional(z.string()),
+    incarnation: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
+    agent: z.string().check(z.minLength(1)),
     /** What the user sent to start the run (a run's input; a resume has none): the turns list. */
-    input: SafeJsonSchema.optional(),
+    input: z.optional(SafeJsonSchema),
     status: RunStatusSchema,
     /** The reply (completed or paused), as JSON. */
-    reply: SafeJsonSchema.optional(),
-    error: z.strictObject({ code: z.string(), message: z.string() }).optional(),
+    reply: z.optional(SafeJsonSchema),
+    error: z.optional(z.strictObject({ code: z.string(), message: z.string() })),
     /**
      * The first `seq` the run's next events message may use: every lower one may have been sent.
      * A retried or resumed attempt starts here, so no (runId, seq) is ever sent with other content.
      */
-    nextSeq: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).optional(),
+    nextSeq: z.optional(z.number().check(z.int(), z.nonnegative(), z.lte(Number.MAX_SAFE_INTEGER))),
     /** The session's turn count when the run's first attempt started (a crashed attempt's retry
      * compares it with the stored session to tell whether the turn was stored). */
-    turnsBefore: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).optional(),
+    turnsBefore: z.optional(
+      z.number().check(z.int(), z.nonnegative(), z.lte(Number.MAX_SAFE_INTEGER)),
+    ),
     /**
      * The seq of the events message that carries the run's terminal event alone (`terminalEventOf`):
      * a job that finds the run already ended sends that same message again, so a client that has it
      * drops the copy and one that missed it gets its one terminal event.
      */
-    terminalSeq: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).optional(),
-    createdAt: z.number().int(),
-    updatedAt: z.number().int(),
+    terminalSeq: z.optional(
+      z.number().check(z.int(), z.nonnegative(), z.lte(Number.MAX_SAFE_INTEGER)),
+    ),
+    createdAt: z.number().check(z.int()),
+    updatedAt: z.number().check(z.int()),
   }),
 );
 export type RunRecord = z.infer<typeof RunRecordSchema>;

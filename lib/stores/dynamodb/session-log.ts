@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { SessionCorrupt } from '../../core/errors.js';
 import { lazySchema } from '../../core/lazy-schema.js';
 import { bindingOf } from '../../core/ownership.js';
@@ -132,11 +132,11 @@ function isObject(value: unknown): value is Record<string, JsonValue> {
 /** The head's `log` attribute: generation, last segment, segment count, expiry, log lengths. */
 export const LogHeadSchema = /* @__PURE__ */ lazySchema(() =>
   z.object({
-    gen: z.string().min(1),
+    gen: z.string().check(z.minLength(1)),
     last: z.string(),
-    segs: z.number().int().nonnegative(),
-    exp: z.number().int(),
-    paths: z.record(z.string(), z.number().int().nonnegative()),
+    segs: z.number().check(z.int(), z.nonnegative()),
+    exp: z.number().check(z.int()),
+    paths: z.record(z.string(), z.number().check(z.int(), z.nonnegative())),
   }),
 );
 export type LogHead = z.infer<typeof LogHeadSchema>;

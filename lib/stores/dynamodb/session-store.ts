@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { SessionConflict, SessionCorrupt } from '../../core/errors.js';
 import { lazySchema } from '../../core/lazy-schema.js';
 import {
@@ -56,12 +56,12 @@ const LIMIT = 350_000;
 /** The head item's attributes, checked before anything is decoded. */
 const HeadSchema = /* @__PURE__ */ lazySchema(() =>
   z.object({
-    version: z.number().int().positive(),
+    version: z.number().check(z.int(), z.positive()),
     enc: z.enum(['json', 'br', 'gzip']),
-    body: z.union([z.string(), z.instanceof(Uint8Array)]).optional(),
-    chunks: z.number().int().positive().max(10_000).optional(),
-    gen: z.string().min(1).optional(),
-    log: LogHeadSchema.optional(),
+    body: z.optional(z.union([z.string(), z.instanceof(Uint8Array)])),
+    chunks: z.optional(z.number().check(z.int(), z.positive(), z.lte(10_000))),
+    gen: z.optional(z.string().check(z.minLength(1))),
+    log: z.optional(LogHeadSchema),
   }),
 );
 type Head = { version: number; enc: string; log?: LogHead | undefined } & (

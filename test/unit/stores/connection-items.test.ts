@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { ConnectionSchema, SubscriptionFormatSchema } from '../../../lib/app/ports/connections.js';
 import {
   checkConnection,
@@ -9,8 +9,8 @@ import {
 } from '../../../lib/stores/dynamodb/connection-items.js';
 
 // The schemas the store checked its items with before it checked them by hand: the oracle.
-const ConnItemSchema = ConnectionSchema.extend({ sessions: z.instanceof(Set).optional() });
-const SubItemSchema = ConnectionSchema.extend({
+const ConnItemSchema = z.extend(ConnectionSchema, { sessions: z.optional(z.instanceof(Set)) });
+const SubItemSchema = z.extend(ConnectionSchema, {
   sessionId: z.string(),
   format: SubscriptionFormatSchema,
 });

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type * as z from 'zod';
+import * as z from 'zod/mini';
 import { RunRecordSchema } from '../../../lib/app/ports/run-records.js';
 import { AgentReplySchema, PausedReplySchema } from '../../../lib/core/requests.js';
 import * as transport from '../../../lib/transport/index.js';
@@ -10,8 +10,8 @@ import { ERROR_CODES } from '../../../lib/transport/index.js';
 import { alphabet, docsHandler, METHODS, servedRoutes, servedTemplate } from './http-routes.js';
 
 /** The schemas an example may name: the wire's, and the replies and run records HTTP answers. */
-const schemas: Record<string, z.ZodType> = {
-  ...(transport as unknown as Record<string, z.ZodType>),
+const schemas: Record<string, z.core.$ZodType> = {
+  ...(transport as unknown as Record<string, z.core.$ZodType>),
   AgentReplySchema,
   PausedReplySchema,
   RunRecordSchema,
@@ -40,7 +40,7 @@ describe('docs/protocol.md', () => {
     const schema = example.schema ? schemas[example.schema] : undefined;
 
     // Act
-    const parsed = schema?.safeParse(value);
+    const parsed = schema ? z.safeParse(schema, value) : undefined;
 
     // Assess
     if (example.schema) expect(schema, example.schema).toBeDefined();

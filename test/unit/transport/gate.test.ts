@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import {
   AgUiRunInputSchema,
   ApprovalMessageSchema,
@@ -22,7 +22,7 @@ const TRANSPORT_CODES = Object.entries(ERROR_CODES)
   .filter(([, v]) => v.source === 'transport')
   .map(([code]) => code);
 
-const SCHEMAS: [string, z.ZodType, readonly string[] | undefined][] = [
+const SCHEMAS: [string, z.core.$ZodType, readonly string[] | undefined][] = [
   ['WebSocket', ClientMessageSchema, CLIENT_ACTIONS],
   ['POST /runs', HttpRunBodySchema, undefined],
   ['decisions', HttpDecisionsBodySchema, undefined],
