@@ -34,6 +34,9 @@ describe('the OTel backend, loaded lazily', () => {
     const tracer = createTracer({
       env: { AGENT_KERNEL_TRACING: 'otlp' },
       exporters: [exporter],
+      // Always the lazy path: unit files share modules (isolate: false), and one that imported
+      // the public tracing index earlier has registered the eager backend in this worker.
+      prepareOtel: async () => undefined,
     }) as LazyTracer;
 
     // Act
