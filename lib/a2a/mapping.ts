@@ -12,6 +12,7 @@ import {
   TaskNotFoundError,
 } from '@a2a-js/sdk/errors';
 import * as z from 'zod/mini';
+import { lazySchema } from '../core/lazy-schema.js';
 import type { Interruption, Reply } from '../core/requests.js';
 import { DecisionsSchema } from '../core/resume.js';
 import type { Decision } from '../core/runner.js';
@@ -105,11 +106,14 @@ function requestOf(part: Part) {
   }
 }
 
+/** Built once, not per message: a data part carries at most 64 decisions. */
+const A2aDecisionsSchema = /* @__PURE__ */ lazySchema(() => DecisionsSchema.check(z.maxLength(64)));
+
 /** The decisions of a data part `{ "decisions": [...] }`, if the message has one. */
 export function explicitDecisions(message: Message): Decision[] | undefined {
   const data = message.parts.find((p) => p.content?.$case === 'data');
   if (data?.content?.$case !== 'data') return undefined;
-  const parsed = DecisionsSchema.check(z.maxLength(64)).safeParse(data.content.value?.decisions);
+  const parsed = A2aDecisionsSchema.safeParse(data.content.value?.decisions);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   throw malformed(
